@@ -1,0 +1,5 @@
+"""``python -m thresher``."""
+
+from thresher.cli import main
+
+main()

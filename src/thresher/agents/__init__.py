@@ -1,0 +1,1 @@
+"""Agents: definitions, prompt rendering and the tools they may use."""

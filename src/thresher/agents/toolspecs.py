@@ -1,0 +1,135 @@
+"""The tools an agent file may allow, with argument schemas generated from pydantic.
+
+This is the closed vocabulary checked when an ``*.agent.md`` file is parsed and
+the tool list ``agents render`` shows. The handlers live beside the agent loop;
+the ``skill`` tool's schema is specialised per agent (an enum of its skills).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.skills.discovery import SkillSet
+from thresher.skills.tools import READ_SKILL_FILE_SCHEMA, skill_tool_schema
+
+
+class ToolName(StrEnum):
+    READ_FILE = "read_file"
+    LIST_DIR = "list_dir"
+    GREP = "grep"
+    GIT_LOG = "git_log"
+    GIT_SHOW = "git_show"
+    GET_FINDING = "get_finding"
+    LIST_SECRET_VALIDATORS = "list_secret_validators"
+    VALIDATE_SECRET = "validate_secret"
+    SKILL = "skill"
+    READ_SKILL_FILE = "read_skill_file"
+    SUBMIT_REPORT = "submit_report"
+    SUBMIT_CHALLENGE = "submit_challenge"
+    SUBMIT_JUDGEMENT = "submit_judgement"
+
+
+SUBMIT_TOOLS = frozenset(
+    {ToolName.SUBMIT_REPORT, ToolName.SUBMIT_CHALLENGE, ToolName.SUBMIT_JUDGEMENT}
+)
+
+
+class _Args(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ReadFileArgs(_Args):
+    path: str = Field(description="workspace-relative file path")
+    start_line: int | None = Field(default=None, ge=1)
+    end_line: int | None = Field(default=None, ge=1)
+
+
+class ListDirArgs(_Args):
+    path: str = Field(default=".", description="workspace-relative directory")
+
+
+class GrepArgs(_Args):
+    pattern: str = Field(description="a Python regular expression")
+    path: str = Field(default=".", description="file or directory to search")
+    max_matches: int = Field(default=50, ge=1, le=200)
+
+
+class GitLogArgs(_Args):
+    path: str | None = Field(default=None, description="limit to commits touching this path")
+    finding_id: str | None = Field(
+        default=None,
+        description="pickaxe search: commits that added or removed this finding's value",
+    )
+    max_count: int = Field(default=20, ge=1, le=100)
+
+
+class GitShowArgs(_Args):
+    rev: str = Field(description="a commit id or ref")
+    path: str | None = Field(default=None, description="show this file at the revision")
+
+
+class FindingArgs(_Args):
+    finding_id: str
+
+
+class NoArgs(_Args):
+    pass
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What a model is told about a tool."""
+
+    name: ToolName
+    description: str
+    parameters: dict[str, Any]
+
+
+_DESCRIPTIONS: dict[ToolName, tuple[str, type[BaseModel] | None]] = {
+    ToolName.READ_FILE: ("Read a workspace file, optionally a line range.", ReadFileArgs),
+    ToolName.LIST_DIR: ("List a workspace directory.", ListDirArgs),
+    ToolName.GREP: ("Search workspace files with a regex; matches are capped.", GrepArgs),
+    ToolName.GIT_LOG: (
+        "Commits touching a path, or that added/removed a finding's value.",
+        GitLogArgs,
+    ),
+    ToolName.GIT_SHOW: ("A commit's metadata and diff, or a file at a revision.", GitShowArgs),
+    ToolName.GET_FINDING: (
+        "The candidate: rule, type, locations, redacted value, source.",
+        FindingArgs,
+    ),
+    ToolName.LIST_SECRET_VALIDATORS: (
+        "The deterministic validators and which apply to which secret types.",
+        NoArgs,
+    ),
+    ToolName.VALIDATE_SECRET: (
+        "Run the deterministic validators on a finding's stored value.",
+        FindingArgs,
+    ),
+    ToolName.SKILL: ("Load a methodology skill from the catalog.", None),
+    ToolName.READ_SKILL_FILE: ("Read a reference file inside a loaded skill.", None),
+    ToolName.SUBMIT_REPORT: ("Submit the analysis report; ends the session.", AnalysisReport),
+    ToolName.SUBMIT_CHALLENGE: (
+        "Submit the challenge of the report; ends the session.",
+        ChallengeResult,
+    ),
+    ToolName.SUBMIT_JUDGEMENT: ("Submit the judgement; ends the session.", JudgeResult),
+}
+
+
+def tool_spec(name: ToolName, skills: SkillSet) -> ToolSpec:
+    description, model = _DESCRIPTIONS[name]
+    match name:
+        case ToolName.SKILL:
+            parameters = skill_tool_schema(skills)
+        case ToolName.READ_SKILL_FILE:
+            parameters = dict(READ_SKILL_FILE_SCHEMA)
+        case _:
+            assert model is not None
+            parameters = model.model_json_schema()
+    return ToolSpec(name=name, description=description, parameters=parameters)

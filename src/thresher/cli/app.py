@@ -1,0 +1,159 @@
+"""Root typer app, global options and the single error boundary.
+
+Heavy libraries (pydantic, jinja2, PyYAML, httpx) are imported inside commands,
+so ``thresher --help`` stays close to bare interpreter start-up
+(``benchmarks/startup.py`` measures it).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import click
+import typer
+
+from thresher import __version__
+from thresher.errors import ExitCode, SkillError, ThresherError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from thresher.config import LoadedSettings
+
+
+@dataclass
+class RunState:
+    """Per-invocation state filled by the root callback (never module-global)."""
+
+    config_path: Path | None = None
+    verbose: int = 0
+    quiet: bool = False
+    no_color: bool = False
+    _loaded: LoadedSettings | None = field(default=None, repr=False)
+
+    def settings(self) -> LoadedSettings:
+        """Load settings once; ``--no-color`` is the flag layer of the precedence."""
+        if self._loaded is None:
+            from thresher.config import load_settings
+
+            overrides: dict[str, Any] = {"color": False} if self.no_color else {}
+            self._loaded = load_settings(config_path=self.config_path, overrides=overrides)
+        return self._loaded
+
+    def console(self, *, stderr: bool = True) -> Console:
+        from rich.console import Console
+
+        color = not self.no_color
+        if self._loaded is not None:
+            color = self._loaded.settings.color
+        return Console(stderr=stderr, no_color=not color, highlight=False, soft_wrap=True)
+
+    def info(self, message: str) -> None:
+        if not self.quiet:
+            self.console().print(message)
+
+
+app = typer.Typer(
+    name="thresher",
+    help="Separate real leaked credentials from secret-scanner noise, with evidence.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"thresher {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="thresher.toml or pyproject.toml to read settings from."),
+    ] = None,
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, help="More detail; tracebacks.")
+    ] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors on stderr.")] = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="Plain output.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    state = ctx.ensure_object(RunState)
+    state.config_path = config
+    state.verbose = verbose
+    state.quiet = quiet
+    state.no_color = no_color
+
+
+def state_of(ctx: typer.Context) -> RunState:
+    return ctx.ensure_object(RunState)
+
+
+def _register() -> None:
+    from thresher.cli.agents_cmd import agents_app
+    from thresher.cli.skills_cmd import skills_app
+
+    app.add_typer(skills_app, name="skills")
+    app.add_typer(agents_app, name="agents")
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: every error leaves through here with a documented exit code."""
+    raise SystemExit(run(argv))
+
+
+def run(argv: list[str] | None = None) -> int:
+    state = RunState()
+    command = typer.main.get_command(app)
+    try:
+        result = command.main(
+            args=argv if argv is not None else sys.argv[1:],
+            prog_name="thresher",
+            standalone_mode=False,
+            obj=state,
+        )
+    except ThresherError as exc:
+        _report(state, exc)
+        return int(exc.exit_code)
+    except click.exceptions.UsageError as exc:
+        exc.show()
+        return int(ExitCode.USAGE)
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        return int(ExitCode.USAGE)
+    except click.exceptions.Abort:
+        typer.echo("aborted", err=True)
+        return int(ExitCode.RUNTIME)
+    except Exception as exc:  # a bug: say so in one line, trace only on -v
+        if state.verbose:
+            traceback.print_exc()
+        typer.echo(f"thresher: internal error: {type(exc).__name__}: {exc}", err=True)
+        typer.echo("  hint: rerun with -v for a traceback and report it", err=True)
+        return int(ExitCode.RUNTIME)
+    return result if isinstance(result, int) else int(ExitCode.OK)
+
+
+def _report(state: RunState, exc: ThresherError) -> None:
+    if state.verbose:
+        traceback.print_exc()
+    typer.echo(f"thresher: error: {exc.message}", err=True)
+    if isinstance(exc, SkillError):
+        for problem in exc.problems[1:]:
+            typer.echo(f"  {problem}", err=True)
+    if exc.hint:
+        typer.echo(f"  hint: {exc.hint}", err=True)

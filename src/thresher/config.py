@@ -1,0 +1,271 @@
+"""Settings: defaults < config file < ``THRESHER_*`` environment < command-line flags.
+
+The config file is ``thresher.toml`` (keys at the top level) or the
+``[tool.thresher]`` table of ``pyproject.toml``, found in the working directory or
+named with ``--config``. Every layer is validated on its own first, so an unknown
+key or a bad value is reported against the file or environment variable that
+holds it, not against the merged result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from thresher.errors import ConfigError
+from thresher.names import AgentName
+
+__all__ = [
+    "AgentName",
+    "AgentSettings",
+    "AgentSkills",
+    "LoadedSettings",
+    "Settings",
+    "SkillMount",
+    "load_settings",
+]
+
+ENV_PREFIX = "THRESHER_"
+ENV_CONFIG = "THRESHER_CONFIG"
+_NESTING = "__"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SkillMount(_Frozen):
+    """A skill directory or a single ``.md`` file mounted into one agent's catalog."""
+
+    source: Path
+    name: str | None = None
+    enabled: bool = True
+
+
+class AgentSkills(_Frozen):
+    """Per-agent skill configuration: disabled names, extra trees and mounts."""
+
+    disabled: tuple[str, ...] = ()
+    directories: tuple[Path, ...] = ()
+    mounts: tuple[SkillMount, ...] = ()
+
+
+class AgentSettings(_Frozen):
+    """Per-agent overrides of the bundled agent definition."""
+
+    model: str | None = None
+    definition: Path | None = Field(
+        default=None, description="an *.agent.md file replacing the bundled one"
+    )
+
+    @field_validator("model")
+    @classmethod
+    def _provider_model(cls, value: str | None) -> str | None:
+        if value is not None:
+            provider, sep, model = value.partition(":")
+            if not sep or not provider or not model:
+                raise ValueError(f"expected 'provider:model', got {value!r}")
+        return value
+
+
+class Settings(_Frozen):
+    """Resolved settings for one invocation."""
+
+    color: bool = True
+    prompts_dir: Path | None = Field(
+        default=None, description="a directory of prompt templates replacing the bundled ones"
+    )
+    agents: dict[AgentName, AgentSettings] = Field(default_factory=dict)
+    skills: dict[AgentName, AgentSkills] = Field(default_factory=dict)
+
+    def agent(self, name: AgentName) -> AgentSettings:
+        return self.agents.get(name, AgentSettings())
+
+    def agent_skills(self, name: AgentName) -> AgentSkills:
+        return self.skills.get(name, AgentSkills())
+
+
+class LoadedSettings(_Frozen):
+    """Settings plus where they came from, for messages and relative paths."""
+
+    settings: Settings
+    config_file: Path | None = None
+
+
+def load_settings(
+    *,
+    config_path: Path | None = None,
+    cwd: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+) -> LoadedSettings:
+    """Resolve settings from every layer; raise ``ConfigError`` naming the culprit."""
+    env = os.environ if environ is None else environ
+    base = Path.cwd() if cwd is None else cwd
+    if config_path is None and env.get(ENV_CONFIG):
+        config_path = Path(env[ENV_CONFIG])
+    config_file = _find_config(config_path, base)
+
+    layers: list[dict[str, Any]] = []
+    if config_file is not None:
+        file_layer, label = _read_config_file(config_file)
+        _check_layer(
+            file_layer,
+            lambda key: f"unknown key '{label}{key}' in {config_file}",
+            lambda key: f"{config_file}: '{label}{key}'",
+        )
+        layers.append(_resolve_paths(file_layer, config_file.parent))
+    env_layer = _env_layer(env)
+    _check_layer(
+        env_layer,
+        lambda key: f"unknown setting {_env_name(key)} in the environment",
+        lambda key: f"environment variable {_env_name(key)}",
+    )
+    layers.append(_resolve_paths(env_layer, base))
+    flag_layer = dict(overrides or {})
+    _check_layer(
+        flag_layer,
+        lambda key: f"unknown setting '{key}' from the command line",
+        lambda key: f"command-line setting '{key}'",
+    )
+    layers.append(flag_layer)
+
+    merged: dict[str, Any] = {}
+    for layer in layers:
+        merged = _deep_merge(merged, layer)
+    settings = Settings.model_validate(merged)
+    return LoadedSettings(settings=settings, config_file=config_file)
+
+
+def _find_config(explicit: Path | None, cwd: Path) -> Path | None:
+    if explicit is not None:
+        path = explicit if explicit.is_absolute() else cwd / explicit
+        if not path.is_file():
+            raise ConfigError(
+                f"config file not found: {explicit}",
+                hint="pass an existing thresher.toml or pyproject.toml to --config",
+            )
+        return path
+    dedicated = cwd / "thresher.toml"
+    if dedicated.is_file():
+        return dedicated
+    pyproject = cwd / "pyproject.toml"
+    if pyproject.is_file() and "thresher" in _read_toml(pyproject).get("tool", {}):
+        return pyproject
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}", hint="fix the syntax") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+
+
+def _read_config_file(path: Path) -> tuple[dict[str, Any], str]:
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        table = data.get("tool", {}).get("thresher", {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [tool.thresher] must be a table")
+        return table, "tool.thresher."
+    return data, ""
+
+
+def _env_name(dotted: str) -> str:
+    return ENV_PREFIX + dotted.replace(".", _NESTING).upper()
+
+
+def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    """``THRESHER_AGENTS__ANALYSIS__MODEL=x`` -> ``{"agents": {"analysis": {"model": "x"}}}``.
+
+    Values starting with ``[`` or ``{`` are JSON (lists, mount tables); anything
+    else stays a string and pydantic coerces it (``"false"`` -> ``False``).
+    """
+    layer: dict[str, Any] = {}
+    for name, raw in env.items():
+        if not name.startswith(ENV_PREFIX) or name == ENV_CONFIG:
+            continue
+        parts = [part.lower() for part in name[len(ENV_PREFIX) :].split(_NESTING)]
+        if not all(parts):
+            raise ConfigError(
+                f"malformed environment variable name {name}",
+                hint="nest keys with a double underscore",
+            )
+        value: Any = raw
+        if raw.strip().startswith(("[", "{")):
+            try:
+                value = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(f"environment variable {name}: invalid JSON: {exc}") from exc
+        node = layer
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"environment variable {name} conflicts with another one")
+        node[parts[-1]] = value
+    return layer
+
+
+def _check_layer(
+    layer: dict[str, Any], unknown: Callable[[str], str], where: Callable[[str], str]
+) -> None:
+    try:
+        Settings.model_validate(layer)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(part) for part in first["loc"])
+        if first["type"] == "extra_forbidden":
+            raise ConfigError(unknown(key), hint=_KNOWN_KEYS_HINT) from None
+        raise ConfigError(f"{where(key)}: {first['msg']}", hint=_KNOWN_KEYS_HINT) from None
+
+
+_KNOWN_KEYS_HINT = (
+    "known keys: color, prompts_dir, agents.<agent>.model, agents.<agent>.definition, "
+    "skills.<agent>.disabled, skills.<agent>.directories, skills.<agent>.mounts "
+    "(agents: analysis, challenger, judge); see the README's Configuration section"
+)
+
+
+def _resolve_paths(layer: dict[str, Any], base: Path) -> dict[str, Any]:
+    """Make relative paths absolute against the file (or cwd) that named them."""
+
+    def fix(value: Any) -> Any:
+        return (
+            str(base / value) if isinstance(value, str) and not Path(value).is_absolute() else value
+        )
+
+    out = json.loads(json.dumps(layer, default=str))
+    if "prompts_dir" in out:
+        out["prompts_dir"] = fix(out["prompts_dir"])
+    for agent in (out.get("agents") or {}).values():
+        if isinstance(agent, dict) and "definition" in agent:
+            agent["definition"] = fix(agent["definition"])
+    for skills in (out.get("skills") or {}).values():
+        if not isinstance(skills, dict):
+            continue
+        if isinstance(skills.get("directories"), list):
+            skills["directories"] = [fix(item) for item in skills["directories"]]
+        for mount in skills.get("mounts") or []:
+            if isinstance(mount, dict) and "source" in mount:
+                mount["source"] = fix(mount["source"])
+    return dict(out)
+
+
+def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged

@@ -1,0 +1,142 @@
+"""The Finding value object (DESIGN §2).
+
+A finding never holds the raw secret: only its fingerprint and redacted form.
+The raw value lives in an in-memory vault keyed by finding id and is never
+serialised, so a Finding can be written to any report or prompt safely.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class FindingKind(StrEnum):
+    SECRET = "secret"
+    DEPENDENCY = "dependency"
+
+
+class Severity(StrEnum):
+    CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+class SecretType(StrEnum):
+    """The closed vocabulary that type-specific skills declare in ``secret-type``."""
+
+    GITHUB_TOKEN = "github-token"
+    AWS_ACCESS_KEY = "aws-access-key"
+    SLACK_TOKEN = "slack-token"
+    STRIPE_KEY = "stripe-key"
+    PRIVATE_KEY = "private-key"
+    JWT = "jwt"
+    URL_CREDENTIALS = "url-credentials"
+    DATABASE_CONNECTION_STRING = "database-connection-string"
+    HIGH_ENTROPY_STRING = "high-entropy-string"
+    PASSWORD = "password"
+    NPM_TOKEN = "npm-token"
+    PYPI_TOKEN = "pypi-token"
+    OPENAI_KEY = "openai-key"
+    GENERIC = "generic"
+
+
+# detect-secrets plugin names and GitHub secret-scanning ``secret_type`` values.
+_RULE_TYPES: dict[str, SecretType] = {
+    "github token": SecretType.GITHUB_TOKEN,
+    "github_personal_access_token": SecretType.GITHUB_TOKEN,
+    "github_oauth_access_token": SecretType.GITHUB_TOKEN,
+    "github_app_installation_access_token": SecretType.GITHUB_TOKEN,
+    "github_refresh_token": SecretType.GITHUB_TOKEN,
+    "github_ssh_private_key": SecretType.PRIVATE_KEY,
+    "aws access key": SecretType.AWS_ACCESS_KEY,
+    "aws_access_key_id": SecretType.AWS_ACCESS_KEY,
+    "aws_secret_access_key": SecretType.AWS_ACCESS_KEY,
+    "slack token": SecretType.SLACK_TOKEN,
+    "slack_api_token": SecretType.SLACK_TOKEN,
+    "slack_incoming_webhook_url": SecretType.SLACK_TOKEN,
+    "stripe access key": SecretType.STRIPE_KEY,
+    "stripe_api_key": SecretType.STRIPE_KEY,
+    "stripe_live_restricted_key": SecretType.STRIPE_KEY,
+    "private key": SecretType.PRIVATE_KEY,
+    "json web token": SecretType.JWT,
+    "basic auth credentials": SecretType.URL_CREDENTIALS,
+    "http_basic_authentication_header": SecretType.URL_CREDENTIALS,
+    "hex high entropy string": SecretType.HIGH_ENTROPY_STRING,
+    "base64 high entropy string": SecretType.HIGH_ENTROPY_STRING,
+    "secret keyword": SecretType.PASSWORD,
+    "npm_access_token": SecretType.NPM_TOKEN,
+    "npm tokens": SecretType.NPM_TOKEN,
+    "pypi_api_token": SecretType.PYPI_TOKEN,
+    "pypi upload token": SecretType.PYPI_TOKEN,
+    "openai_api_key": SecretType.OPENAI_KEY,
+    "openai token": SecretType.OPENAI_KEY,
+    "mongodb_atlas_database_uri_with_credentials": SecretType.DATABASE_CONNECTION_STRING,
+    "postgres_connection_string": SecretType.DATABASE_CONNECTION_STRING,
+}
+
+
+def secret_type_for_rule(rule_id: str) -> SecretType:
+    """Map a scanner rule id to the secret type that selects type-specific skills."""
+    return _RULE_TYPES.get(rule_id.strip().lower(), SecretType.GENERIC)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Location(_Frozen):
+    path: str
+    line: int = Field(ge=1)
+    commit: str | None = None
+    github_location_type: str | None = None
+
+
+class DetectSecretsSource(_Frozen):
+    type: Literal["detect-secrets"] = "detect-secrets"
+
+
+class GitHubAlertSource(_Frozen):
+    type: Literal["github-alert"] = "github-alert"
+    repo: str
+    number: int
+    url: str
+    state: str
+    validity: str | None = None
+
+
+class OsvSource(_Frozen):
+    type: Literal["osv"] = "osv"
+    package: str
+    version: str
+    ecosystem: str
+    lockfile: str
+
+
+FindingSource = Annotated[
+    DetectSecretsSource | GitHubAlertSource | OsvSource, Field(discriminator="type")
+]
+
+
+class Finding(_Frozen):
+    """One candidate to decide; safe to serialise (no raw value)."""
+
+    id: str = Field(min_length=1)
+    kind: FindingKind = FindingKind.SECRET
+    rule_id: str = Field(min_length=1)
+    severity: Severity = Severity.HIGH
+    locations: tuple[Location, ...] = Field(min_length=1)
+    fingerprint: str = Field(min_length=1)
+    redacted: str
+    source: FindingSource = Field(default_factory=DetectSecretsSource)
+    secret_type: SecretType | None = None
+
+    @property
+    def effective_secret_type(self) -> SecretType | None:
+        """The explicit type, else the one derived from the rule (secrets only)."""
+        if self.kind is FindingKind.DEPENDENCY:
+            return None
+        return self.secret_type or secret_type_for_rule(self.rule_id)
