@@ -15,7 +15,7 @@ import yaml
 from thresher.config import AgentName, Settings
 from thresher.errors import AgentDefinitionError
 from thresher.resources import AssetKind, asset_dir
-from thresher.skills.parser import FrontmatterNotClosed, split_frontmatter
+from thresher.skills.parser import FrontmatterLoader, FrontmatterNotClosed, split_frontmatter
 
 from .toolspecs import SUBMIT_TOOLS, ToolName
 
@@ -63,7 +63,7 @@ def parse_agent_file(path: Path, expected: AgentName | None = None) -> AgentDefi
     if front is None:
         raise fail("missing YAML frontmatter")
     try:
-        data = yaml.safe_load(front)
+        data = yaml.load(front, Loader=FrontmatterLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark is not None else ""

@@ -28,6 +28,23 @@ from thresher.skills.model import (
     THRESHER_KEYS,
 )
 
+
+class FrontmatterLoader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 booleans: ``name: off`` stays the string ``off``.
+
+    The Agent Skills reference reads every scalar as a string; YAML 1.1's
+    ``yes/no/on/off`` booleans would turn a valid skill name into ``False``.
+    """
+
+
+FrontmatterLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:bool"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+FrontmatterLoader.add_implicit_resolver(
+    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
 _FENCE = re.compile(r"^---[ \t]*$")
 _DESCRIPTION_HEADING = re.compile(r"^##\s+Description\s*$", re.IGNORECASE)
 
@@ -102,8 +119,8 @@ def parse_skill_text(text: str, path: Path, *, frontmatter_required: bool = True
         )
 
     try:
-        node = yaml.compose(front, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(front)
+        node = yaml.compose(front, Loader=FrontmatterLoader)
+        data = yaml.load(front, Loader=FrontmatterLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1
