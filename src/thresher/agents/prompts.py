@@ -31,7 +31,7 @@ class Template(StrEnum):
 
 def fence(text: Any, language: str = "") -> str:
     """Wrap untrusted text in a fence it cannot close."""
-    body = text if isinstance(text, str) else json.dumps(text, indent=2, sort_keys=True)
+    body = text if isinstance(text, str) else to_json(text)
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     marker = "`" * max(3, longest + 1)
     return f"{marker}{language}\n{body.rstrip()}\n{marker}"

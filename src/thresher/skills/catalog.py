@@ -36,7 +36,9 @@ def catalog_entry(skill: Skill) -> str:
         # Cut the plain text, then escape, so no entity is split in half.
         cut = description
         while cut and len(escape(cut.rstrip())) + 1 > room:
-            cut = cut[: -max(1, len(escape(cut)) + 1 - room)]
+            # An escaped character is at most 5 long (&amp;): never cut more than needed.
+            excess = len(escape(cut.rstrip())) + 1 - room
+            cut = cut[: -max(1, excess // 5)]
         text = escape(cut.rstrip()) + "…"
     return head + text + tail
 

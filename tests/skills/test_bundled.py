@@ -1,0 +1,85 @@
+"""The bundled methodology: strict-valid, standard-valid, and complete enough to use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from thresher.config import AgentName, AgentSkills
+from thresher.findings import SecretType
+from thresher.resources import AssetKind, asset_dir
+from thresher.skills import SkillLoader
+from thresher.skills.validate import validate_paths
+
+BUNDLED = asset_dir(AssetKind.SKILLS)
+SKILL_DIRS = sorted(
+    path.parent for path in BUNDLED.rglob("SKILL.md")
+    if not any(part.startswith("_") for part in path.relative_to(BUNDLED).parts)
+)
+
+
+def test_bundled_tree_passes_strict_validation() -> None:
+    count, problems = validate_paths(SkillLoader(), [BUNDLED], strict=True)
+    assert problems == []
+    assert count >= 22
+
+
+@pytest.mark.parametrize("skill_dir", SKILL_DIRS, ids=lambda p: p.name)
+def test_each_bundled_skill_passes_the_agent_skills_reference_validator(skill_dir: Path) -> None:
+    agentskills = Path(sys.executable).with_name("agentskills")
+    result = subprocess.run([str(agentskills), "validate", str(skill_dir)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("skill_dir", SKILL_DIRS, ids=lambda p: p.name)
+def test_each_skill_file_is_under_500_lines(skill_dir: Path) -> None:
+    for path in skill_dir.rglob("*.md"):
+        assert len(path.read_text(encoding="utf-8").splitlines()) < 500, path
+
+
+def test_analysis_methodology_is_complete() -> None:
+    skills = SkillLoader().load(AgentName.ANALYSIS, AgentSkills())
+    enabled = {s.name: s for s in skills.enabled}
+    assert len(enabled) >= 16
+    assert sum(s.required for s in enabled.values()) >= 6
+    for name, phase in [
+        ("finding-intake", "1-initialization"),
+        ("code-context", "2-context-gathering"),
+        ("history-analysis", "2-context-gathering"),
+        ("deterministic-validation", "3-verification"),
+        ("confidence-methodology", "4-scoring-and-reporting"),
+        ("report-writing", "4-scoring-and-reporting"),
+    ]:
+        assert enabled[name].required and enabled[name].phase == phase, name
+        assert not enabled[name].secret_types
+    covered = {t for s in enabled.values() for t in s.secret_types}
+    for secret_type in (
+        SecretType.GITHUB_TOKEN, SecretType.AWS_ACCESS_KEY, SecretType.SLACK_TOKEN,
+        SecretType.STRIPE_KEY, SecretType.PRIVATE_KEY, SecretType.JWT,
+        SecretType.URL_CREDENTIALS, SecretType.DATABASE_CONNECTION_STRING,
+        SecretType.HIGH_ENTROPY_STRING,
+    ):
+        assert secret_type in covered, secret_type
+    assert "internal-only-systems" in enabled
+    template = skills.find("secret-type-template")
+    assert template is not None and template.hidden and not template.enabled
+
+
+def test_challenger_and_judge_methodology() -> None:
+    loader = SkillLoader()
+    challenger = {s.name: s for s in loader.load(AgentName.CHALLENGER, AgentSkills()).enabled}
+    judge = {s.name: s for s in loader.load(AgentName.JUDGE, AgentSkills()).enabled}
+    assert "false-indicator-recognition" in challenger
+    assert challenger["rotation-and-revocation-analysis"].required
+    assert challenger["evidence-audit"].required
+    assert judge["judging-rubric"].required
+
+
+def test_every_secret_type_has_an_applicable_type_skill() -> None:
+    skills = SkillLoader().load(AgentName.ANALYSIS, AgentSkills()).enabled
+    for secret_type in SecretType:
+        assert any(secret_type in s.secret_types for s in skills), secret_type
