@@ -7,14 +7,17 @@ so ``thresher --help`` stays close to bare interpreter start-up
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-import click
 import typer
+from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 from thresher import __version__
 from thresher.errors import ExitCode, SkillError, ThresherError
@@ -50,14 +53,70 @@ class RunState:
         color = not self.no_color
         if self._loaded is not None:
             color = self._loaded.settings.color
-        return Console(stderr=stderr, no_color=not color, highlight=False, soft_wrap=True)
+        stream = sys.stderr if stderr else sys.stdout
+        # Piped output (CI logs, files) is not cut to 80 columns.
+        width = None if stream.isatty() or "COLUMNS" in os.environ else 200
+        return Console(
+            file=stream, no_color=not color, highlight=False, soft_wrap=True, width=width
+        )
 
     def info(self, message: str) -> None:
         if not self.quiet:
             self.console().print(message)
 
 
+class ThresherGroup(TyperGroup):
+    """The root command group and the CLI's single error boundary.
+
+    Every failure leaves through ``main`` as a one-line message, a hint and a
+    documented exit code (README, "Exit codes"); ``-v`` adds the traceback. Typer's
+    test runner calls this same ``main``, so tests see exactly what users see.
+    """
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        state = extra.setdefault("obj", RunState())
+        try:
+            result = super().main(
+                args=list(args) if args is not None else sys.argv[1:],
+                prog_name=prog_name or "thresher",
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            )
+            code = result if isinstance(result, int) else int(ExitCode.OK)
+        except ThresherError as exc:
+            _report(state, exc)
+            code = int(exc.exit_code)
+        except TyperException as exc:  # bad flags and arguments: click's usage errors
+            show = getattr(exc, "show", None)
+            if callable(show):
+                show()
+            else:
+                typer.echo(f"thresher: error: {exc.format_message()}", err=True)
+            code = int(ExitCode.USAGE)
+        except typer.Abort:
+            typer.echo("thresher: aborted", err=True)
+            code = int(ExitCode.RUNTIME)
+        except Exception as exc:  # a bug: one line, the trace only with -v
+            if state.verbose:
+                traceback.print_exc()
+            typer.echo(f"thresher: internal error: {type(exc).__name__}: {exc}", err=True)
+            typer.echo("  hint: rerun with -v for a traceback and report it", err=True)
+            code = int(ExitCode.RUNTIME)
+        if not standalone_mode:
+            return code
+        sys.exit(code)
+
+
 app = typer.Typer(
+    cls=ThresherGroup,
     name="thresher",
     help="Separate real leaked credentials from secret-scanner noise, with evidence.",
     no_args_is_help=True,
@@ -113,39 +172,8 @@ _register()
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: every error leaves through here with a documented exit code."""
-    raise SystemExit(run(argv))
-
-
-def run(argv: list[str] | None = None) -> int:
-    state = RunState()
-    command = typer.main.get_command(app)
-    try:
-        result = command.main(
-            args=argv if argv is not None else sys.argv[1:],
-            prog_name="thresher",
-            standalone_mode=False,
-            obj=state,
-        )
-    except ThresherError as exc:
-        _report(state, exc)
-        return int(exc.exit_code)
-    except click.exceptions.UsageError as exc:
-        exc.show()
-        return int(ExitCode.USAGE)
-    except click.exceptions.ClickException as exc:
-        exc.show()
-        return int(ExitCode.USAGE)
-    except click.exceptions.Abort:
-        typer.echo("aborted", err=True)
-        return int(ExitCode.RUNTIME)
-    except Exception as exc:  # a bug: say so in one line, trace only on -v
-        if state.verbose:
-            traceback.print_exc()
-        typer.echo(f"thresher: internal error: {type(exc).__name__}: {exc}", err=True)
-        typer.echo("  hint: rerun with -v for a traceback and report it", err=True)
-        return int(ExitCode.RUNTIME)
-    return result if isinstance(result, int) else int(ExitCode.OK)
+    """Console-script entry point; the error boundary lives in ``ThresherGroup.main``."""
+    typer.main.get_command(app).main(args=argv, prog_name="thresher")
 
 
 def _report(state: RunState, exc: ThresherError) -> None:
