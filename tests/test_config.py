@@ -22,7 +22,8 @@ def test_defaults_without_any_config(tmp_path: Path) -> None:
 def test_pyproject_table_is_found_in_cwd(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "x"\n[tool.thresher]\ncolor = false\n'
-        '[tool.thresher.agents.analysis]\nmodel = "openai:gpt-4o"\n')
+        '[tool.thresher.agents.analysis]\nmodel = "openai:gpt-4o"\n'
+    )
     loaded = load_settings(cwd=tmp_path, environ={})
     assert loaded.config_file == tmp_path / "pyproject.toml"
     assert loaded.settings.color is False
@@ -44,7 +45,8 @@ def test_thresher_toml_uses_top_level_keys_and_wins_over_pyproject(tmp_path: Pat
 
 def test_precedence_flags_over_env_over_file_over_defaults(tmp_path: Path) -> None:
     (tmp_path / "thresher.toml").write_text(
-        'color = false\n[agents.analysis]\nmodel = "file:m"\n[agents.judge]\nmodel = "file:j"\n')
+        'color = false\n[agents.analysis]\nmodel = "file:m"\n[agents.judge]\nmodel = "file:j"\n'
+    )
     env = {"THRESHER_COLOR": "true", "THRESHER_AGENTS__ANALYSIS__MODEL": "env:m"}
     file_only = load_settings(cwd=tmp_path, environ={}).settings
     with_env = load_settings(cwd=tmp_path, environ=env).settings
@@ -62,7 +64,8 @@ def test_unknown_key_in_pyproject_names_key_and_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_settings(cwd=tmp_path, environ={})
     assert str(caught.value) == (
-        f"unknown key 'tool.thresher.colour' in {tmp_path / 'pyproject.toml'}")
+        f"unknown key 'tool.thresher.colour' in {tmp_path / 'pyproject.toml'}"
+    )
     assert caught.value.exit_code is ExitCode.USAGE
     assert caught.value.hint and "known keys" in caught.value.hint
 
@@ -86,8 +89,11 @@ def test_unknown_environment_variable_is_reported(tmp_path: Path) -> None:
 
 def test_bad_value_names_where_it_came_from(tmp_path: Path) -> None:
     (tmp_path / "thresher.toml").write_text("[agents.analysis]\nmodel = 'gpt-4o'\n")
-    with pytest.raises(ConfigError, match=r"thresher\.toml: 'agents\.analysis\.model': .*"
-                                          r"provider:model"):
+    with pytest.raises(
+        ConfigError,
+        match=r"thresher\.toml: 'agents\.analysis\.model': .*"
+        r"provider:model",
+    ):
         load_settings(cwd=tmp_path, environ={})
     (tmp_path / "thresher.toml").unlink()
     with pytest.raises(ConfigError, match="environment variable THRESHER_COLOR"):
@@ -101,7 +107,7 @@ def test_invalid_toml_names_the_file(tmp_path: Path) -> None:
 
 
 def test_explicit_config_path_must_exist(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="config file not found: missing.toml"):
+    with pytest.raises(ConfigError, match=r"config file not found: missing\.toml"):
         load_settings(config_path=Path("missing.toml"), cwd=tmp_path, environ={})
 
 
@@ -119,13 +125,17 @@ def test_skill_paths_resolve_against_the_config_file(tmp_path: Path) -> None:
     config.write_text(
         '[skills.analysis]\ndirectories = ["team-skills"]\ndisabled = ["passwords"]\n'
         '[[skills.analysis.mounts]]\nsource = "guides/vault.md"\nname = "vault"\n'
-        'enabled = false\n')
+        "enabled = false\n"
+    )
     skills = load_settings(config_path=config, cwd=tmp_path, environ={}).settings.agent_skills(A)
     assert skills.directories == (tmp_path / "conf" / "team-skills",)
     assert skills.disabled == ("passwords",)
     mount = skills.mounts[0]
     assert (mount.source, mount.name, mount.enabled) == (
-        tmp_path / "conf" / "guides/vault.md", "vault", False)
+        tmp_path / "conf" / "guides/vault.md",
+        "vault",
+        False,
+    )
 
 
 def test_json_lists_from_the_environment(tmp_path: Path) -> None:

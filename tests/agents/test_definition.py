@@ -49,8 +49,11 @@ def test_good_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("model: openai:gpt-4o\n", "model: openai:gpt-4o\ntemperature: 0\n",
-         "unknown key(s): temperature"),
+        (
+            "model: openai:gpt-4o\n",
+            "model: openai:gpt-4o\ntemperature: 0\n",
+            "unknown key(s): temperature",
+        ),
         ("model: openai:gpt-4o\n", "", "missing key(s): model"),
         ("  - get_finding\n", "  - shell\n", "unknown tool 'shell'"),
         ("  - submit_judgement\n", "  - get_finding\n", "must allow its submit tool"),
@@ -59,8 +62,11 @@ def test_good_file(tmp_path: Path) -> None:
         ("name: judge", "name: jury", "name must be one of"),
         ("name: judge", "name: analysis", "this file defines the judge agent"),
         ("description: Weighs the reports.", "description: [unclosed", "invalid YAML"),
-        ("tools:\n  - get_finding\n  - submit_judgement\n", "tools: get_finding\n",
-         "tools must be a non-empty list"),
+        (
+            "tools:\n  - get_finding\n  - submit_judgement\n",
+            "tools: get_finding\n",
+            "tools must be a non-empty list",
+        ),
         ("\nYou are the judge.\n", "\n", "the body (the system prompt) is empty"),
     ],
 )
@@ -79,8 +85,9 @@ def test_missing_frontmatter(tmp_path: Path) -> None:
 
 def test_config_replaces_definition_and_overrides_model(tmp_path: Path) -> None:
     path = write(tmp_path, GOOD)
-    settings = Settings(agents={AgentName.JUDGE: AgentSettings(definition=path,
-                                                                model="anthropic:claude")})
+    settings = Settings(
+        agents={AgentName.JUDGE: AgentSettings(definition=path, model="anthropic:claude")}
+    )
     agent = load_agent(AgentName.JUDGE, settings)
     assert agent.path == path and agent.model == "anthropic:claude"
 

@@ -45,20 +45,34 @@ def test_missing_template_and_directory(tmp_path: Path) -> None:
 
 def test_continuation_names_skipped_skills() -> None:
     text = PromptRenderer().render(
-        Template.CONTINUATION, submit_tool="submit_report",
-        skipped_required=["history-analysis"], reason="", turns_left=2)
+        Template.CONTINUATION,
+        submit_tool="submit_report",
+        skipped_required=["history-analysis"],
+        reason="",
+        turns_left=2,
+    )
     assert "- `history-analysis`" in text
     assert "call `submit_report`" in text and "(2 turn(s) left.)" in text
 
 
 def test_report_markdown_renders_from_the_model(sample_report: AnalysisReport) -> None:
-    finding = {"id": "f1", "rule_id": "GitHub Token", "redacted": "ghp_…Xk2 (40 chars)",
-               "locations": [{"path": "app/settings.py", "line": 3}]}
+    finding = {
+        "id": "f1",
+        "rule_id": "GitHub Token",
+        "redacted": "ghp_…Xk2 (40 chars)",
+        "locations": [{"path": "app/settings.py", "line": 3}],
+    }
     compliance = Compliance(applicable=("a",), loaded=("a",), skipped=(), score=1.0)
     text = PromptRenderer().render(
-        Template.REPORT, finding=finding, report=sample_report.model_dump(mode="json"),
-        compliance=compliance, challenges=[], judge=None, decided_by="tribunal",
-        verdict_icon="🔴")
+        Template.REPORT,
+        finding=finding,
+        report=sample_report.model_dump(mode="json"),
+        compliance=compliance,
+        challenges=[],
+        judge=None,
+        decided_by="tribunal",
+        verdict_icon="🔴",
+    )
     assert "GitHub Token — TRUE\\_POSITIVE (real)" not in text  # verdict is not escaped
     assert "GitHub Token — TRUE_POSITIVE (real)" in text
     assert "`app/settings.py:3`" in text
@@ -70,13 +84,26 @@ def test_report_markdown_renders_from_the_model(sample_report: AnalysisReport) -
 
 @pytest.fixture
 def sample_report() -> AnalysisReport:
-    return AnalysisReport.model_validate({
-        "classification": "real", "verdict": "TRUE_POSITIVE",
-        "confidence_factors": {"recency": 8, "directness": 9, "completeness": 7,
-                               "source_reliability": 8, "verification_confidence": 9,
-                               "test_results": 8, "findings_review": 7},
-        "confidence_score": 8.0, "confidence_label": "high", "risk_level": "critical",
-        "key_finding": "A live-format token is hard-coded in production settings <script>.",
-        "evidence": [{"claim": "Assigned to GITHUB_TOKEN in settings", "ledger_ids": ["T1", "T3"]}],
-        "remediation": ["Revoke the token", "Load it from the secret store"],
-    })
+    return AnalysisReport.model_validate(
+        {
+            "classification": "real",
+            "verdict": "TRUE_POSITIVE",
+            "confidence_factors": {
+                "recency": 8,
+                "directness": 9,
+                "completeness": 7,
+                "source_reliability": 8,
+                "verification_confidence": 9,
+                "test_results": 8,
+                "findings_review": 7,
+            },
+            "confidence_score": 8.0,
+            "confidence_label": "high",
+            "risk_level": "critical",
+            "key_finding": "A live-format token is hard-coded in production settings <script>.",
+            "evidence": [
+                {"claim": "Assigned to GITHUB_TOKEN in settings", "ledger_ids": ["T1", "T3"]}
+            ],
+            "remediation": ["Revoke the token", "Load it from the secret store"],
+        }
+    )

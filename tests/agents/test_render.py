@@ -17,7 +17,9 @@ from thresher.findings import Finding
 from thresher.skills import SkillLoader
 
 FINDING = {
-    "id": "f-1", "rule_id": "AWS Access Key", "fingerprint": "sha256:ab",
+    "id": "f-1",
+    "rule_id": "AWS Access Key",
+    "fingerprint": "sha256:ab",
     "redacted": "AKIA…MPLE (20 chars)",
     "locations": [{"path": "deploy/prod.env", "line": 4}],
 }
@@ -25,8 +27,12 @@ FINDING = {
 
 def render(agent: AgentName, finding: Finding | None = None):  # type: ignore[no-untyped-def]
     skills = SkillLoader().load(agent, AgentSkills())
-    return build_input(load_agent(agent, Settings()), skills,
-                       finding or Finding.model_validate(FINDING), PromptRenderer())
+    return build_input(
+        load_agent(agent, Settings()),
+        skills,
+        finding or Finding.model_validate(FINDING),
+        PromptRenderer(),
+    )
 
 
 def test_analysis_input_has_prompt_task_catalog_and_tools() -> None:

@@ -11,8 +11,11 @@ from typer.testing import Result
 Cli = Callable[..., Result]
 
 FINDING = {
-    "id": "f-9", "rule_id": "Slack Token", "fingerprint": "sha256:00",
-    "redacted": "xoxb-…abc (56 chars)", "locations": [{"path": "bot/config.py", "line": 12}],
+    "id": "f-9",
+    "rule_id": "Slack Token",
+    "fingerprint": "sha256:00",
+    "redacted": "xoxb-…abc (56 chars)",
+    "locations": [{"path": "bot/config.py", "line": 12}],
 }
 
 
@@ -35,24 +38,42 @@ def test_render_prints_every_part_and_sends_nothing(cli: Cli, tmp_path: Path) ->
     result = cli("agents", "render", "analysis", "--finding", "f.json")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    for part in ("=== system prompt ===", "=== task prompt", "<available_skills>",
-                 "=== tools ===", "- submit_report:", "- `slack-tokens`", "not sent"):
+    for part in (
+        "=== system prompt ===",
+        "=== task prompt",
+        "<available_skills>",
+        "=== tools ===",
+        "- submit_report:",
+        "- `slack-tokens`",
+        "not sent",
+    ):
         assert part in out
 
 
 def test_render_json_for_judge_with_a_report(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "f.json").write_text(json.dumps(FINDING))
     report = {
-        "classification": "test", "verdict": "FALSE_POSITIVE",
+        "classification": "test",
+        "verdict": "FALSE_POSITIVE",
         "confidence_factors": dict.fromkeys(
-            ("recency", "directness", "completeness", "source_reliability",
-             "verification_confidence", "test_results", "findings_review"), 6),
-        "confidence_score": 6.0, "confidence_label": "medium", "risk_level": "low",
+            (
+                "recency",
+                "directness",
+                "completeness",
+                "source_reliability",
+                "verification_confidence",
+                "test_results",
+                "findings_review",
+            ),
+            6,
+        ),
+        "confidence_score": 6.0,
+        "confidence_label": "medium",
+        "risk_level": "low",
         "key_finding": "Used only by a unit test fixture.",
     }
     (tmp_path / "r.json").write_text(json.dumps(report))
-    result = cli("agents", "render", "judge", "--finding", "f.json", "--report", "r.json",
-                 "--json")
+    result = cli("agents", "render", "judge", "--finding", "f.json", "--report", "r.json", "--json")
     assert result.exit_code == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["agent"] == "judge"

@@ -23,8 +23,13 @@ def test_list_json_for_analysis(cli: Cli) -> None:
     assert sum(r["required"] for r in enabled) >= 6
     assert {r["agent"] for r in rows} == {"analysis"}
     github = next(r for r in rows if r["name"] == "github-tokens")
-    assert github == {**github, "phase": "3-verification", "required": True,
-                      "secret_type": ["github-token"], "source": "bundled"}
+    assert github == {
+        **github,
+        "phase": "3-verification",
+        "required": True,
+        "secret_type": ["github-token"],
+        "source": "bundled",
+    }
     template = next(r for r in rows if r["name"] == "secret-type-template")
     assert template["hidden"] and not template["enabled"]
 
@@ -40,7 +45,8 @@ def test_list_shows_disabled_and_mounted(cli: Cli, tmp_path: Path) -> None:
     write_skill(tmp_path / "mine" / "vault-tokens")
     (tmp_path / "thresher.toml").write_text(
         '[skills.analysis]\ndisabled = ["passwords"]\n'
-        '[[skills.analysis.mounts]]\nsource = "mine/vault-tokens"\n')
+        '[[skills.analysis.mounts]]\nsource = "mine/vault-tokens"\n'
+    )
     rows = json.loads(cli("skills", "list", "-a", "analysis", "--json").stdout)
     by_name = {r["name"]: r for r in rows}
     assert by_name["passwords"]["enabled"] is False
@@ -80,7 +86,8 @@ def test_validate_paths_reports_path_line_message(cli: Cli, tmp_path: Path) -> N
     strict = cli("skills", "validate", "--strict", str(compat))
     assert strict.exit_code == 1
     assert strict.stdout == (
-        f"{compat}:4: 'required' belongs under 'metadata:' (top level is thresher-only)\n")
+        f"{compat}:4: 'required' belongs under 'metadata:' (top level is thresher-only)\n"
+    )
 
 
 def test_validate_missing_path(cli: Cli) -> None:
@@ -100,17 +107,25 @@ def test_broken_configured_skill_stops_before_anything_runs(cli: Cli, tmp_path: 
 
 
 def test_new_scaffolds_a_strictly_valid_skill(cli: Cli, tmp_path: Path) -> None:
-    result = cli("skills", "new", "vault-tokens", "--agent", "analysis",
-                 "--phase", "3-verification", "--required")
+    result = cli(
+        "skills",
+        "new",
+        "vault-tokens",
+        "--agent",
+        "analysis",
+        "--phase",
+        "3-verification",
+        "--required",
+    )
     assert result.exit_code == 0, result.stderr
     path = tmp_path / "skills/analysis/3-verification/vault-tokens/SKILL.md"
     assert result.stdout.strip() == "skills/analysis/3-verification/vault-tokens/SKILL.md"
     assert cli("skills", "validate", "--strict", str(path.parent)).exit_code == 0
     parsed = parse_skill_text(path.read_text(), path)
-    assert (parsed.name, parsed.required, parsed.phase) == ("vault-tokens", True,
-                                                            "3-verification")
+    assert (parsed.name, parsed.required, parsed.phase) == ("vault-tokens", True, "3-verification")
     (tmp_path / "thresher.toml").write_text(
-        '[skills.analysis]\ndirectories = ["skills/analysis"]\n')
+        '[skills.analysis]\ndirectories = ["skills/analysis"]\n'
+    )
     rows = json.loads(cli("skills", "list", "-a", "analysis", "--json").stdout)
     assert any(r["name"] == "vault-tokens" and r["source"] == "directory" for r in rows)
 
@@ -128,8 +143,11 @@ def test_export_copies_enabled_skills_and_refuses_overwrite(cli: Cli, tmp_path: 
     result = cli("skills", "export", "--agent", "challenger", "--to", str(target))
     assert result.exit_code == 0, result.stderr
     exported = sorted(p.name for p in target.iterdir())
-    assert exported == ["evidence-audit", "false-indicator-recognition",
-                        "rotation-and-revocation-analysis"]
+    assert exported == [
+        "evidence-audit",
+        "false-indicator-recognition",
+        "rotation-and-revocation-analysis",
+    ]
     strict = cli("skills", "validate", "--strict", str(target))
     assert strict.exit_code == 0, strict.stdout
     again = cli("skills", "export", "--agent", "challenger", "--to", str(target))
@@ -141,7 +159,8 @@ def test_export_copies_enabled_skills_and_refuses_overwrite(cli: Cli, tmp_path: 
 def test_export_normalises_mounted_single_file(cli: Cli, tmp_path: Path) -> None:
     (tmp_path / "guide.md").write_text("# Guide\n\n## Description\n\nJudge tie-breaks.\n")
     (tmp_path / "thresher.toml").write_text(
-        '[[skills.judge.mounts]]\nsource = "guide.md"\nname = "tie-breaks"\n')
+        '[[skills.judge.mounts]]\nsource = "guide.md"\nname = "tie-breaks"\n'
+    )
     target = tmp_path / "out"
     assert cli("skills", "export", "-a", "judge", "--to", str(target)).exit_code == 0
     text = (target / "tie-breaks" / "SKILL.md").read_text()

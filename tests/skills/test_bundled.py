@@ -16,7 +16,8 @@ from thresher.skills.validate import validate_paths
 
 BUNDLED = asset_dir(AssetKind.SKILLS)
 SKILL_DIRS = sorted(
-    path.parent for path in BUNDLED.rglob("SKILL.md")
+    path.parent
+    for path in BUNDLED.rglob("SKILL.md")
     if not any(part.startswith("_") for part in path.relative_to(BUNDLED).parts)
 )
 
@@ -30,8 +31,9 @@ def test_bundled_tree_passes_strict_validation() -> None:
 @pytest.mark.parametrize("skill_dir", SKILL_DIRS, ids=lambda p: p.name)
 def test_each_bundled_skill_passes_the_agent_skills_reference_validator(skill_dir: Path) -> None:
     agentskills = Path(sys.executable).with_name("agentskills")
-    result = subprocess.run([str(agentskills), "validate", str(skill_dir)],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [str(agentskills), "validate", str(skill_dir)], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -58,9 +60,14 @@ def test_analysis_methodology_is_complete() -> None:
         assert not enabled[name].secret_types
     covered = {t for s in enabled.values() for t in s.secret_types}
     for secret_type in (
-        SecretType.GITHUB_TOKEN, SecretType.AWS_ACCESS_KEY, SecretType.SLACK_TOKEN,
-        SecretType.STRIPE_KEY, SecretType.PRIVATE_KEY, SecretType.JWT,
-        SecretType.URL_CREDENTIALS, SecretType.DATABASE_CONNECTION_STRING,
+        SecretType.GITHUB_TOKEN,
+        SecretType.AWS_ACCESS_KEY,
+        SecretType.SLACK_TOKEN,
+        SecretType.STRIPE_KEY,
+        SecretType.PRIVATE_KEY,
+        SecretType.JWT,
+        SecretType.URL_CREDENTIALS,
+        SecretType.DATABASE_CONNECTION_STRING,
         SecretType.HIGH_ENTROPY_STRING,
     ):
         assert secret_type in covered, secret_type

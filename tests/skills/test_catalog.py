@@ -12,16 +12,32 @@ from thresher.skills.model import Skill, SkillOrigin
 
 
 def make(description: str, **kwargs: object) -> Skill:
-    return Skill(name=str(kwargs.pop("name", "s")), description=description,
-                 agent=AgentName.ANALYSIS, path=Path("SKILL.md"), root=None, body="",
-                 origin=SkillOrigin.BUNDLED, **kwargs)  # type: ignore[arg-type]
+    return Skill(
+        name=str(kwargs.pop("name", "s")),
+        description=description,
+        agent=AgentName.ANALYSIS,
+        path=Path("SKILL.md"),
+        root=None,
+        body="",
+        origin=SkillOrigin.BUNDLED,
+        **kwargs,
+    )  # type: ignore[arg-type]
 
 
 def test_entry_carries_name_phase_required_and_secret_type() -> None:
-    entry = catalog_entry(make("Checks tokens.", name="github-tokens", phase="3-verification",
-                               required=True, secret_types=(SecretType.GITHUB_TOKEN,)))
-    assert entry == ('<skill name="github-tokens" phase="3-verification" required="true" '
-                     'secret-type="github-token">Checks tokens.</skill>')
+    entry = catalog_entry(
+        make(
+            "Checks tokens.",
+            name="github-tokens",
+            phase="3-verification",
+            required=True,
+            secret_types=(SecretType.GITHUB_TOKEN,),
+        )
+    )
+    assert entry == (
+        '<skill name="github-tokens" phase="3-verification" required="true" '
+        'secret-type="github-token">Checks tokens.</skill>'
+    )
 
 
 def test_untrusted_description_is_escaped() -> None:
@@ -32,8 +48,13 @@ def test_untrusted_description_is_escaped() -> None:
 
 
 def test_every_entry_stays_within_the_token_budget() -> None:
-    worst = make("<&>" * 340 + "x", name="n" * 64, phase="4-scoring-and-reporting",
-                 required=True, secret_types=tuple(SecretType)[:4])
+    worst = make(
+        "<&>" * 340 + "x",
+        name="n" * 64,
+        phase="4-scoring-and-reporting",
+        required=True,
+        secret_types=tuple(SecretType)[:4],
+    )
     entry = catalog_entry(worst)
     assert estimate_tokens(entry) <= ENTRY_TOKEN_BUDGET
     assert entry.endswith("…</skill>") and "&lt;" in entry

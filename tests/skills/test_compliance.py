@@ -12,11 +12,21 @@ from thresher.skills import compute_compliance
 from thresher.skills.model import Skill, SkillOrigin
 
 
-def skill(name: str, *, required: bool = True, types: tuple[SecretType, ...] = (),
-          enabled: bool = True) -> Skill:
-    return Skill(name=name, description="d", agent=AgentName.ANALYSIS, path=Path(name),
-                 root=None, body="", origin=SkillOrigin.BUNDLED, required=required,
-                 secret_types=types, enabled=enabled)
+def skill(
+    name: str, *, required: bool = True, types: tuple[SecretType, ...] = (), enabled: bool = True
+) -> Skill:
+    return Skill(
+        name=name,
+        description="d",
+        agent=AgentName.ANALYSIS,
+        path=Path(name),
+        root=None,
+        body="",
+        origin=SkillOrigin.BUNDLED,
+        required=required,
+        secret_types=types,
+        enabled=enabled,
+    )
 
 
 SKILLS = [
@@ -38,8 +48,9 @@ def test_type_specific_required_skill_applies_only_to_its_type() -> None:
 
 
 def test_all_applicable_loaded_is_full_compliance() -> None:
-    result = compute_compliance(SKILLS, ["intake", "context", "github-tokens", "optional"],
-                                SecretType.GITHUB_TOKEN)
+    result = compute_compliance(
+        SKILLS, ["intake", "context", "github-tokens", "optional"], SecretType.GITHUB_TOKEN
+    )
     assert result.score == 1.0 and result.skipped == ()
     assert result.loaded == ("context", "github-tokens", "intake", "optional")
 
@@ -51,8 +62,9 @@ def test_optional_and_disabled_skills_do_not_count() -> None:
 
 
 def test_no_applicable_required_skill_scores_one() -> None:
-    result = compute_compliance([skill("only-aws", types=(SecretType.AWS_ACCESS_KEY,))], [],
-                                SecretType.SLACK_TOKEN)
+    result = compute_compliance(
+        [skill("only-aws", types=(SecretType.AWS_ACCESS_KEY,))], [], SecretType.SLACK_TOKEN
+    )
     assert result.applicable == () and result.score == 1.0
 
 

@@ -22,8 +22,9 @@ def session(skill_root: Path, loader: SkillLoader) -> SkillSession:
     write_skill(skill_root / "analysis/other")
     write_skill(skill_root / "analysis/_hidden-template", name="hidden-template")
     write_skill(skill_root / "analysis/off")
-    skills = loader.load(AgentName.ANALYSIS, AgentSkills(disabled=("off",)),
-                         bundled_root=skill_root)
+    skills = loader.load(
+        AgentName.ANALYSIS, AgentSkills(disabled=("off",)), bundled_root=skill_root
+    )
     return SkillSession(skills)
 
 
@@ -51,8 +52,9 @@ def test_activation_is_deduplicated(session: SkillSession) -> None:
 
 @pytest.mark.parametrize("name", ["off", "hidden-template", "nope"])
 def test_disabled_hidden_and_unknown_skills_are_refused(session: SkillSession, name: str) -> None:
-    with pytest.raises(SkillToolError, match=f"unknown skill '{name}'; available: "
-                                             "github-tokens, other"):
+    with pytest.raises(
+        SkillToolError, match=f"unknown skill '{name}'; available: github-tokens, other"
+    ):
         session.activate(name)
 
 
