@@ -1,0 +1,1 @@
+"""Wire adapters: OpenAI Chat Completions, Anthropic Messages, Gemini generateContent."""

@@ -1,0 +1,84 @@
+"""Redaction: raw secret values never reach a provider, a log or a file.
+
+A ``Redactor`` knows every candidate value of the run and replaces each with its
+redacted form. Every prompt, tool result, transcript line and log message
+passes through it before it leaves the process.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+_PREFIX = re.compile(r"^([A-Za-z]{2,12}[_-]|AKIA|ASIA|AIza|SG\.|eyJ)")
+_MIN_LENGTH = 4
+
+T = TypeVar("T")
+
+
+def redact_value(value: str) -> str:
+    """``ghp_…Xk2 (40 chars)``: a known prefix, the last 3 characters, the length.
+
+    Values under 12 characters show nothing but their length, so a short
+    password cannot be guessed from what is shown.
+    """
+    length = len(value)
+    if length < 12:
+        return f"…({length} chars)"
+    match = _PREFIX.match(value)
+    prefix = match.group(1) if match else ""
+    return f"{prefix}…{value[-3:]} ({length} chars)"
+
+
+class Redactor:
+    """Replaces every registered value, longest first, in text and structures."""
+
+    def __init__(self, values: Iterable[str] = ()) -> None:
+        self._values: dict[str, str] = {}
+        self._pattern: re.Pattern[str] | None = None
+        for value in values:
+            self.add(value)
+
+    def add(self, value: str, redacted: str | None = None) -> None:
+        if len(value) >= _MIN_LENGTH:
+            self._values[value] = redacted or redact_value(value)
+            self._pattern = None
+
+    def __bool__(self) -> bool:
+        return bool(self._values)
+
+    def _compiled(self) -> re.Pattern[str] | None:
+        if not self._values:
+            return None
+        if self._pattern is None:
+            ordered = sorted(self._values, key=len, reverse=True)
+            self._pattern = re.compile("|".join(re.escape(v) for v in ordered))
+        return self._pattern
+
+    def text(self, text: str) -> str:
+        pattern = self._compiled()
+        if pattern is None or not text:
+            return text
+        return pattern.sub(lambda m: self._values[m.group(0)], text)
+
+    def data(self, value: Any) -> Any:
+        """Redact strings anywhere inside dicts, lists and tuples."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {
+                self.text(k) if isinstance(k, str) else k: self.data(v) for k, v in value.items()
+            }
+        if isinstance(value, list | tuple):
+            return type(value)(self.data(v) for v in value)
+        return value
+
+    def model(self, value: T) -> T:
+        """A pydantic model with every string field redacted (same type back)."""
+        if not self or not isinstance(value, BaseModel):
+            return value
+        cleaned = self.data(value.model_dump(mode="python"))
+        return type(value).model_validate(cleaned)
