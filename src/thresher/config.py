@@ -19,13 +19,15 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from thresher.errors import ConfigError
-from thresher.names import AgentName
+from thresher.names import AgentName, ProviderName
 
 __all__ = [
     "AgentName",
     "AgentSettings",
     "AgentSkills",
     "LoadedSettings",
+    "ProviderName",
+    "ProviderSettings",
     "Settings",
     "SkillMount",
     "load_settings",
@@ -74,6 +76,20 @@ class AgentSettings(_Frozen):
         return value
 
 
+class ProviderSettings(_Frozen):
+    """Where a provider lives and which environment variable holds its key."""
+
+    base_url: str | None = None
+    api_key_env: str | None = None
+
+    @field_validator("base_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, got {value!r}")
+        return value
+
+
 class Settings(_Frozen):
     """Resolved settings for one invocation."""
 
@@ -83,12 +99,16 @@ class Settings(_Frozen):
     )
     agents: dict[AgentName, AgentSettings] = Field(default_factory=dict)
     skills: dict[AgentName, AgentSkills] = Field(default_factory=dict)
+    providers: dict[ProviderName, ProviderSettings] = Field(default_factory=dict)
 
     def agent(self, name: AgentName) -> AgentSettings:
         return self.agents.get(name, AgentSettings())
 
     def agent_skills(self, name: AgentName) -> AgentSkills:
         return self.skills.get(name, AgentSkills())
+
+    def provider(self, name: ProviderName) -> ProviderSettings:
+        return self.providers.get(name, ProviderSettings())
 
 
 class LoadedSettings(_Frozen):
@@ -231,7 +251,8 @@ def _check_layer(
 
 _KNOWN_KEYS_HINT = (
     "known keys: color, prompts_dir, agents.<agent>.model, agents.<agent>.definition, "
-    "skills.<agent>.disabled, skills.<agent>.directories, skills.<agent>.mounts "
+    "skills.<agent>.disabled, skills.<agent>.directories, skills.<agent>.mounts, "
+    "providers.<provider>.base_url, providers.<provider>.api_key_env "
     "(agents: analysis, challenger, judge); see the README's Configuration section"
 )
 

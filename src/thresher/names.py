@@ -11,3 +11,15 @@ class AgentName(StrEnum):
     ANALYSIS = "analysis"
     CHALLENGER = "challenger"
     JUDGE = "judge"
+
+
+class ProviderName(StrEnum):
+    """The ``provider`` of a ``provider:model`` string."""
+
+    OPENAI = "openai"
+    GITHUB = "github"
+    OLLAMA = "ollama"
+    OPENAI_COMPATIBLE = "openai-compatible"
+    ANTHROPIC = "anthropic"
+    GEMINI = "gemini"
+    HEURISTIC = "heuristic"

@@ -94,7 +94,11 @@ def build_input(
     reports: Sequence[AnalysisReport] = (),
     analysis_index: int = 0,
     analysis_count: int = 1,
+    ledger: Sequence[dict[str, Any]] | None = None,
+    judge_entries: Sequence[dict[str, Any]] | None = None,
 ) -> AgentInput:
+    """Render the agent's input; the run-time parts (the report under review,
+    its ledger, challenges and checks) show as placeholders when not given."""
     secret_type = finding.effective_secret_type
     finding_data = finding.model_dump(mode="json")
     catalog = render_catalog(skills.enabled)
@@ -122,24 +126,28 @@ def build_input(
                 **common,
             )
         case AgentName.JUDGE:
-            entries = [
-                {
-                    "index": index,
-                    "report": item.model_dump(mode="json"),
-                    "compliance": _PENDING_CHECKS,
-                    "checks": _PENDING_CHECKS,
-                    "challenge": _PENDING_CHALLENGE,
-                }
-                for index, item in enumerate(reports)
-            ] or [
-                {
-                    "index": 0,
-                    "report": _PENDING_REPORT,
-                    "compliance": _PENDING_CHECKS,
-                    "checks": _PENDING_CHECKS,
-                    "challenge": _PENDING_CHALLENGE,
-                }
-            ]
+            entries = (
+                list(judge_entries or [])
+                or [
+                    {
+                        "index": index,
+                        "report": item.model_dump(mode="json"),
+                        "compliance": _PENDING_CHECKS,
+                        "checks": _PENDING_CHECKS,
+                        "challenge": _PENDING_CHALLENGE,
+                    }
+                    for index, item in enumerate(reports)
+                ]
+                or [
+                    {
+                        "index": 0,
+                        "report": _PENDING_REPORT,
+                        "compliance": _PENDING_CHECKS,
+                        "checks": _PENDING_CHECKS,
+                        "challenge": _PENDING_CHALLENGE,
+                    }
+                ]
+            )
             task = renderer.render(Template.JUDGE, reports=entries, **common)
     tools = tuple(tool_spec(name, skills) for name in definition.tools)
     return AgentInput(

@@ -153,6 +153,10 @@ class SessionInfo(_Frozen):
     finding_id: str
     submit_tool: str
     required_skills: tuple[str, ...] = ()
+    context: dict[str, Any] = Field(
+        default_factory=dict,
+        description="structured copy of what the task prompt shows (reports, challenges)",
+    )
 
 
 class ModelSettings(_Frozen):

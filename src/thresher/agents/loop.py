@@ -1,0 +1,304 @@
+"""The bounded agent loop (DESIGN §5).
+
+System prompt + task (with the skill catalog) -> model -> tool calls -> results
+-> ... until the agent submits through its submit tool. Everything is bounded:
+turns, continuations for a model that stops without submitting, retries for a
+submission that does not validate or skipped required skills, and the usage
+budget, checked before every request. Tool failures, unknown tools and invalid
+arguments go back to the model as error results; they never end the session.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from thresher.agents.budget import Budget
+from thresher.agents.prompts import PromptRenderer, Template
+from thresher.agents.toolbox import Toolbox
+from thresher.agents.tooling import Ledger, LedgerEntry, ToolError
+from thresher.agents.transcript import TranscriptWriter
+from thresher.errors import ThresherError
+from thresher.findings import SecretType
+from thresher.llm.messages import (
+    Message,
+    ModelSettings,
+    SessionInfo,
+    SystemMessage,
+    ToolCallPart,
+    ToolResultPart,
+    ToolResultsMessage,
+    Usage,
+    UserMessage,
+)
+from thresher.llm.model import Model
+from thresher.redaction import Redactor
+from thresher.skills.compliance import Compliance
+
+R = TypeVar("R", bound=BaseModel)
+
+
+class SessionError(ThresherError):
+    """A session ended without a valid result; the tribunal records it and goes on."""
+
+
+class NoSubmission(SessionError):
+    pass
+
+
+class InvalidSubmission(SessionError):
+    pass
+
+
+class TurnLimitReached(SessionError):
+    pass
+
+
+@dataclass(frozen=True)
+class LoopLimits:
+    max_turns: int = 24
+    max_continuations: int = 3
+    max_validation_retries: int = 3
+    max_compliance_retries: int = 2
+
+
+@dataclass
+class SessionOutcome(Generic[R]):
+    result: R
+    compliance: Compliance
+    ledger: Ledger
+    usage: Usage
+    messages: list[Message]
+    turns: int
+    seconds: float
+    rejected_submissions: int = 0
+
+
+@dataclass
+class AgentSession(Generic[R]):
+    """Everything one session needs; ``run`` drives it to a validated result."""
+
+    model: Model
+    system_prompt: str
+    task_prompt: str
+    toolbox: Toolbox
+    submit_tool: str
+    result_type: type[R]
+    info: SessionInfo
+    secret_type: SecretType | None
+    renderer: PromptRenderer
+    budget: Budget
+    redactor: Redactor = field(default_factory=Redactor)
+    settings: ModelSettings = field(default_factory=ModelSettings)
+    limits: LoopLimits = field(default_factory=LoopLimits)
+    transcript: TranscriptWriter | None = None
+    clock: Callable[[], float] = time.perf_counter
+
+    async def run(self) -> SessionOutcome[R]:
+        """Drive the session; the transcript records a failure before it propagates."""
+        try:
+            return await self._run()
+        except ThresherError as exc:
+            if self.transcript:
+                self.transcript.event("error", error=type(exc).__name__, message=str(exc))
+            raise
+        finally:
+            if self.transcript:
+                self.transcript.close()
+
+    async def _run(self) -> SessionOutcome[R]:
+        started = self.clock()
+        ledger = Ledger()
+        usage = Usage()
+        messages: list[Message] = []
+        continuations = validation_retries = compliance_retries = rejected = 0
+        tools = self.toolbox.definitions()
+        settings = self.settings.model_copy(update={"session": self.info})
+        if self.transcript:
+            self.transcript.event(
+                "session",
+                agent=self.info.agent,
+                model=self.model.name,
+                finding_id=self.info.finding_id,
+            )
+
+        def add(message: Message) -> None:
+            clean = self.redactor.model(message)
+            messages.append(clean)
+            if self.transcript:
+                self.transcript.message(clean)
+
+        add(SystemMessage(text=self.system_prompt))
+        add(UserMessage(text=self.task_prompt))
+        for turn in range(1, self.limits.max_turns + 1):
+            self.budget.check_request()
+            response = await self.model.request(messages, tools, settings)
+            self.budget.record(response.usage)
+            usage = usage + response.usage
+            add(response.to_message())
+            calls = response.tool_calls
+            if not calls:
+                continuations += 1
+                if continuations > self.limits.max_continuations:
+                    raise NoSubmission(
+                        f"{self.info.agent} agent stopped {continuations} times without "
+                        f"calling {self.submit_tool}",
+                        hint="use a model with tool calling, or raise the continuation limit",
+                    )
+                add(UserMessage(text=self._continuation("", self.limits.max_turns - turn, ())))
+                continue
+            results: list[ToolResultPart] = []
+            for call in calls:
+                if call.name != self.submit_tool:
+                    results.append(self._run_tool(call, ledger))
+                    continue
+                verdict = self._check_submission(call, ledger)
+                if isinstance(verdict, BaseModel):
+                    compliance = self.toolbox.skills.compliance(self.secret_type)
+                    if (
+                        compliance.skipped
+                        and compliance_retries < self.limits.max_compliance_retries
+                    ):
+                        compliance_retries += 1
+                        rejected += 1
+                        results.append(
+                            self._error(
+                                call,
+                                ledger,
+                                self._continuation(
+                                    "Submission not accepted yet.",
+                                    self.limits.max_turns - turn,
+                                    compliance.skipped,
+                                ),
+                                {"skipped_required": list(compliance.skipped)},
+                            )
+                        )
+                        continue
+                    outcome = SessionOutcome(
+                        result=verdict,
+                        compliance=compliance,
+                        ledger=ledger,
+                        usage=usage,
+                        messages=messages,
+                        turns=turn,
+                        seconds=self.clock() - started,
+                        rejected_submissions=rejected,
+                    )
+                    self._finish(outcome)
+                    return outcome
+                validation_retries += 1
+                rejected += 1
+                if validation_retries > self.limits.max_validation_retries:
+                    raise InvalidSubmission(
+                        f"{self.info.agent} agent's {self.submit_tool} failed validation "
+                        f"{validation_retries} times; last: {verdict}"
+                    )
+                results.append(self._error(call, ledger, verdict, {"validation_error": verdict}))
+            add(ToolResultsMessage(results=tuple(results)))
+        raise TurnLimitReached(
+            f"{self.info.agent} agent did not submit within {self.limits.max_turns} turns",
+            hint="raise the turn limit or check the model follows tool-calling instructions",
+        )
+
+    def _continuation(self, reason: str, turns_left: int, skipped: tuple[str, ...]) -> str:
+        return self.renderer.render(
+            Template.CONTINUATION,
+            submit_tool=self.submit_tool,
+            skipped_required=list(skipped),
+            reason=reason,
+            turns_left=max(turns_left, 0),
+        )
+
+    def _check_submission(self, call: ToolCallPart, ledger: Ledger) -> R | str:
+        if call.arguments_error:
+            return f"{self.submit_tool} arguments could not be read: {call.arguments_error}"
+        try:
+            result = self.result_type.model_validate(call.arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+                for e in exc.errors()[:10]
+            )
+            return (
+                f"{self.submit_tool} arguments are invalid: {problems}. Fix them and call "
+                f"{self.submit_tool} again."
+            )
+        entry = LedgerEntry(
+            id=ledger.next_id(), tool=call.name, arguments=call.arguments, result="accepted"
+        )
+        ledger.record(entry)
+        if self.transcript:
+            self.transcript.ledger(entry)
+        return result
+
+    def _run_tool(self, call: ToolCallPart, ledger: Ledger) -> ToolResultPart:
+        if call.arguments_error:
+            return self._error(
+                call,
+                ledger,
+                f"arguments could not be read: {call.arguments_error}; send a JSON object",
+                {},
+            )
+        self.budget.check_tool_call()
+        self.budget.record_tool_call()
+        started = self.clock()
+        try:
+            output = self.toolbox.call(call.name, call.arguments)
+        except ToolError as exc:
+            return self._error(call, ledger, str(exc), {})
+        entry = LedgerEntry(
+            id=ledger.next_id(),
+            tool=call.name,
+            arguments=self.redactor.data(call.arguments),
+            result=self.redactor.text(output.text),
+            data=self.redactor.data(output.data),
+            duration_ms=round((self.clock() - started) * 1000, 2),
+        )
+        ledger.record(entry)
+        if self.transcript:
+            self.transcript.ledger(entry)
+        return ToolResultPart(
+            call_id=call.id,
+            name=call.name,
+            ledger_id=entry.id,
+            content=f"[{entry.id}] {entry.result}",
+            data=entry.data,
+        )
+
+    def _error(
+        self, call: ToolCallPart, ledger: Ledger, message: str, data: dict[str, Any]
+    ) -> ToolResultPart:
+        entry = LedgerEntry(
+            id=ledger.next_id(),
+            tool=call.name,
+            arguments=self.redactor.data(call.arguments),
+            result=self.redactor.text(message),
+            is_error=True,
+            data=data,
+        )
+        ledger.record(entry)
+        if self.transcript:
+            self.transcript.ledger(entry)
+        return ToolResultPart(
+            call_id=call.id,
+            name=call.name,
+            ledger_id=entry.id,
+            content=f"[{entry.id}] error: {entry.result}",
+            is_error=True,
+            data=data,
+        )
+
+    def _finish(self, outcome: SessionOutcome[R]) -> None:
+        if self.transcript:
+            self.transcript.event(
+                "result",
+                result=outcome.result.model_dump(mode="json"),
+                compliance=outcome.compliance.model_dump(mode="json"),
+                usage=outcome.usage.model_dump(mode="json"),
+                turns=outcome.turns,
+                seconds=round(outcome.seconds, 3),
+            )

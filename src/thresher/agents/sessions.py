@@ -1,0 +1,142 @@
+"""Build an ``AgentSession`` for any role: definition, skills, tools, prompts, limits.
+
+One place wires an agent to its model, its skill set, the tools its file allows
+(bound to the workspace, the finding and the validators), the redactor and the
+budget. ``agents render`` shows the same prompts this builds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from thresher.agents.budget import Budget, UsageLimits, UsageMeter
+from thresher.agents.definition import load_agent, submit_tool_for
+from thresher.agents.loop import AgentSession, LoopLimits
+from thresher.agents.prompts import PromptRenderer
+from thresher.agents.render import build_input
+from thresher.agents.toolbox import (
+    Handler,
+    Toolbox,
+    finding_handlers,
+    skill_handlers,
+    workspace_handlers,
+)
+from thresher.agents.toolspecs import ToolName
+from thresher.agents.transcript import TranscriptWriter
+from thresher.agents.workspace import Workspace
+from thresher.config import AgentName, Settings
+from thresher.findings import Finding
+from thresher.llm.messages import ModelSettings, SessionInfo
+from thresher.llm.model import Model
+from thresher.redaction import Redactor
+from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.skills import SkillLoader, SkillSession, SkillSet
+from thresher.skills.compliance import applicable_required
+from thresher.validators import ValidatorRegistry
+
+RESULT_TYPES: dict[AgentName, type[BaseModel]] = {
+    AgentName.ANALYSIS: AnalysisReport,
+    AgentName.CHALLENGER: ChallengeResult,
+    AgentName.JUDGE: JudgeResult,
+}
+
+
+@dataclass
+class SessionFactory:
+    settings: Settings
+    workspace: Workspace | None = None
+    redactor: Redactor = field(default_factory=Redactor)
+    validators: ValidatorRegistry = field(default_factory=ValidatorRegistry.default)
+    loader: SkillLoader = field(default_factory=SkillLoader)
+    renderer: PromptRenderer | None = None
+    run_meter: UsageMeter = field(default_factory=lambda: UsageMeter(UsageLimits(), "run"))
+    session_limits: UsageLimits = field(
+        default_factory=lambda: UsageLimits(max_requests=40, max_tool_calls=120)
+    )
+    loop_limits: LoopLimits = field(default_factory=LoopLimits)
+    model_settings: ModelSettings = field(default_factory=ModelSettings)
+    transcripts_dir: Path | None = None
+    _skills: dict[AgentName, SkillSet] = field(default_factory=dict)
+
+    def skills(self, agent: AgentName) -> SkillSet:
+        if agent not in self._skills:
+            self._skills[agent] = self.loader.load(agent, self.settings.agent_skills(agent))
+        return self._skills[agent]
+
+    def build(
+        self,
+        agent: AgentName,
+        model: Model,
+        finding: Finding,
+        value: str | None,
+        *,
+        index: int = 0,
+        count: int = 1,
+        report: AnalysisReport | None = None,
+        ledger: Sequence[dict[str, Any]] | None = None,
+        judge_entries: Sequence[dict[str, Any]] | None = None,
+    ) -> AgentSession[Any]:
+        renderer = self.renderer or PromptRenderer.from_settings(self.settings)
+        definition = load_agent(agent, self.settings)
+        skills = self.skills(agent)
+        rendered = build_input(
+            definition,
+            skills,
+            finding,
+            renderer,
+            reports=[report] if report else [],
+            analysis_index=index,
+            analysis_count=count,
+            ledger=ledger,
+            judge_entries=judge_entries,
+        )
+        skill_session = SkillSession(skills)
+        handlers: dict[ToolName, Handler] = {
+            **skill_handlers(skill_session),
+            **finding_handlers(finding, value, self.validators),
+        }
+        if self.workspace is not None:
+            handlers.update(workspace_handlers(self.workspace))
+        submit = submit_tool_for(agent)
+        context: dict[str, Any] = {}
+        if report is not None:
+            context["report"] = report.model_dump(mode="json")
+        if judge_entries is not None:
+            context["reports"] = list(judge_entries)
+        secret_type = finding.effective_secret_type
+        info = SessionInfo(
+            agent=agent.value,
+            finding_id=finding.id,
+            submit_tool=submit.value,
+            required_skills=tuple(applicable_required(skills.enabled, secret_type)),
+            context=context,
+        )
+        transcript = None
+        if self.transcripts_dir is not None:
+            name = f"{_safe(finding.id)}-{agent.value}-{index}.jsonl"
+            transcript = TranscriptWriter(self.transcripts_dir / name, self.redactor)
+        return AgentSession(
+            model=model,
+            system_prompt=rendered.system_prompt,
+            task_prompt=rendered.task_prompt,
+            toolbox=Toolbox(definition.tools, handlers, skill_session),
+            submit_tool=submit.value,
+            result_type=RESULT_TYPES[agent],
+            info=info,
+            secret_type=secret_type,
+            renderer=renderer,
+            budget=Budget(UsageMeter(self.session_limits, "session"), self.run_meter),
+            redactor=self.redactor,
+            settings=self.model_settings,
+            limits=self.loop_limits,
+            transcript=transcript,
+        )
+
+
+def _safe(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in text)[:80]

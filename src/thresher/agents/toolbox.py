@@ -1,0 +1,179 @@
+"""The tools one agent session may call, bound to its workspace, finding and skills.
+
+Only tools the agent file allows are offered; each call's arguments are
+validated against the tool's pydantic model first, and every failure comes
+back as a ``ToolError`` for the loop to hand to the model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from thresher.agents.tooling import ToolError, ToolOutput
+from thresher.agents.toolspecs import (
+    FindingArgs,
+    GitLogArgs,
+    GitShowArgs,
+    GrepArgs,
+    ListDirArgs,
+    NoArgs,
+    ReadFileArgs,
+    ToolName,
+    tool_spec,
+)
+from thresher.errors import SkillToolError
+from thresher.findings import Finding
+from thresher.llm.messages import ToolDefinition
+from thresher.skills.tools import SkillSession
+from thresher.validators import ValidatorRegistry
+
+Handler = Callable[[dict[str, Any]], ToolOutput]
+
+
+def bind(model: type[BaseModel], function: Callable[[Any], ToolOutput]) -> Handler:
+    """Validate raw arguments into ``model`` before calling ``function``."""
+
+    def handler(arguments: dict[str, Any]) -> ToolOutput:
+        try:
+            args = model.model_validate(arguments)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+                for e in exc.errors()
+            )
+            raise ToolError(f"invalid arguments: {problems}") from None
+        return function(args)
+
+    return handler
+
+
+class Toolbox:
+    def __init__(
+        self,
+        allowed: Sequence[ToolName],
+        handlers: Mapping[ToolName, Handler],
+        skills: SkillSession,
+    ) -> None:
+        self.allowed = tuple(allowed)
+        self.handlers = dict(handlers)
+        self.skills = skills
+
+    def definitions(self) -> list[ToolDefinition]:
+        specs = [tool_spec(name, self.skills.skills) for name in self.allowed]
+        return [
+            ToolDefinition(name=s.name.value, description=s.description, parameters=s.parameters)
+            for s in specs
+        ]
+
+    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+        try:
+            tool = ToolName(name)
+        except ValueError:
+            tool = None
+        if tool is None or tool not in self.allowed:
+            offered = ", ".join(t.value for t in self.allowed)
+            raise ToolError(f"unknown tool '{name}'; available tools: {offered}")
+        handler = self.handlers.get(tool)
+        if handler is None:
+            raise ToolError(f"tool '{name}' is not available in this run")
+        try:
+            return handler(arguments)
+        except SkillToolError as exc:
+            raise ToolError(str(exc)) from None
+
+
+def skill_handlers(session: SkillSession) -> dict[ToolName, Handler]:
+    def load(arguments: dict[str, Any]) -> ToolOutput:
+        name = arguments.get("name")
+        if not isinstance(name, str):
+            raise ToolError("invalid arguments: name: a skill name is required")
+        return ToolOutput(session.activate(name), {"skill": name})
+
+    def read(arguments: dict[str, Any]) -> ToolOutput:
+        skill, path = arguments.get("skill"), arguments.get("path")
+        if not isinstance(skill, str) or not isinstance(path, str):
+            raise ToolError("invalid arguments: skill and path are required strings")
+        return ToolOutput(session.read_file(skill, path), {"skill": skill, "path": path})
+
+    return {ToolName.SKILL: load, ToolName.READ_SKILL_FILE: read}
+
+
+def value_stats(value: str) -> dict[str, Any]:
+    """Length, character classes and Shannon entropy: safe to show, says a lot."""
+    counts = Counter(value)
+    entropy = (
+        -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values()) if value else 0.0
+    )
+    classes = [
+        name
+        for name, test in (("lower", str.islower), ("upper", str.isupper), ("digit", str.isdigit))
+        if any(map(test, value))
+    ]
+    if any(not ch.isalnum() for ch in value):
+        classes.append("symbol")
+    return {
+        "length": len(value),
+        "charset": classes,
+        "entropy": round(entropy, 2),
+        "distinct_characters": len(counts),
+    }
+
+
+def finding_handlers(
+    finding: Finding, value: str | None, validators: ValidatorRegistry
+) -> dict[ToolName, Handler]:
+    def own(args: FindingArgs) -> None:
+        if args.finding_id != finding.id:
+            raise ToolError(
+                f"unknown finding id '{args.finding_id}'; this session is about '{finding.id}'"
+            )
+
+    def get_finding(args: FindingArgs) -> ToolOutput:
+        own(args)
+        data = finding.model_dump(mode="json")
+        data["secret_type"] = finding.effective_secret_type
+        if value is not None:
+            data["value"] = value_stats(value)
+        return ToolOutput(json.dumps(data, indent=2, ensure_ascii=False), data)
+
+    def list_validators(_: NoArgs) -> ToolOutput:
+        rows = [
+            {
+                "name": v.name,
+                "description": v.description,
+                "secret_types": sorted(t.value for t in v.secret_types) or ["any"],
+                "applies": v.applies(finding),
+            }
+            for v in validators.validators
+        ]
+        return ToolOutput(json.dumps(rows, indent=2), {"validators": rows})
+
+    def validate(args: FindingArgs) -> ToolOutput:
+        own(args)
+        if value is None:
+            raise ToolError("the value of this finding is not available to validate")
+        results = [r.model_dump(mode="json") for r in validators.validate(value, finding)]
+        return ToolOutput(json.dumps(results, indent=2), {"results": results})
+
+    return {
+        ToolName.GET_FINDING: bind(FindingArgs, get_finding),
+        ToolName.LIST_SECRET_VALIDATORS: bind(NoArgs, list_validators),
+        ToolName.VALIDATE_SECRET: bind(FindingArgs, validate),
+    }
+
+
+def workspace_handlers(workspace: Any) -> dict[ToolName, Handler]:
+    """Handlers for a ``thresher.agents.workspace.Workspace``."""
+    return {
+        ToolName.READ_FILE: bind(ReadFileArgs, workspace.read_file),
+        ToolName.LIST_DIR: bind(ListDirArgs, workspace.list_dir),
+        ToolName.GREP: bind(GrepArgs, workspace.grep),
+        ToolName.GIT_LOG: bind(GitLogArgs, workspace.git_log),
+        ToolName.GIT_SHOW: bind(GitShowArgs, workspace.git_show),
+    }

@@ -1,0 +1,49 @@
+"""Session transcripts as JSONL: written as the session goes, so a crash keeps
+what happened; every line is redacted before it is written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from thresher.agents.tooling import LedgerEntry
+from thresher.llm.messages import MESSAGE_ADAPTER, Message, message_from_json
+from thresher.redaction import Redactor
+
+
+class TranscriptWriter:
+    def __init__(self, path: Path, redactor: Redactor) -> None:
+        self.path = path
+        self.redactor = redactor
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = path.open("w", encoding="utf-8")
+
+    def _write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(self.redactor.data(record), ensure_ascii=False, sort_keys=True)
+        self._handle.write(line + "\n")
+        self._handle.flush()
+
+    def event(self, kind: str, **fields: Any) -> None:
+        self._write({"type": kind, **fields})
+
+    def message(self, message: Message) -> None:
+        self._write(
+            {"type": "message", "message": MESSAGE_ADAPTER.dump_python(message, mode="json")}
+        )
+
+    def ledger(self, entry: LedgerEntry) -> None:
+        self._write({"type": "ledger", "entry": entry.model_dump(mode="json")})
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def read_messages(path: Path) -> list[Message]:
+    """The messages of a transcript, in order (other records are skipped)."""
+    messages: list[Message] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if record.get("type") == "message":
+            messages.append(message_from_json(json.dumps(record["message"])))
+    return messages

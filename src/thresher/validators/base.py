@@ -1,0 +1,60 @@
+"""The validator seam: one small interface, its error type beside it.
+
+Validators run on the raw value inside the process; only their verdict and a
+redaction-safe detail ever reach a model or a report.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from thresher.errors import ThresherError
+from thresher.findings import Finding, SecretType
+
+
+class ValidationStatus(StrEnum):
+    """``valid``: the check passed; ``invalid``: it failed; ``unknown``: it could not tell
+    (network trouble, 5xx, a proxy's 403 — never ``invalid``)."""
+
+    VALID = "valid"
+    INVALID = "invalid"
+    UNKNOWN = "unknown"
+
+
+class CheckKind(StrEnum):
+    FORMAT = "format"
+    CHECKSUM = "checksum"
+    PLACEHOLDER = "placeholder"
+    STRUCTURE = "structure"
+    LIVE = "live"
+
+
+class ValidationResult(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    validator: str
+    kind: CheckKind
+    status: ValidationStatus
+    detail: str
+
+
+class ValidatorError(ThresherError):
+    """A validator failed in a way that is a bug or a misconfiguration."""
+
+
+class Validator(ABC):
+    """Checks one kind of secret. ``secret_types`` empty means it applies to all."""
+
+    name: str
+    description: str
+    secret_types: frozenset[SecretType] = frozenset()
+
+    def applies(self, finding: Finding) -> bool:
+        return not self.secret_types or finding.effective_secret_type in self.secret_types
+
+    @abstractmethod
+    def check(self, value: str, finding: Finding) -> list[ValidationResult]:
+        """Results for this value; an empty list means nothing to say."""
