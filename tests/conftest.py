@@ -99,3 +99,11 @@ def skill_root(tmp_path: Path) -> Path:
     for agent in ("analysis", "challenger", "judge"):
         (root / agent).mkdir(parents=True)
     return root
+
+
+from tests.fakes.fixtures import (  # noqa: E402,F401 - fixtures for every test
+    anthropic_server,
+    gemini_server,
+    github_models_server,
+    openai_server,
+)

@@ -36,6 +36,7 @@ class RunState:
     verbose: int = 0
     quiet: bool = False
     no_color: bool = False
+    models: tuple[str, ...] = ()
     _loaded: LoadedSettings | None = field(default=None, repr=False)
 
     def settings(self) -> LoadedSettings:
@@ -44,6 +45,9 @@ class RunState:
             from thresher.config import load_settings
 
             overrides: dict[str, Any] = {"color": False} if self.no_color else {}
+            agents = model_overrides(self.models)
+            if agents:
+                overrides["agents"] = agents
             self._loaded = load_settings(config_path=self.config_path, overrides=overrides)
         return self._loaded
 
@@ -144,6 +148,14 @@ def root(
     ] = 0,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only errors on stderr.")] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="Plain output.")] = False,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--model",
+            "-m",
+            help="AGENT=provider:model (repeatable), or provider:model for every agent.",
+        ),
+    ] = None,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -154,6 +166,28 @@ def root(
     state.verbose = verbose
     state.quiet = quiet
     state.no_color = no_color
+    state.models = tuple(model or ())
+
+
+def model_overrides(values: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``--model`` values -> the flag layer of ``agents.<agent>.model``."""
+    from thresher.errors import UsageError
+    from thresher.names import AgentName
+
+    agents: dict[str, dict[str, str]] = {}
+    for value in values:
+        agent, sep, spec = value.partition("=")
+        if sep:
+            if agent not in {a.value for a in AgentName}:
+                raise UsageError(
+                    f"--model {value}: unknown agent '{agent}'",
+                    hint="use analysis=, challenger= or judge=",
+                )
+            agents[agent] = {"model": spec}
+        else:
+            for name in AgentName:
+                agents.setdefault(name.value, {"model": value})
+    return agents
 
 
 def state_of(ctx: typer.Context) -> RunState:
@@ -162,10 +196,12 @@ def state_of(ctx: typer.Context) -> RunState:
 
 def _register() -> None:
     from thresher.cli.agents_cmd import agents_app
+    from thresher.cli.models_cmd import models_app
     from thresher.cli.skills_cmd import skills_app
 
     app.add_typer(skills_app, name="skills")
     app.add_typer(agents_app, name="agents")
+    app.add_typer(models_app, name="models")
 
 
 _register()

@@ -1,0 +1,496 @@
+"""Read-only tools over an untrusted repository checkout.
+
+The checkout is hostile input: paths are confined to the workspace after symlinks
+are resolved, files are opened so a named pipe or a swapped-in link can neither
+hang nor escape, and git runs with the repository's own config neutralised
+(fsmonitor, hooks, external diff, textconv, pager, signatures), because a scanned
+repository may ship a ``.git/config`` written to run commands.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from thresher.agents.tooling import ToolError, ToolOutput
+from thresher.agents.toolspecs import GitLogArgs, GitShowArgs, GrepArgs, ListDirArgs, ReadFileArgs
+
+DEFAULT_READ_LINES = 200
+MAX_READ_BYTES = 5 * 1024 * 1024
+MAX_GREP_FILE_BYTES = 1024 * 1024
+MAX_GREP_LINE_CHARS = 2000
+MAX_GREP_TEXT_CHARS = 300
+GREP_TIME_LIMIT_S = 20.0
+MAX_DIR_ENTRIES = 500
+BINARY_SNIFF_BYTES = 8192
+GIT_TIMEOUT_S = 30.0
+MAX_SCANNED_COMMITS = 5000
+_READ_CHUNK_BYTES = 1024 * 1024  # so one huge diff or blob line is never read whole
+
+_GIT_CONFIG = (
+    "core.fsmonitor=",
+    "core.hooksPath=/dev/null",
+    "log.showSignature=false",
+    "diff.external=",
+    "safe.directory=*",
+    "core.quotePath=false",
+    "log.mailmap=false",
+    "diff.noprefix=false",
+    "diff.mnemonicPrefix=false",
+    "i18n.logOutputEncoding=UTF-8",
+)
+_GIT = ("git", *(arg for item in _GIT_CONFIG for arg in ("-c", item)), "--no-pager")
+_DIFF_SAFETY = ("--no-ext-diff", "--no-textconv", "--no-color")
+_REV = re.compile(r"[0-9A-Za-z][0-9A-Za-z._/~^@{}-]{0,199}")
+# Unit separators, unlike tabs, cannot occur in an author name or a subject.
+_FIELDS = "%H%x1f%an%x1f%aI%x1f%s"
+_MARKER = b"\x1e\x1e"
+_VALUE_MASK = "[finding value]"
+
+
+def _git_env(root: Path) -> dict[str, str]:
+    """Inherited GIT_* variables could point git at another repository, and
+    discovery must stop at the workspace so a checkout without ``.git`` never
+    reports the history of whatever repository happens to enclose it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_TERMINAL_PROMPT="0",
+        GIT_PAGER="cat",
+        PAGER="cat",
+        LC_ALL="C",
+        GIT_CEILING_DIRECTORIES=str(root.parent),
+        GIT_LITERAL_PATHSPECS="1",
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_NO_REPLACE_OBJECTS="1",
+        GIT_NO_LAZY_FETCH="1",
+    )
+    return env
+
+
+def _is_binary(data: bytes) -> bool:
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
+def _split_lines(data: bytes) -> list[str]:
+    """Newlines only, so numbering agrees with editors and with grep
+    (``str.splitlines`` also breaks on form feeds and Unicode separators)."""
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+def _printable(name: str) -> str:
+    """A file name holding a newline could otherwise forge lines of tool output."""
+    return name if name.isprintable() else repr(name)
+
+
+def _commit(header: str, change: str | None, path: str | None) -> dict[str, Any]:
+    commit, author, date, subject = [*header.split("\x1f", 3), "", "", ""][:4]
+    return {"commit": commit, "author": author, "date": date, "subject": subject,
+            "change": change, "path": path}  # fmt: skip
+
+
+def _commit_row(c: dict[str, Any]) -> str:
+    change = f" {c['change']} in {c['path']}" if c["change"] else ""
+    return f"{c['commit'][:12]} {c['date']} {c['author']}{change}: {c['subject']}"
+
+
+class _GitProcess:
+    """One git child read as a stream, not with ``subprocess.run``, so a history
+    scan can stop early and a huge blob cannot exhaust memory; a timer kill
+    enforces the timeout even while a read is blocked."""
+
+    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
+        # A file, not a pipe: a flood of warnings must not deadlock the stdout read.
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+        try:
+            self.proc = subprocess.Popen(
+                argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=self._stderr,
+            )  # fmt: skip
+        except OSError as exc:
+            self._stderr.close()
+            raise ToolError(f"git is not available: {exc.strerror or exc}") from exc
+        self.timed_out = threading.Event()
+        self._timer = threading.Timer(GIT_TIMEOUT_S, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        self.timed_out.set()
+        self.proc.kill()
+
+    def chunks(self) -> Iterator[bytes]:
+        assert self.proc.stdout is not None
+        while chunk := self.proc.stdout.readline(_READ_CHUNK_BYTES):
+            yield chunk
+
+    def error(self) -> str | None:
+        """Wait for git to exit; what went wrong, in words the model can act on."""
+        code = self.proc.wait()
+        if self.timed_out.is_set():
+            return f"git timed out after {GIT_TIMEOUT_S:.0f} s"
+        if code == 0:
+            return None
+        self._stderr.seek(0)
+        message = self._stderr.read(4000).decode("utf-8", errors="replace").strip()
+        if "not a git repository" in message:
+            return "the workspace is not a git repository"
+        return f"git failed: {message or f'exit status {code}'}"
+
+    def close(self) -> None:
+        self._timer.cancel()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self._stderr.close()
+
+
+class _Pickaxe:
+    """``git log -S`` done in Python, so the secret never reaches git's argv.
+
+    Per commit and file it nets the value's occurrences on added lines against
+    removed lines; as with ``-S``, a commit that edits a line but keeps the value
+    nets to zero and is not reported. Hunk state tells a removed line reading
+    ``-- x`` apart from a ``--- a/file`` header, and the ``---``/``+++`` headers
+    name the file more reliably than the ambiguous ``diff --git`` line.
+    """
+
+    def __init__(self, value: str) -> None:
+        self.value, self.needle = value, value.encode()
+        self.header = ""
+        self.path, self.in_hunk, self.net = "", False, dict[str, int]()
+        self.at_line_start, self.sign, self.tail = True, 0, b""
+
+    def start_commit(self, line: bytes) -> None:
+        self.header = line[len(_MARKER) :].decode("utf-8", errors="replace").rstrip("\n")
+        self.path, self.in_hunk, self.net = "", False, {}
+
+    def feed(self, chunk: bytes) -> None:
+        if self.at_line_start:
+            self.sign, self.tail = 0, b""
+            if chunk.startswith(b"diff --git "):
+                self.in_hunk = False
+            elif chunk.startswith(b"@@"):
+                self.in_hunk = True
+            elif self.in_hunk and chunk[:1] in (b"+", b"-"):
+                self.sign = 1 if chunk[:1] == b"+" else -1
+                chunk = chunk[1:]
+            elif not self.in_hunk and chunk.startswith((b"--- a/", b"+++ b/")):
+                self.path = chunk[6:].rstrip(b"\r\n").decode("utf-8", errors="replace")
+        if self.sign:
+            # The tail carries a value split across two chunks of one long line.
+            window = self.tail + chunk
+            self.net[self.path] = self.net.get(self.path, 0) + self.sign * window.count(self.needle)
+            keep = len(self.needle) - 1
+            self.tail = window[-keep:] if keep else b""
+        self.at_line_start = chunk.endswith(b"\n")
+
+    def finish_commit(self) -> list[dict[str, Any]]:
+        header = self.mask(self.header)
+        return [
+            _commit(header, "added" if net > 0 else "removed", self.mask(path))
+            for path, net in sorted(self.net.items())
+            if net and header
+        ]
+
+    def mask(self, text: str) -> str:
+        """A subject such as "add key <value>" must not carry the value out."""
+        return text.replace(self.value, _VALUE_MASK)
+
+
+class Workspace:
+    """What an agent may look at in one checkout; nothing here writes to it."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        value_for: Callable[[str], str | None] = lambda _id: None,
+        max_output_chars: int = 20_000,
+    ) -> None:
+        self._root = root.resolve()
+        self._value_for = value_for
+        self._max_chars = max_output_chars
+        self._env = _git_env(self._root)
+
+    def _relative(self, raw: str) -> PurePosixPath:
+        """Lexical checks alone, enough for names only git interprets."""
+        if "\x00" in raw:
+            raise ToolError("path contains a NUL byte")
+        rel = PurePosixPath(raw or ".")
+        if rel.is_absolute():
+            raise ToolError(f"{raw!r} is absolute; paths are relative to the workspace root")
+        if ".." in rel.parts:
+            raise ToolError(f"{raw!r} contains '..'; paths may not leave the workspace")
+        return rel
+
+    def _resolve(self, raw: str) -> tuple[Path, str]:
+        """Symlinks are resolved before the containment test, so a link pointing
+        out of the checkout is refused instead of followed."""
+        shown = self._relative(raw).as_posix()
+        try:
+            target = (self._root / shown).resolve()
+        except (OSError, RuntimeError) as exc:
+            raise ToolError(f"{shown}: cannot resolve ({exc})") from exc
+        if not target.is_relative_to(self._root):
+            raise ToolError(f"{shown} resolves outside the workspace (symlink); refused")
+        if not target.exists():
+            raise ToolError(f"{shown}: no such file or directory")
+        return target, shown
+
+    def _read_regular(self, target: Path, shown: str, limit: int) -> bytes:
+        """O_NOFOLLOW refuses a link swapped in after resolution; O_NONBLOCK and
+        the regular-file check keep a FIFO or a device from hanging the agent."""
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(target, flags)
+        except OSError as exc:
+            raise ToolError(f"{shown}: cannot open ({exc.strerror})") from exc
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise ToolError(f"{shown} is not a regular file")
+            if info.st_size > limit:
+                raise ToolError(f"{shown} is {info.st_size} bytes, over the {limit} byte limit")
+            return handle.read(limit + 1)
+
+    def _cap(self, text: str, hint: str) -> tuple[str, bool]:
+        if len(text) <= self._max_chars:
+            return text, False
+        return (
+            f"{text[: self._max_chars]}\n[output cut at {self._max_chars} characters; {hint}]",
+            True,
+        )
+
+    def read_file(self, args: ReadFileArgs) -> ToolOutput:
+        target, shown = self._resolve(args.path)
+        if target.is_dir():
+            raise ToolError(f"{shown} is a directory; use list_dir")
+        data = self._read_regular(target, shown, MAX_READ_BYTES)
+        if _is_binary(data):
+            raise ToolError(f"{shown} is a binary file; read_file shows text only")
+        lines = _split_lines(data)
+        start = args.start_line or 1
+        end = args.end_line if args.end_line is not None else start + DEFAULT_READ_LINES - 1
+        if end < start:
+            raise ToolError(f"end_line {end} is before start_line {start}")
+        if not lines:
+            return ToolOutput(f"{shown} is empty", {"path": shown, "lines": [], "total_lines": 0})
+        if start > len(lines):
+            raise ToolError(f"start_line {start} is past the end of {shown} ({len(lines)} lines)")
+        end = min(end, len(lines))
+        width = max(4, len(str(end)))
+        rows: list[str] = []
+        used = 0
+        # Cut on a line boundary, so the data holds the same lines the model saw.
+        for number in range(start, end + 1):
+            row = f"{number:>{width}}| {lines[number - 1]}"
+            used += len(row) + 1
+            if used > self._max_chars:
+                if not rows:
+                    rows.append(row[: self._max_chars])
+                break
+            rows.append(row)
+        last = start + len(rows) - 1
+        text = "\n".join([f"{shown} lines {start}-{last} of {len(lines)}", *rows])
+        if used > self._max_chars:
+            text += f"\n[output cut at {self._max_chars} characters; request a smaller line range]"
+        elif last < len(lines):
+            text += f"\n[{len(lines) - last} more lines; continue with start_line={last + 1}]"
+        return ToolOutput(text, {
+            "path": shown, "start_line": start, "end_line": last, "total_lines": len(lines),
+            "lines": lines[start - 1 : last], "truncated": used > self._max_chars,
+        })  # fmt: skip
+
+    def list_dir(self, args: ListDirArgs) -> ToolOutput:
+        target, shown = self._resolve(args.path)
+        if not target.is_dir():
+            raise ToolError(f"{shown} is not a directory; use read_file")
+        try:
+            with os.scandir(target) as scan:
+                items = sorted((e for e in scan if e.name != ".git"), key=lambda e: e.name)
+        except OSError as exc:
+            raise ToolError(f"{shown}: cannot list ({exc.strerror})") from exc
+        entries: list[dict[str, str]] = []
+        labels: list[str] = []
+        for entry in items[:MAX_DIR_ENTRIES]:
+            name = _printable(entry.name)
+            if entry.is_symlink():
+                kind, label = "symlink", f"{name} -> (symlink)"
+            elif entry.is_dir(follow_symlinks=False):
+                kind, label = "dir", f"{name}/"
+            else:
+                kind, label = "file" if entry.is_file(follow_symlinks=False) else "other", name
+            entries.append({"name": entry.name, "type": kind})
+            labels.append(label)
+        if not labels:
+            labels.append("(empty directory)")
+        if len(items) > MAX_DIR_ENTRIES:
+            labels.append(f"[showing {MAX_DIR_ENTRIES} of {len(items)} entries]")
+        text, _ = self._cap("\n".join([f"{shown}/", *labels]), "list a subdirectory instead")
+        return ToolOutput(text, {"path": shown, "entries": entries, "total": len(items)})
+
+    def _walk(self, top: Path) -> Iterator[Path]:
+        """Sorted, so a capped search is repeatable; symlinks are skipped rather
+        than followed, as an in-workspace target is reached at its real path."""
+        for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if d != ".git")
+            for name in sorted(filenames):
+                if not (path := Path(dirpath, name)).is_symlink():
+                    yield path
+
+    def grep(self, args: GrepArgs) -> ToolOutput:
+        try:
+            regex = re.compile(args.pattern)
+        except re.error as exc:
+            raise ToolError(f"invalid regex {args.pattern!r}: {exc}") from exc
+        target, _ = self._resolve(args.path)
+        explicit = not target.is_dir()
+        deadline = time.monotonic() + GREP_TIME_LIMIT_S
+        matches: list[dict[str, Any]] = []
+        notes: list[str] = []
+        skipped = 0
+        for file in [target] if explicit else self._walk(target):
+            if time.monotonic() > deadline:
+                notes.append(f"[search stopped after {GREP_TIME_LIMIT_S:.0f} s; narrow the path]")
+                break
+            rel = file.relative_to(self._root).as_posix()
+            try:
+                data = self._read_regular(file, rel, MAX_GREP_FILE_BYTES)
+                if _is_binary(data):
+                    raise ToolError(f"{rel} is a binary file; not searched")
+            except ToolError:
+                if explicit:
+                    raise
+                skipped += 1
+                continue
+            for number, line in enumerate(_split_lines(data), start=1):
+                if not regex.search(line[:MAX_GREP_LINE_CHARS]):
+                    continue
+                if len(matches) == args.max_matches:
+                    notes.append(f"[stopped at max_matches={args.max_matches}; narrow the search]")
+                    break
+                matches.append({"path": rel, "line": number, "text": line[:MAX_GREP_TEXT_CHARS]})
+            if len(notes) > 0:
+                break
+        rows = [f"{_printable(m['path'])}:{m['line']}: {m['text']}" for m in matches]
+        if skipped:
+            notes.append(f"[skipped {skipped} binary, oversized or unreadable files]")
+        text, _ = self._cap("\n".join(rows or ["no matches"] + notes), "narrow the search")
+        truncated = any("max_matches" in note for note in notes)
+        return ToolOutput(text, {"matches": matches, "truncated": truncated})
+
+    @contextmanager
+    def _git(self, *args: str) -> Iterator[_GitProcess]:
+        git = _GitProcess([*_GIT, *args], self._root, self._env)
+        try:
+            yield git
+        finally:
+            git.close()
+
+    def _git_output(self, *args: str) -> bytes:
+        limit = 4 * self._max_chars  # UTF-8 needs at most four bytes a character
+        parts: list[bytes] = []
+        with self._git(*args) as git:
+            for chunk in git.chunks():
+                parts.append(chunk)
+                if (limit := limit - len(chunk)) < 0:
+                    break
+            else:
+                if problem := git.error():
+                    raise ToolError(problem)
+        return b"".join(parts)
+
+    def git_log(self, args: GitLogArgs) -> ToolOutput:
+        pathspec = [] if args.path is None else ["--", self._relative(args.path).as_posix()]
+        if args.finding_id is not None:
+            return self._log_value(args.finding_id, args.max_count, pathspec)
+        raw = self._git_output(
+            "log", *_DIFF_SAFETY, f"--max-count={args.max_count}", f"--format={_FIELDS}", *pathspec
+        )
+        lines = raw.decode("utf-8", errors="replace").splitlines()
+        commits = [_commit(line, None, args.path) for line in lines]
+        text, _ = self._cap("\n".join(map(_commit_row, commits)) or "no commits", "lower max_count")
+        return ToolOutput(text, {"commits": commits})
+
+    def _log_value(self, finding_id: str, max_count: int, pathspec: list[str]) -> ToolOutput:
+        """Stream the patch history and look for the value here, because
+        ``git log -S<value>`` would put the secret in the process list."""
+        value = self._value_for(finding_id)
+        if value is None:
+            raise ToolError(f"unknown finding id {finding_id!r}")
+        if not value:
+            raise ToolError(f"finding {finding_id!r} has an empty value; nothing to search for")
+        scan = _Pickaxe(value)
+        commits: list[dict[str, Any]] = []
+        matched = scanned = 0
+        note = ""
+        log = ("log", "--all", "-p", "-U0", *_DIFF_SAFETY, f"--format=%x1e%x1e{_FIELDS}")
+        with self._git(*log, *pathspec) as git:
+            for chunk in git.chunks():
+                if not (scan.at_line_start and chunk.startswith(_MARKER)):
+                    scan.feed(chunk)
+                    continue
+                found = scan.finish_commit()
+                commits.extend(found)
+                matched += bool(found)
+                if matched >= max_count:
+                    note = f"[stopped after {matched} matching commits; older ones not searched]"
+                    break
+                if scanned >= MAX_SCANNED_COMMITS:
+                    note = f"[stopped after scanning {scanned} commits; older history not searched]"
+                    break
+                scanned += 1
+                scan.start_commit(chunk)
+            else:
+                problem = git.error()
+                if git.timed_out.is_set():
+                    note = f"[history scan timed out after {scanned} commits; results are partial]"
+                elif problem:
+                    raise ToolError(problem)
+                commits.extend(scan.finish_commit())
+        rows = [_commit_row(c) for c in commits] or [
+            f"no scanned commit added or removed the value of {finding_id}"
+        ]
+        text, _ = self._cap("\n".join([*rows, note] if note else rows), "lower max_count")
+        return ToolOutput(text, {
+            "finding_id": finding_id, "commits": commits, "scanned_commits": scanned,
+            "truncated": bool(note),
+        })  # fmt: skip
+
+    def git_show(self, args: GitShowArgs) -> ToolOutput:
+        # Only a conservative ref/sha syntax, so a rev like --output=... can never
+        # be read as an option; --end-of-options is the second line of defence.
+        if not _REV.fullmatch(args.rev):
+            raise ToolError(
+                f"invalid rev {args.rev!r}: use a commit id or ref name "
+                "(letters, digits and ._/~^@{}-, not starting with '-')"
+            )
+        show = ("show", *_DIFF_SAFETY)
+        if args.path is None:
+            raw = self._git_output(*show, "--stat", "--patch", "--end-of-options", args.rev)
+            hint = "pass path= to show one file"
+        else:
+            rel = self._relative(args.path).as_posix()
+            spec = f"{args.rev}:" if rel == "." else f"{args.rev}:{rel}"
+            raw = self._git_output(*show, "--end-of-options", spec)
+            if _is_binary(raw):
+                raise ToolError(f"{rel} at {args.rev} is a binary file")
+            hint = "use read_file on the checkout for line ranges"
+        text, cut = self._cap(raw.decode("utf-8", errors="replace"), hint)
+        return ToolOutput(
+            text or "(no output)", {"rev": args.rev, "path": args.path, "truncated": cut}
+        )

@@ -1,0 +1,46 @@
+"""The redactor replaces every registered value everywhere it can appear."""
+
+from __future__ import annotations
+
+from tests.tokens import github_token, random_secret
+from thresher.llm.messages import AssistantMessage, ToolCallPart, UserMessage
+from thresher.redaction import Redactor, redact_value
+
+
+def test_redacted_form_shows_prefix_tail_and_length_only() -> None:
+    token = github_token()
+    assert redact_value(token) == f"ghp_…{token[-3:]} (40 chars)"
+    assert redact_value("hunter2pass") == "…(11 chars)"
+    assert redact_value("AKIA" + "Q" * 16) == "AKIA…QQQ (20 chars)"
+
+
+def test_text_and_nested_data() -> None:
+    a, b = github_token(seed=1), random_secret(seed=2)
+    redactor = Redactor([a, b])
+    text = redactor.text(f"token={a} and {b}{a}")
+    assert a not in text and b not in text
+    data = redactor.data({"k": [a, {"deep": (b,)}], a: 1})
+    flat = repr(data)
+    assert a not in flat and b not in flat
+
+
+def test_longest_value_wins_when_values_overlap() -> None:
+    long, short = "abcd1234efgh5678", "abcd1234"
+    redactor = Redactor([short, long])
+    assert redactor.text(long) == redact_value(long)
+
+
+def test_models_are_redacted_field_by_field() -> None:
+    token = github_token()
+    redactor = Redactor([token])
+    message = AssistantMessage(
+        parts=(ToolCallPart(id="1", name="grep", arguments={"pattern": token}),)
+    )
+    clean = redactor.model(message)
+    assert token not in clean.model_dump_json()
+    assert isinstance(clean, AssistantMessage)
+    assert redactor.model(UserMessage(text="nothing")) == UserMessage(text="nothing")
+
+
+def test_very_short_values_are_not_registered() -> None:
+    assert not Redactor(["abc"])
