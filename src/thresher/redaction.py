@@ -7,8 +7,9 @@ passes through it before it leaves the process.
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -82,3 +83,21 @@ class Redactor:
             return value
         cleaned = self.data(value.model_dump(mode="python"))
         return type(value).model_validate(cleaned)
+
+
+class RedactingLogger(logging.LoggerAdapter[logging.Logger]):
+    """A logger whose messages pass the redactor before any handler sees them."""
+
+    def __init__(self, logger: logging.Logger, redactor: Redactor) -> None:
+        super().__init__(logger, {})
+        self.redactor = redactor
+
+    def process(
+        self, msg: Any, kwargs: MutableMapping[str, Any]
+    ) -> tuple[Any, MutableMapping[str, Any]]:
+        return self.redactor.text(str(msg)), kwargs
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        if self.isEnabledFor(level):
+            text = str(msg) % args if args else str(msg)
+            super().log(level, text, **kwargs)

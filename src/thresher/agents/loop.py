@@ -10,6 +10,7 @@ arguments go back to the model as error results; they never end the session.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,10 +37,11 @@ from thresher.llm.messages import (
     UserMessage,
 )
 from thresher.llm.model import Model
-from thresher.redaction import Redactor
+from thresher.redaction import RedactingLogger, Redactor
 from thresher.skills.compliance import Compliance
 
 R = TypeVar("R", bound=BaseModel)
+_LOG = logging.getLogger("thresher.agents")
 
 
 class SessionError(ThresherError):
@@ -246,10 +248,14 @@ class AgentSession(Generic[R]):
         self.budget.check_tool_call()
         self.budget.record_tool_call()
         started = self.clock()
+        log = RedactingLogger(_LOG, self.redactor)
+        log.debug("%s %s(%s)", self.info.agent, call.name, call.arguments)
         try:
             output = self.toolbox.call(call.name, call.arguments)
         except ToolError as exc:
+            log.info("%s tool %s failed: %s", self.info.agent, call.name, exc)
             return self._error(call, ledger, str(exc), {})
+        log.debug("%s %s -> %s", self.info.agent, call.name, output.text[:2000])
         entry = LedgerEntry(
             id=ledger.next_id(),
             tool=call.name,

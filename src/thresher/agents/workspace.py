@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import stat
 import subprocess
 import tempfile
@@ -36,19 +37,13 @@ GIT_TIMEOUT_S = 30.0
 MAX_SCANNED_COMMITS = 5000
 _READ_CHUNK_BYTES = 1024 * 1024  # so one huge diff or blob line is never read whole
 
-_GIT_CONFIG = (
-    "core.fsmonitor=",
-    "core.hooksPath=/dev/null",
-    "log.showSignature=false",
-    "diff.external=",
-    "safe.directory=*",
-    "core.quotePath=false",
-    "log.mailmap=false",
-    "diff.noprefix=false",
-    "diff.mnemonicPrefix=false",
-    "i18n.logOutputEncoding=UTF-8",
-)
-_GIT = ("git", *(arg for item in _GIT_CONFIG for arg in ("-c", item)), "--no-pager")
+_GIT = (
+    "git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null",
+    "-c", "log.showSignature=false", "-c", "diff.external=", "-c", "safe.directory=*",
+    # Keep headers, names and subjects in the shape the parsers below expect.
+    "-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
+    "-c", "log.mailmap=false", "-c", "i18n.logOutputEncoding=UTF-8", "--no-pager",
+)  # fmt: skip
 _DIFF_SAFETY = ("--no-ext-diff", "--no-textconv", "--no-color")
 _REV = re.compile(r"[0-9A-Za-z][0-9A-Za-z._/~^@{}-]{0,199}")
 # Unit separators, unlike tabs, cannot occur in an author name or a subject.
@@ -59,21 +54,14 @@ _VALUE_MASK = "[finding value]"
 
 def _git_env(root: Path) -> dict[str, str]:
     """Inherited GIT_* variables could point git at another repository, and
-    discovery must stop at the workspace so a checkout without ``.git`` never
+    discovery stops at the workspace so a checkout without ``.git`` never
     reports the history of whatever repository happens to enclose it."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_TERMINAL_PROMPT="0",
-        GIT_PAGER="cat",
-        PAGER="cat",
-        LC_ALL="C",
-        GIT_CEILING_DIRECTORIES=str(root.parent),
-        GIT_LITERAL_PATHSPECS="1",
-        GIT_OPTIONAL_LOCKS="0",
-        GIT_NO_REPLACE_OBJECTS="1",
-        GIT_NO_LAZY_FETCH="1",
-    )
-    return env
+    return env | {
+        "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C",
+        "GIT_CEILING_DIRECTORIES": str(root.parent), "GIT_LITERAL_PATHSPECS": "1",
+        "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1", "GIT_NO_LAZY_FETCH": "1",
+    }  # fmt: skip
 
 
 def _is_binary(data: bytes) -> bool:
@@ -106,42 +94,37 @@ def _commit_row(c: dict[str, Any]) -> str:
 
 
 class _GitProcess:
-    """One git child read as a stream, not with ``subprocess.run``, so a history
-    scan can stop early and a huge blob cannot exhaust memory; a timer kill
-    enforces the timeout even while a read is blocked."""
+    """Streamed rather than ``subprocess.run``: a history scan can stop early, a
+    huge blob cannot exhaust memory, and a timer kill bounds even a blocked read."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-        # A file, not a pipe: a flood of warnings must not deadlock the stdout read.
+        # stderr goes to a file so a flood of warnings cannot stall git's stdout.
         self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         try:
-            self.proc = subprocess.Popen(
-                argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=self._stderr,
-            )  # fmt: skip
+            self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=self._stderr)  # fmt: skip
         except OSError as exc:
             self._stderr.close()
             raise ToolError(f"git is not available: {exc.strerror or exc}") from exc
-        self.timed_out = threading.Event()
-        self._timer = threading.Timer(GIT_TIMEOUT_S, self._expire)
-        self._timer.daemon = True
+        self._timer = threading.Timer(GIT_TIMEOUT_S, self.proc.kill)
         self._timer.start()
-
-    def _expire(self) -> None:
-        self.timed_out.set()
-        self.proc.kill()
 
     def chunks(self) -> Iterator[bytes]:
         assert self.proc.stdout is not None
         while chunk := self.proc.stdout.readline(_READ_CHUNK_BYTES):
             yield chunk
 
+    @property
+    def timed_out(self) -> bool:
+        """Only the timer kills git before its output has been read to the end."""
+        return self.proc.returncode == -signal.SIGKILL
+
     def error(self) -> str | None:
         """Wait for git to exit; what went wrong, in words the model can act on."""
-        code = self.proc.wait()
-        if self.timed_out.is_set():
-            return f"git timed out after {GIT_TIMEOUT_S:.0f} s"
-        if code == 0:
+        if (code := self.proc.wait()) == 0:
             return None
+        if self.timed_out:
+            return f"git timed out after {GIT_TIMEOUT_S:.0f} s"
         self._stderr.seek(0)
         message = self._stderr.read(4000).decode("utf-8", errors="replace").strip()
         if "not a git repository" in message:
@@ -150,8 +133,7 @@ class _GitProcess:
 
     def close(self) -> None:
         self._timer.cancel()
-        if self.proc.poll() is None:
-            self.proc.kill()
+        self.proc.kill()  # a no-op once git has been reaped
         self.proc.wait()
         if self.proc.stdout is not None:
             self.proc.stdout.close()
@@ -162,15 +144,13 @@ class _Pickaxe:
     """``git log -S`` done in Python, so the secret never reaches git's argv.
 
     Per commit and file it nets the value's occurrences on added lines against
-    removed lines; as with ``-S``, a commit that edits a line but keeps the value
-    nets to zero and is not reported. Hunk state tells a removed line reading
-    ``-- x`` apart from a ``--- a/file`` header, and the ``---``/``+++`` headers
-    name the file more reliably than the ambiguous ``diff --git`` line.
+    removed ones; as with ``-S``, editing a line that keeps the value nets to
+    zero. Hunk state tells a removed line ``-- x`` from a ``--- a/f`` header,
+    and those headers name files less ambiguously than ``diff --git`` does.
     """
 
     def __init__(self, value: str) -> None:
-        self.value, self.needle = value, value.encode()
-        self.header = ""
+        self.value, self.needle, self.header = value, value.encode(), ""
         self.path, self.in_hunk, self.net = "", False, dict[str, int]()
         self.at_line_start, self.sign, self.tail = True, 0, b""
 
@@ -182,19 +162,20 @@ class _Pickaxe:
         if self.at_line_start:
             self.sign, self.tail = 0, b""
             if chunk.startswith(b"diff --git "):
-                self.in_hunk = False
+                self.path, self.in_hunk = "", False
             elif chunk.startswith(b"@@"):
                 self.in_hunk = True
             elif self.in_hunk and chunk[:1] in (b"+", b"-"):
-                self.sign = 1 if chunk[:1] == b"+" else -1
-                chunk = chunk[1:]
-            elif not self.in_hunk and chunk.startswith((b"--- a/", b"+++ b/")):
-                self.path = chunk[6:].rstrip(b"\r\n").decode("utf-8", errors="replace")
+                self.sign, chunk = (1 if chunk[:1] == b"+" else -1), chunk[1:]
+            elif not self.in_hunk and chunk[:4] in (b"--- ", b"+++ "):
+                # Git quotes odd names and tab-terminates names holding spaces.
+                name = chunk[4:].rstrip(b"\n").removesuffix(b"\t").strip(b'"')
+                if name[:2] in (b"a/", b"b/"):
+                    self.path = name[2:].decode("utf-8", errors="replace")
         if self.sign:
-            # The tail carries a value split across two chunks of one long line.
-            window = self.tail + chunk
+            # The tail catches a value split across two chunks of one long line.
+            window, keep = self.tail + chunk, len(self.needle) - 1
             self.net[self.path] = self.net.get(self.path, 0) + self.sign * window.count(self.needle)
-            keep = len(self.needle) - 1
             self.tail = window[-keep:] if keep else b""
         self.at_line_start = chunk.endswith(b"\n")
 
@@ -227,14 +208,13 @@ class Workspace:
         self._env = _git_env(self._root)
 
     def _relative(self, raw: str) -> PurePosixPath:
-        """Lexical checks alone, enough for names only git interprets."""
-        if "\x00" in raw:
-            raise ToolError("path contains a NUL byte")
+        """Lexical checks alone, enough for names that only git interprets."""
         rel = PurePosixPath(raw or ".")
-        if rel.is_absolute():
-            raise ToolError(f"{raw!r} is absolute; paths are relative to the workspace root")
-        if ".." in rel.parts:
-            raise ToolError(f"{raw!r} contains '..'; paths may not leave the workspace")
+        if "\x00" in raw or rel.is_absolute() or ".." in rel.parts:
+            raise ToolError(
+                f"{raw!r} is refused: paths are relative to the workspace root and may not "
+                "be absolute or contain '..'"
+            )
         return rel
 
     def _resolve(self, raw: str) -> tuple[Path, str]:
@@ -268,12 +248,10 @@ class Workspace:
             return handle.read(limit + 1)
 
     def _cap(self, text: str, hint: str) -> tuple[str, bool]:
-        if len(text) <= self._max_chars:
+        limit = self._max_chars
+        if len(text) <= limit:
             return text, False
-        return (
-            f"{text[: self._max_chars]}\n[output cut at {self._max_chars} characters; {hint}]",
-            True,
-        )
+        return f"{text[:limit]}\n[output cut at {limit} characters; {hint}]", True
 
     def read_file(self, args: ReadFileArgs) -> ToolOutput:
         target, shown = self._resolve(args.path)
@@ -287,32 +265,31 @@ class Workspace:
         end = args.end_line if args.end_line is not None else start + DEFAULT_READ_LINES - 1
         if end < start:
             raise ToolError(f"end_line {end} is before start_line {start}")
-        if not lines:
-            return ToolOutput(f"{shown} is empty", {"path": shown, "lines": [], "total_lines": 0})
         if start > len(lines):
-            raise ToolError(f"start_line {start} is past the end of {shown} ({len(lines)} lines)")
+            raise ToolError(f"start_line {start} is past the end of {shown} ({len(lines)} lines)"
+                            if lines else f"{shown} is empty")  # fmt: skip
         end = min(end, len(lines))
         width = max(4, len(str(end)))
         rows: list[str] = []
         used = 0
-        # Cut on a line boundary, so the data holds the same lines the model saw.
+        # Cut on a line boundary, so the data holds the lines the model saw.
         for number in range(start, end + 1):
-            row = f"{number:>{width}}| {lines[number - 1]}"
-            used += len(row) + 1
+            rows.append(f"{number:>{width}}| {lines[number - 1]}")
+            used += len(rows[-1]) + 1
             if used > self._max_chars:
-                if not rows:
-                    rows.append(row[: self._max_chars])
+                if len(rows) > 1:
+                    rows.pop()
+                rows[-1] = rows[-1][: self._max_chars]
                 break
-            rows.append(row)
-        last = start + len(rows) - 1
+        last, cut = start + len(rows) - 1, used > self._max_chars
         text = "\n".join([f"{shown} lines {start}-{last} of {len(lines)}", *rows])
-        if used > self._max_chars:
+        if cut:
             text += f"\n[output cut at {self._max_chars} characters; request a smaller line range]"
         elif last < len(lines):
             text += f"\n[{len(lines) - last} more lines; continue with start_line={last + 1}]"
         return ToolOutput(text, {
             "path": shown, "start_line": start, "end_line": last, "total_lines": len(lines),
-            "lines": lines[start - 1 : last], "truncated": used > self._max_chars,
+            "lines": lines[start - 1 : last], "truncated": cut,
         })  # fmt: skip
 
     def list_dir(self, args: ListDirArgs) -> ToolOutput:
@@ -325,7 +302,7 @@ class Workspace:
         except OSError as exc:
             raise ToolError(f"{shown}: cannot list ({exc.strerror})") from exc
         entries: list[dict[str, str]] = []
-        labels: list[str] = []
+        labels = [f"{shown}/"]
         for entry in items[:MAX_DIR_ENTRIES]:
             name = _printable(entry.name)
             if entry.is_symlink():
@@ -336,11 +313,11 @@ class Workspace:
                 kind, label = "file" if entry.is_file(follow_symlinks=False) else "other", name
             entries.append({"name": entry.name, "type": kind})
             labels.append(label)
-        if not labels:
+        if not items:
             labels.append("(empty directory)")
         if len(items) > MAX_DIR_ENTRIES:
             labels.append(f"[showing {MAX_DIR_ENTRIES} of {len(items)} entries]")
-        text, _ = self._cap("\n".join([f"{shown}/", *labels]), "list a subdirectory instead")
+        text, _ = self._cap("\n".join(labels), "list a subdirectory instead")
         return ToolOutput(text, {"path": shown, "entries": entries, "total": len(items)})
 
     def _walk(self, top: Path) -> Iterator[Path]:
@@ -361,11 +338,10 @@ class Workspace:
         explicit = not target.is_dir()
         deadline = time.monotonic() + GREP_TIME_LIMIT_S
         matches: list[dict[str, Any]] = []
-        notes: list[str] = []
-        skipped = 0
+        note, skipped = "", 0
         for file in [target] if explicit else self._walk(target):
             if time.monotonic() > deadline:
-                notes.append(f"[search stopped after {GREP_TIME_LIMIT_S:.0f} s; narrow the path]")
+                note = f"[search stopped after {GREP_TIME_LIMIT_S:.0f} s; narrow the path]"
                 break
             rel = file.relative_to(self._root).as_posix()
             try:
@@ -381,17 +357,17 @@ class Workspace:
                 if not regex.search(line[:MAX_GREP_LINE_CHARS]):
                     continue
                 if len(matches) == args.max_matches:
-                    notes.append(f"[stopped at max_matches={args.max_matches}; narrow the search]")
+                    note = f"[stopped at max_matches={args.max_matches}; narrow the search]"
                     break
                 matches.append({"path": rel, "line": number, "text": line[:MAX_GREP_TEXT_CHARS]})
-            if len(notes) > 0:
+            if note:
                 break
         rows = [f"{_printable(m['path'])}:{m['line']}: {m['text']}" for m in matches]
+        rows = [*(rows or ["no matches"]), *([note] if note else [])]
         if skipped:
-            notes.append(f"[skipped {skipped} binary, oversized or unreadable files]")
-        text, _ = self._cap("\n".join(rows or ["no matches"] + notes), "narrow the search")
-        truncated = any("max_matches" in note for note in notes)
-        return ToolOutput(text, {"matches": matches, "truncated": truncated})
+            rows.append(f"[skipped {skipped} binary, oversized or unreadable files]")
+        text, _ = self._cap("\n".join(rows), "narrow the search")
+        return ToolOutput(text, {"matches": matches, "truncated": "max_matches" in note})
 
     @contextmanager
     def _git(self, *args: str) -> Iterator[_GitProcess]:
@@ -402,12 +378,12 @@ class Workspace:
             git.close()
 
     def _git_output(self, *args: str) -> bytes:
-        limit = 4 * self._max_chars  # UTF-8 needs at most four bytes a character
+        budget = 4 * self._max_chars  # UTF-8 needs at most four bytes a character
         parts: list[bytes] = []
         with self._git(*args) as git:
             for chunk in git.chunks():
                 parts.append(chunk)
-                if (limit := limit - len(chunk)) < 0:
+                if (budget := budget - len(chunk)) < 0:
                     break
             else:
                 if problem := git.error():
@@ -418,9 +394,8 @@ class Workspace:
         pathspec = [] if args.path is None else ["--", self._relative(args.path).as_posix()]
         if args.finding_id is not None:
             return self._log_value(args.finding_id, args.max_count, pathspec)
-        raw = self._git_output(
-            "log", *_DIFF_SAFETY, f"--max-count={args.max_count}", f"--format={_FIELDS}", *pathspec
-        )
+        count = f"--max-count={args.max_count}"
+        raw = self._git_output("log", *_DIFF_SAFETY, count, f"--format={_FIELDS}", *pathspec)
         lines = raw.decode("utf-8", errors="replace").splitlines()
         commits = [_commit(line, None, args.path) for line in lines]
         text, _ = self._cap("\n".join(map(_commit_row, commits)) or "no commits", "lower max_count")
@@ -430,10 +405,8 @@ class Workspace:
         """Stream the patch history and look for the value here, because
         ``git log -S<value>`` would put the secret in the process list."""
         value = self._value_for(finding_id)
-        if value is None:
-            raise ToolError(f"unknown finding id {finding_id!r}")
         if not value:
-            raise ToolError(f"finding {finding_id!r} has an empty value; nothing to search for")
+            raise ToolError(f"unknown finding id {finding_id!r} (or it has no value)")
         scan = _Pickaxe(value)
         commits: list[dict[str, Any]] = []
         matched = scanned = 0
@@ -457,19 +430,15 @@ class Workspace:
                 scan.start_commit(chunk)
             else:
                 problem = git.error()
-                if git.timed_out.is_set():
+                if git.timed_out:
                     note = f"[history scan timed out after {scanned} commits; results are partial]"
                 elif problem:
                     raise ToolError(problem)
                 commits.extend(scan.finish_commit())
-        rows = [_commit_row(c) for c in commits] or [
-            f"no scanned commit added or removed the value of {finding_id}"
-        ]
+        rows = [_commit_row(c) for c in commits] or [f"no commit added or removed {finding_id}"]
         text, _ = self._cap("\n".join([*rows, note] if note else rows), "lower max_count")
-        return ToolOutput(text, {
-            "finding_id": finding_id, "commits": commits, "scanned_commits": scanned,
-            "truncated": bool(note),
-        })  # fmt: skip
+        return ToolOutput(text, {"finding_id": finding_id, "commits": commits,
+                                 "scanned_commits": scanned, "truncated": bool(note)})  # fmt: skip
 
     def git_show(self, args: GitShowArgs) -> ToolOutput:
         # Only a conservative ref/sha syntax, so a rev like --output=... can never
@@ -491,6 +460,5 @@ class Workspace:
                 raise ToolError(f"{rel} at {args.rev} is a binary file")
             hint = "use read_file on the checkout for line ranges"
         text, cut = self._cap(raw.decode("utf-8", errors="replace"), hint)
-        return ToolOutput(
-            text or "(no output)", {"rev": args.rev, "path": args.path, "truncated": cut}
-        )
+        return ToolOutput(text or "(no output)", {"rev": args.rev, "path": args.path,
+                                                  "truncated": cut})  # fmt: skip

@@ -1,0 +1,192 @@
+"""The bounded agent loop, driven by the shipped test models."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from tests.llm.harness import REPORT, make_finding
+from thresher.agents.budget import UsageLimits
+from thresher.agents.loop import InvalidSubmission, LoopLimits, NoSubmission, TurnLimitReached
+from thresher.agents.sessions import SessionFactory
+from thresher.config import AgentName, Settings
+from thresher.llm.errors import BudgetExceeded
+from thresher.llm.messages import ModelResponse, StopReason, ToolCallPart, ToolResultsMessage, Usage
+from thresher.llm.testing import (
+    FunctionModel,
+    RecordedRequest,
+    ScriptedModel,
+    text_response,
+    tool_response,
+)
+from thresher.redaction import Redactor
+
+
+def build(model: Any, **kwargs: Any):  # type: ignore[no-untyped-def]
+    finding, secret = make_finding()
+    sessions = SessionFactory(settings=Settings(), redactor=Redactor([secret]), **kwargs)
+    return sessions.build(AgentName.ANALYSIS, model, finding, secret), secret
+
+
+def required_calls(session) -> list[tuple[str, dict[str, Any]]]:  # type: ignore[no-untyped-def]
+    return [("skill", {"name": s}) for s in session.info.required_skills]
+
+
+def results_of(request: RecordedRequest) -> ToolResultsMessage:
+    last = request.messages[-1]
+    assert isinstance(last, ToolResultsMessage)
+    return last
+
+
+def test_full_session_with_a_scripted_model() -> None:
+    probe, _ = build(ScriptedModel([]))
+    model = ScriptedModel(
+        [
+            tool_response(*required_calls(probe), ("get_finding", {"finding_id": "f-gh-1"})),
+            tool_response(("submit_report", REPORT)),
+        ]
+    )
+    session, _ = build(model)
+    outcome = asyncio.run(session.run())
+    assert outcome.result.verdict.value == "TRUE_POSITIVE"
+    assert outcome.compliance.score == 1.0
+    assert [e.id for e in outcome.ledger.entries][-1] == f"T{len(outcome.ledger.entries)}"
+    first_results = results_of(model.requests[1]).results
+    assert first_results[0].content.startswith('[T1] <skill_content name="')
+    assert model.requests[0].settings.session is not None
+
+
+def test_tool_errors_go_back_to_the_model() -> None:
+    probe, _ = build(ScriptedModel([]))
+    bad_json = ModelResponse(
+        parts=(ToolCallPart(id="x", name="grep", arguments_error="oops"),),
+        stop_reason=StopReason.TOOL_USE,
+        usage=Usage(requests=1),
+        model="m",
+    )
+    model = ScriptedModel(
+        [
+            tool_response(
+                ("shell", {"cmd": "ls"}),
+                ("get_finding", {"finding_id": "other"}),
+                ("skill", {"name": "no-such-skill"}),
+                ("get_finding", {}),
+            ),
+            bad_json,
+            tool_response(*required_calls(probe), ("submit_report", REPORT)),
+        ]
+    )
+    session, _ = build(model)
+    outcome = asyncio.run(session.run())
+    errors = results_of(model.requests[1]).results
+    assert all(r.is_error for r in errors)
+    assert "unknown tool 'shell'" in errors[0].content
+    assert "unknown finding id 'other'" in errors[1].content
+    assert "unknown skill 'no-such-skill'" in errors[2].content
+    assert "invalid arguments: finding_id: Field required" in errors[3].content
+    assert "arguments could not be read: oops" in results_of(model.requests[2]).results[0].content
+    assert outcome.result.classification.value == "real"
+
+
+def test_invalid_submission_is_returned_then_retried() -> None:
+    probe, _ = build(ScriptedModel([]))
+    broken = {**REPORT, "confidence_label": "sure"}
+    model = ScriptedModel(
+        [
+            tool_response(*required_calls(probe), ("submit_report", broken)),
+            tool_response(("submit_report", REPORT)),
+        ]
+    )
+    session, _ = build(model)
+    outcome = asyncio.run(session.run())
+    rejection = results_of(model.requests[1]).results[-1]
+    assert rejection.is_error and "confidence_label" in rejection.content
+    assert outcome.rejected_submissions == 1
+
+
+def test_repeated_invalid_submissions_end_the_session() -> None:
+    probe, _ = build(ScriptedModel([]))
+    bad = tool_response(*required_calls(probe), ("submit_report", {"verdict": "maybe"}))
+    session, _ = build(ScriptedModel([bad] * 5), loop_limits=LoopLimits(max_validation_retries=2))
+    with pytest.raises(InvalidSubmission, match="failed validation 3 times"):
+        asyncio.run(session.run())
+
+
+def test_skipped_required_skills_are_named_before_a_submit_is_accepted() -> None:
+    probe, _ = build(ScriptedModel([]))
+    required = list(probe.info.required_skills)
+    model = ScriptedModel(
+        [
+            tool_response(("submit_report", REPORT)),
+            tool_response(*[("skill", {"name": s}) for s in required]),
+            tool_response(("submit_report", REPORT)),
+        ]
+    )
+    session, _ = build(model)
+    outcome = asyncio.run(session.run())
+    rejection = results_of(model.requests[1]).results[0]
+    assert rejection.is_error
+    assert rejection.data["skipped_required"] == sorted(required)
+    for name in required:
+        assert f"- `{name}`" in rejection.content
+    assert outcome.compliance.score == 1.0
+
+
+def test_compliance_retries_are_bounded_and_recorded() -> None:
+    model = ScriptedModel([tool_response(("submit_report", REPORT))] * 3)
+    session, _ = build(model)
+    outcome = asyncio.run(session.run())
+    assert outcome.compliance.score == 0.0
+    assert outcome.compliance.skipped == tuple(sorted(session.info.required_skills))
+    assert len(model.requests) == 3
+
+
+def test_a_model_that_never_submits_gets_continuations_then_fails() -> None:
+    model = ScriptedModel([text_response("I think it is fine.")] * 10)
+    session, _ = build(model, loop_limits=LoopLimits(max_continuations=2))
+    with pytest.raises(NoSubmission, match="stopped 3 times without calling submit_report"):
+        asyncio.run(session.run())
+    continuation = model.requests[1].messages[-1]
+    assert "call `submit_report`" in continuation.text  # type: ignore[union-attr]
+
+
+def test_turn_limit() -> None:
+    looping = FunctionModel(lambda r: tool_response(("list_secret_validators", {})))
+    session, _ = build(looping, loop_limits=LoopLimits(max_turns=3))
+    with pytest.raises(TurnLimitReached):
+        asyncio.run(session.run())
+    assert len(looping.requests) == 3
+
+
+def test_budget_is_checked_before_spending() -> None:
+    looping = FunctionModel(lambda r: tool_response(("list_secret_validators", {})))
+    session, _ = build(looping, session_limits=UsageLimits(max_requests=2))
+    with pytest.raises(BudgetExceeded) as caught:
+        asyncio.run(session.run())
+    assert (caught.value.used, caught.value.limit, caught.value.what) == (2, 2, "request")
+    assert len(looping.requests) == 2
+
+
+def test_token_and_tool_call_budgets() -> None:
+    heavy = FunctionModel(
+        lambda r: tool_response(
+            ("list_secret_validators", {}), usage=Usage(requests=1, input_tokens=600)
+        )
+    )
+    session, _ = build(heavy, session_limits=UsageLimits(max_total_tokens=1000))
+    with pytest.raises(BudgetExceeded, match="session token limit reached: 1200 used of 1000"):
+        asyncio.run(session.run())
+    calls = FunctionModel(lambda r: tool_response(*[("list_secret_validators", {})] * 3))
+    session, _ = build(calls, session_limits=UsageLimits(max_tool_calls=4))
+    with pytest.raises(BudgetExceeded, match="tool-call"):
+        asyncio.run(session.run())
+
+
+def test_scripted_model_reports_exhaustion() -> None:
+    from thresher.llm.testing import ScriptExhausted
+
+    session, _ = build(ScriptedModel([]))
+    with pytest.raises(ScriptExhausted):
+        asyncio.run(session.run())
