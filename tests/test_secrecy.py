@@ -54,7 +54,7 @@ def test_planted_secrets_never_reach_the_provider_transcripts_or_logs(
 
     def respond(request: CapturedRequest, index: int) -> Reply:
         if index == 0:
-            calls = [("s%d" % k, "skill", {"name": s}) for k, s in enumerate(required)]
+            calls = [(f"s{k}", "skill", {"name": s}) for k, s in enumerate(required)]
             calls += [
                 ("r1", "read_file", {"path": "deploy/prod.env"}),
                 ("r2", "grep", {"pattern": "ghp_|PASSWORD"}),
