@@ -1,11 +1,7 @@
-"""Read-only tools over an untrusted repository checkout.
-
-The checkout is hostile input: paths are confined to the workspace after symlinks
-are resolved, files are opened so a named pipe or a swapped-in link can neither
-hang nor escape, and git runs with the repository's own config neutralised
-(fsmonitor, hooks, external diff, textconv, pager, signatures), because a scanned
-repository may ship a ``.git/config`` written to run commands.
-"""
+"""Read-only tools over an untrusted checkout: paths stay inside the workspace
+after symlinks are resolved, a named pipe or swapped-in link can neither hang nor
+escape a read, and git runs with the repository's own config neutralised, because
+a scanned repository may ship a ``.git/config`` written to run commands."""
 
 from __future__ import annotations
 
@@ -16,9 +12,8 @@ import stat
 import subprocess
 import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Generator, Iterator
+from contextlib import closing
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -30,7 +25,6 @@ MAX_READ_BYTES = 5 * 1024 * 1024
 MAX_GREP_FILE_BYTES = 1024 * 1024
 MAX_GREP_LINE_CHARS = 2000
 MAX_GREP_TEXT_CHARS = 300
-GREP_TIME_LIMIT_S = 20.0
 MAX_DIR_ENTRIES = 500
 BINARY_SNIFF_BYTES = 8192
 GIT_TIMEOUT_S = 30.0
@@ -46,18 +40,14 @@ _GIT = (
 )  # fmt: skip
 _DIFF_SAFETY = ("--no-ext-diff", "--no-textconv", "--no-color")
 _REV = re.compile(r"[0-9A-Za-z][0-9A-Za-z._/~^@{}-]{0,199}")
-# Unit separators, unlike tabs, cannot occur in an author name or a subject.
-_FIELDS = "%H%x1f%an%x1f%aI%x1f%s"
+_FIELDS = "%H%x1f%an%x1f%aI%x1f%s"  # unit separators, unlike tabs, are never in a name
 _MARKER = b"\x1e\x1e"
-_VALUE_MASK = "[finding value]"
 
 
 def _git_env(root: Path) -> dict[str, str]:
-    """Inherited GIT_* variables could point git at another repository, and
-    discovery stops at the workspace so a checkout without ``.git`` never
-    reports the history of whatever repository happens to enclose it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    return env | {
+    """Inherited GIT_* could redirect git; the ceiling stops a checkout without
+    ``.git`` from reporting the history of an enclosing repository."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
         "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C",
         "GIT_CEILING_DIRECTORIES": str(root.parent), "GIT_LITERAL_PATHSPECS": "1",
         "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1", "GIT_NO_LAZY_FETCH": "1",
@@ -69,12 +59,9 @@ def _is_binary(data: bytes) -> bool:
 
 
 def _split_lines(data: bytes) -> list[str]:
-    """Newlines only, so numbering agrees with editors and with grep
-    (``str.splitlines`` also breaks on form feeds and Unicode separators)."""
-    lines = data.decode("utf-8", errors="replace").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    """Newlines only, as editors count; ``splitlines`` also splits on form feeds."""
+    text = data.decode("utf-8", errors="replace")
+    return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")] if text else []
 
 
 def _printable(name: str) -> str:
@@ -93,61 +80,13 @@ def _commit_row(c: dict[str, Any]) -> str:
     return f"{c['commit'][:12]} {c['date']} {c['author']}{change}: {c['subject']}"
 
 
-class _GitProcess:
-    """Streamed rather than ``subprocess.run``: a history scan can stop early, a
-    huge blob cannot exhaust memory, and a timer kill bounds even a blocked read."""
-
-    def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
-        # stderr goes to a file so a flood of warnings cannot stall git's stdout.
-        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
-        try:
-            self.proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.PIPE, stderr=self._stderr)  # fmt: skip
-        except OSError as exc:
-            self._stderr.close()
-            raise ToolError(f"git is not available: {exc.strerror or exc}") from exc
-        self._timer = threading.Timer(GIT_TIMEOUT_S, self.proc.kill)
-        self._timer.start()
-
-    def chunks(self) -> Iterator[bytes]:
-        assert self.proc.stdout is not None
-        while chunk := self.proc.stdout.readline(_READ_CHUNK_BYTES):
-            yield chunk
-
-    @property
-    def timed_out(self) -> bool:
-        """Only the timer kills git before its output has been read to the end."""
-        return self.proc.returncode == -signal.SIGKILL
-
-    def error(self) -> str | None:
-        """Wait for git to exit; what went wrong, in words the model can act on."""
-        if (code := self.proc.wait()) == 0:
-            return None
-        if self.timed_out:
-            return f"git timed out after {GIT_TIMEOUT_S:.0f} s"
-        self._stderr.seek(0)
-        message = self._stderr.read(4000).decode("utf-8", errors="replace").strip()
-        if "not a git repository" in message:
-            return "the workspace is not a git repository"
-        return f"git failed: {message or f'exit status {code}'}"
-
-    def close(self) -> None:
-        self._timer.cancel()
-        self.proc.kill()  # a no-op once git has been reaped
-        self.proc.wait()
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        self._stderr.close()
+class _GitTimeout(ToolError):
+    """Lets a history scan keep what it found before git ran out of time."""
 
 
 class _Pickaxe:
-    """``git log -S`` done in Python, so the secret never reaches git's argv.
-
-    Per commit and file it nets the value's occurrences on added lines against
-    removed ones; as with ``-S``, editing a line that keeps the value nets to
-    zero. Hunk state tells a removed line ``-- x`` from a ``--- a/f`` header,
-    and those headers name files less ambiguously than ``diff --git`` does.
-    """
+    """``git log -S`` in Python, so the secret never reaches git's argv: per file,
+    added occurrences net against removed ones; hunk state tells ``--- a/f`` apart."""
 
     def __init__(self, value: str) -> None:
         self.value, self.needle, self.header = value, value.encode(), ""
@@ -180,16 +119,16 @@ class _Pickaxe:
         self.at_line_start = chunk.endswith(b"\n")
 
     def finish_commit(self) -> list[dict[str, Any]]:
-        header = self.mask(self.header)
+        header, net, self.header, self.net = self.mask(self.header), self.net, "", {}
         return [
-            _commit(header, "added" if net > 0 else "removed", self.mask(path))
-            for path, net in sorted(self.net.items())
-            if net and header
+            _commit(header, "added" if n > 0 else "removed", self.mask(path))
+            for path, n in sorted(net.items())
+            if n and header
         ]
 
     def mask(self, text: str) -> str:
         """A subject such as "add key <value>" must not carry the value out."""
-        return text.replace(self.value, _VALUE_MASK)
+        return text.replace(self.value, "[finding value]")
 
 
 class Workspace:
@@ -202,24 +141,18 @@ class Workspace:
         value_for: Callable[[str], str | None] = lambda _id: None,
         max_output_chars: int = 20_000,
     ) -> None:
-        self._root = root.resolve()
-        self._value_for = value_for
-        self._max_chars = max_output_chars
+        self._root, self._value_for, self._max_chars = root.resolve(), value_for, max_output_chars
         self._env = _git_env(self._root)
 
     def _relative(self, raw: str) -> PurePosixPath:
         """Lexical checks alone, enough for names that only git interprets."""
         rel = PurePosixPath(raw or ".")
         if "\x00" in raw or rel.is_absolute() or ".." in rel.parts:
-            raise ToolError(
-                f"{raw!r} is refused: paths are relative to the workspace root and may not "
-                "be absolute or contain '..'"
-            )
+            raise ToolError(f"{raw!r} refused: use a path relative to the workspace, without '..'")
         return rel
 
     def _resolve(self, raw: str) -> tuple[Path, str]:
-        """Symlinks are resolved before the containment test, so a link pointing
-        out of the checkout is refused instead of followed."""
+        """Resolved before the containment test, so an outward link is refused."""
         shown = self._relative(raw).as_posix()
         try:
             target = (self._root / shown).resolve()
@@ -232,8 +165,8 @@ class Workspace:
         return target, shown
 
     def _read_regular(self, target: Path, shown: str, limit: int) -> bytes:
-        """O_NOFOLLOW refuses a link swapped in after resolution; O_NONBLOCK and
-        the regular-file check keep a FIFO or a device from hanging the agent."""
+        """No-follow, non-blocking, regular files only: a swapped-in link or a FIFO
+        can neither escape the workspace nor hang the agent."""
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
             fd = os.open(target, flags)
@@ -254,6 +187,7 @@ class Workspace:
         return f"{text[:limit]}\n[output cut at {limit} characters; {hint}]", True
 
     def read_file(self, args: ReadFileArgs) -> ToolOutput:
+        """Numbered lines, so evidence can cite the exact line; ranges keep it small."""
         target, shown = self._resolve(args.path)
         if target.is_dir():
             raise ToolError(f"{shown} is a directory; use list_dir")
@@ -277,9 +211,7 @@ class Workspace:
             rows.append(f"{number:>{width}}| {lines[number - 1]}")
             used += len(rows[-1]) + 1
             if used > self._max_chars:
-                if len(rows) > 1:
-                    rows.pop()
-                rows[-1] = rows[-1][: self._max_chars]
+                rows = rows[:-1] or [rows[-1][: self._max_chars]]
                 break
         last, cut = start + len(rows) - 1, used > self._max_chars
         text = "\n".join([f"{shown} lines {start}-{last} of {len(lines)}", *rows])
@@ -293,6 +225,7 @@ class Workspace:
         })  # fmt: skip
 
     def list_dir(self, args: ListDirArgs) -> ToolOutput:
+        """Links are shown as links, never followed, so a listing cannot leave the root."""
         target, shown = self._resolve(args.path)
         if not target.is_dir():
             raise ToolError(f"{shown} is not a directory; use read_file")
@@ -313,16 +246,14 @@ class Workspace:
                 kind, label = "file" if entry.is_file(follow_symlinks=False) else "other", name
             entries.append({"name": entry.name, "type": kind})
             labels.append(label)
-        if not items:
-            labels.append("(empty directory)")
         if len(items) > MAX_DIR_ENTRIES:
             labels.append(f"[showing {MAX_DIR_ENTRIES} of {len(items)} entries]")
-        text, _ = self._cap("\n".join(labels), "list a subdirectory instead")
+        body = "\n".join(labels) if items else f"{shown}/ (empty directory)"
+        text, _ = self._cap(body, "list a subdirectory instead")
         return ToolOutput(text, {"path": shown, "entries": entries, "total": len(items)})
 
     def _walk(self, top: Path) -> Iterator[Path]:
-        """Sorted, so a capped search is repeatable; symlinks are skipped rather
-        than followed, as an in-workspace target is reached at its real path."""
+        """Sorted, so a capped search repeats; links are skipped, never followed."""
         for dirpath, dirnames, filenames in os.walk(top, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if d != ".git")
             for name in sorted(filenames):
@@ -330,19 +261,16 @@ class Workspace:
                     yield path
 
     def grep(self, args: GrepArgs) -> ToolOutput:
+        """Capped per file, per line and in matches, so one minified file cannot flood it."""
         try:
             regex = re.compile(args.pattern)
         except re.error as exc:
             raise ToolError(f"invalid regex {args.pattern!r}: {exc}") from exc
         target, _ = self._resolve(args.path)
         explicit = not target.is_dir()
-        deadline = time.monotonic() + GREP_TIME_LIMIT_S
         matches: list[dict[str, Any]] = []
         note, skipped = "", 0
         for file in [target] if explicit else self._walk(target):
-            if time.monotonic() > deadline:
-                note = f"[search stopped after {GREP_TIME_LIMIT_S:.0f} s; narrow the path]"
-                break
             rel = file.relative_to(self._root).as_posix()
             try:
                 data = self._read_regular(file, rel, MAX_GREP_FILE_BYTES)
@@ -364,90 +292,97 @@ class Workspace:
                 break
         rows = [f"{_printable(m['path'])}:{m['line']}: {m['text']}" for m in matches]
         rows = [*(rows or ["no matches"]), *([note] if note else [])]
-        if skipped:
-            rows.append(f"[skipped {skipped} binary, oversized or unreadable files]")
+        rows += [f"[skipped {skipped} binary, oversized or unreadable files]"] if skipped else []
         text, _ = self._cap("\n".join(rows), "narrow the search")
         return ToolOutput(text, {"matches": matches, "truncated": "max_matches" in note})
 
-    @contextmanager
-    def _git(self, *args: str) -> Iterator[_GitProcess]:
-        git = _GitProcess([*_GIT, *args], self._root, self._env)
-        try:
-            yield git
-        finally:
-            git.close()
+    def _git(self, *args: str) -> Generator[bytes, None, None]:
+        """Streamed, so a scan can stop early and a huge blob is never held whole;
+        the timer kill bounds even a blocked read."""
+        # stderr goes to a file so a flood of warnings cannot stall git's stdout.
+        with tempfile.TemporaryFile() as err:
+            try:
+                proc = subprocess.Popen([*_GIT, *args], cwd=self._root, env=self._env,
+                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)  # fmt: skip
+            except OSError as exc:
+                raise ToolError(f"git is not available: {exc.strerror or exc}") from exc
+            timer = threading.Timer(GIT_TIMEOUT_S, proc.kill)
+            timer.start()
+            assert proc.stdout is not None
+            with proc:
+                try:
+                    while chunk := proc.stdout.readline(_READ_CHUNK_BYTES):
+                        yield chunk
+                    code = proc.wait()
+                finally:
+                    timer.cancel()
+                    proc.kill()  # a no-op once git has exited and been reaped
+            if code == -signal.SIGKILL:
+                raise _GitTimeout(f"git timed out after {GIT_TIMEOUT_S:.0f} s")
+            err.seek(0)
+            message = err.read(4000).decode("utf-8", errors="replace").strip()
+        if code and "not a git repository" in message:
+            raise ToolError("the workspace is not a git repository")
+        if code:
+            raise ToolError(f"git failed: {message or f'exit status {code}'}")
 
     def _git_output(self, *args: str) -> bytes:
         budget = 4 * self._max_chars  # UTF-8 needs at most four bytes a character
         parts: list[bytes] = []
-        with self._git(*args) as git:
-            for chunk in git.chunks():
+        with closing(self._git(*args)) as chunks:
+            for chunk in chunks:
                 parts.append(chunk)
                 if (budget := budget - len(chunk)) < 0:
                     break
-            else:
-                if problem := git.error():
-                    raise ToolError(problem)
         return b"".join(parts)
 
     def git_log(self, args: GitLogArgs) -> ToolOutput:
+        """History tells an old, since-removed secret from one still being shipped."""
         pathspec = [] if args.path is None else ["--", self._relative(args.path).as_posix()]
         if args.finding_id is not None:
             return self._log_value(args.finding_id, args.max_count, pathspec)
         count = f"--max-count={args.max_count}"
         raw = self._git_output("log", *_DIFF_SAFETY, count, f"--format={_FIELDS}", *pathspec)
-        lines = raw.decode("utf-8", errors="replace").splitlines()
-        commits = [_commit(line, None, args.path) for line in lines]
+        commits = [_commit(ln, None, args.path) for ln in raw.decode(errors="replace").splitlines()]
         text, _ = self._cap("\n".join(map(_commit_row, commits)) or "no commits", "lower max_count")
         return ToolOutput(text, {"commits": commits})
 
     def _log_value(self, finding_id: str, max_count: int, pathspec: list[str]) -> ToolOutput:
-        """Stream the patch history and look for the value here, because
-        ``git log -S<value>`` would put the secret in the process list."""
+        """Matched here, as ``git log -S<value>`` would put the secret in the process list."""
         value = self._value_for(finding_id)
         if not value:
             raise ToolError(f"unknown finding id {finding_id!r} (or it has no value)")
         scan = _Pickaxe(value)
         commits: list[dict[str, Any]] = []
-        matched = scanned = 0
-        note = ""
+        note, matched, scanned = "", 0, 0
         log = ("log", "--all", "-p", "-U0", *_DIFF_SAFETY, f"--format=%x1e%x1e{_FIELDS}")
-        with self._git(*log, *pathspec) as git:
-            for chunk in git.chunks():
-                if not (scan.at_line_start and chunk.startswith(_MARKER)):
-                    scan.feed(chunk)
-                    continue
-                found = scan.finish_commit()
-                commits.extend(found)
-                matched += bool(found)
-                if matched >= max_count:
-                    note = f"[stopped after {matched} matching commits; older ones not searched]"
-                    break
-                if scanned >= MAX_SCANNED_COMMITS:
-                    note = f"[stopped after scanning {scanned} commits; older history not searched]"
-                    break
-                scanned += 1
-                scan.start_commit(chunk)
-            else:
-                problem = git.error()
-                if git.timed_out:
-                    note = f"[history scan timed out after {scanned} commits; results are partial]"
-                elif problem:
-                    raise ToolError(problem)
-                commits.extend(scan.finish_commit())
+        try:
+            with closing(self._git(*log, *pathspec)) as chunks:
+                for chunk in chunks:
+                    if not (scan.at_line_start and chunk.startswith(_MARKER)):
+                        scan.feed(chunk)
+                        continue
+                    found = scan.finish_commit()
+                    commits.extend(found)
+                    matched += bool(found)
+                    if matched >= max_count or scanned >= MAX_SCANNED_COMMITS:
+                        note = f"[stopped after {scanned} commits; older history not searched]"
+                        break
+                    scanned += 1
+                    scan.start_commit(chunk)
+        except _GitTimeout:
+            note = f"[history scan timed out after {scanned} commits; results are partial]"
+        commits.extend(scan.finish_commit())
         rows = [_commit_row(c) for c in commits] or [f"no commit added or removed {finding_id}"]
         text, _ = self._cap("\n".join([*rows, note] if note else rows), "lower max_count")
         return ToolOutput(text, {"finding_id": finding_id, "commits": commits,
                                  "scanned_commits": scanned, "truncated": bool(note)})  # fmt: skip
 
     def git_show(self, args: GitShowArgs) -> ToolOutput:
-        # Only a conservative ref/sha syntax, so a rev like --output=... can never
-        # be read as an option; --end-of-options is the second line of defence.
+        """A strict rev syntax, then --end-of-options: ``--output=...`` is never an option."""
         if not _REV.fullmatch(args.rev):
-            raise ToolError(
-                f"invalid rev {args.rev!r}: use a commit id or ref name "
-                "(letters, digits and ._/~^@{}-, not starting with '-')"
-            )
+            raise ToolError(f"invalid rev {args.rev!r}: use a commit id or ref name "
+                            "(letters, digits and ._/~^@{}-, not starting with '-')")  # fmt: skip
         show = ("show", *_DIFF_SAFETY)
         if args.path is None:
             raw = self._git_output(*show, "--stat", "--patch", "--end-of-options", args.rev)

@@ -1,0 +1,128 @@
+"""What thresher concludes per finding (DESIGN §2 "Decision") and per run.
+
+A ``Decision`` carries everything behind the conclusion — reports, challenges,
+the judgement, compliance, deterministic checks, validator results, usage and
+typed errors — so every renderer (JSON, SARIF, Markdown) works from one model.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from thresher.findings import Finding
+from thresher.llm.messages import Usage
+from thresher.results import (
+    AnalysisReport,
+    ChallengeResult,
+    Classification,
+    ConfidenceLabel,
+    JudgeResult,
+    RiskLevel,
+    Verdict,
+)
+from thresher.skills.compliance import Compliance
+from thresher.validators.base import ValidationResult
+
+REPORT_SCHEMA_VERSION = "1.0"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DecidedBy(StrEnum):
+    HEURISTIC = "heuristic"
+    TRIBUNAL = "tribunal"
+    GUARDRAIL = "guardrail"
+
+
+class DecisionError(_Frozen):
+    """A typed failure recorded instead of crashing the run."""
+
+    stage: str
+    error: str
+    message: str
+
+
+class ReportCheck(_Frozen):
+    """One deterministic check of one analysis report."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+class ReportEntry(_Frozen):
+    """One analysis session's output with what the judge weighs beside it."""
+
+    model: str
+    report: AnalysisReport
+    compliance: Compliance
+    checks: tuple[ReportCheck, ...] = ()
+    challenge: ChallengeResult | None = None
+    challenger_model: str | None = None
+    transcript: str | None = None
+
+    @property
+    def checks_passed(self) -> bool:
+        return all(check.passed for check in self.checks)
+
+
+class Decision(_Frozen):
+    finding: Finding
+    classification: Classification
+    verdict: Verdict
+    confidence: float = Field(ge=0, le=10)
+    confidence_label: ConfidenceLabel
+    risk_level: RiskLevel
+    rationale: str
+    decided_by: DecidedBy
+    escalated: bool = False
+    entries: tuple[ReportEntry, ...] = ()
+    judge: JudgeResult | None = None
+    judge_model: str | None = None
+    validations: tuple[ValidationResult, ...] = ()
+    guardrail: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+    errors: tuple[DecisionError, ...] = ()
+
+
+class RunSummary(_Frozen):
+    findings: int = 0
+    true_positive: int = 0
+    false_positive: int = 0
+    inconclusive: int = 0
+    real: int = 0
+    test: int = 0
+    not_secret: int = 0
+    decided_without_model: int = 0
+    errors: int = 0
+
+
+class RunUsage(_Frozen):
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    wall_seconds: float = 0.0
+
+
+class RunReport(_Frozen):
+    """The JSON report: versioned; ``thresher schema report`` prints its schema."""
+
+    schema_version: str = REPORT_SCHEMA_VERSION
+    tool: str = "thresher"
+    tool_version: str
+    run_id: str
+    started_at: datetime
+    finished_at: datetime
+    dry_run: bool = False
+    escalate: str
+    analyses: int
+    models: dict[str, str]
+    summary: RunSummary
+    usage: RunUsage
+    decisions: tuple[Decision, ...]
+    errors: tuple[DecisionError, ...] = ()

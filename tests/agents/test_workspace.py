@@ -1,0 +1,519 @@
+"""The workspace tools stay inside an untrusted checkout and never leak a finding's value."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from thresher.agents import workspace as workspace_module
+from thresher.agents.tooling import ToolError
+from thresher.agents.toolspecs import GitLogArgs, GitShowArgs, GrepArgs, ListDirArgs, ReadFileArgs
+from thresher.agents.workspace import Workspace
+
+SECRET = "AKIAQWERTYUIOPASDFGH"
+
+
+def git(repo: Path, *args: str) -> str:
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
+    done = subprocess.run(
+        ["git", *identity, *args], cwd=repo, check=True, capture_output=True, text=True
+    )
+    return done.stdout
+
+
+def commit_all(repo: Path, message: str) -> str:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def repo(ws: Path) -> Path:
+    git(ws, "init", "-q")
+    return ws
+
+
+# -- read_file -------------------------------------------------------------
+
+
+def test_read_file_numbers_lines_and_defaults_to_the_first_200(ws: Path) -> None:
+    (ws / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 301)))
+    out = Workspace(ws).read_file(ReadFileArgs(path="big.txt"))
+    assert "   1| line 1\n" in out.text
+    assert " 200| line 200" in out.text
+    assert "201| line 201" not in out.text
+    assert "start_line=201" in out.text
+    assert out.data["start_line"] == 1
+    assert out.data["end_line"] == 200
+    assert len(out.data["lines"]) == 200
+
+
+def test_read_file_line_range(ws: Path) -> None:
+    (ws / "a.py").write_text("one\ntwo\r\nthree\nfour\n")
+    out = Workspace(ws).read_file(ReadFileArgs(path="a.py", start_line=2, end_line=3))
+    assert out.text.splitlines()[1:] == [
+        "   2| two",
+        "   3| three",
+        "[1 more lines; continue with start_line=4]",
+    ]
+    assert out.data["lines"] == ["two", "three"]
+    assert (out.data["start_line"], out.data["end_line"]) == (2, 3)
+
+
+def test_read_file_end_past_eof_is_clamped(ws: Path) -> None:
+    (ws / "a.txt").write_text("x\ny\n")
+    out = Workspace(ws).read_file(ReadFileArgs(path="a.txt", start_line=2, end_line=50))
+    assert out.data["lines"] == ["y"]
+    assert out.data["end_line"] == 2
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "message"),
+    [(5, 3, "end_line 3 is before start_line 5"), (9, None, "past the end")],
+)
+def test_read_file_rejects_bad_ranges(ws: Path, start: int, end: int | None, message: str) -> None:
+    (ws / "a.txt").write_text("x\ny\n")
+    with pytest.raises(ToolError, match=message):
+        Workspace(ws).read_file(ReadFileArgs(path="a.txt", start_line=start, end_line=end))
+
+
+def test_read_file_output_is_capped_with_a_note(ws: Path) -> None:
+    (ws / "a.txt").write_text("".join(f"{n:03d} " + "x" * 30 + "\n" for n in range(50)))
+    out = Workspace(ws, max_output_chars=200).read_file(ReadFileArgs(path="a.txt"))
+    assert out.text.endswith("[output cut at 200 characters; request a smaller line range]")
+    assert out.data["truncated"] is True
+    assert 0 < out.data["end_line"] < 50
+    # The data holds exactly the lines the model was shown.
+    assert all(line in out.text for line in out.data["lines"])
+    assert f"{out.data['end_line'] + 1:03d} " not in out.text
+
+
+def test_read_file_one_huge_line_is_cut(ws: Path) -> None:
+    (ws / "min.js").write_text("y" * 5000)
+    out = Workspace(ws, max_output_chars=100).read_file(ReadFileArgs(path="min.js"))
+    assert "[output cut at 100 characters" in out.text
+    assert len(out.text) < 300
+
+
+def test_read_file_refuses_binary(ws: Path) -> None:
+    (ws / "blob.bin").write_bytes(b"PK\x03\x04\x00\x00" + b"x" * 100)
+    with pytest.raises(ToolError, match="binary"):
+        Workspace(ws).read_file(ReadFileArgs(path="blob.bin"))
+
+
+def test_read_file_refuses_huge_files(ws: Path) -> None:
+    with (ws / "huge.txt").open("wb") as handle:
+        handle.truncate(5 * 1024 * 1024 + 1)
+    with pytest.raises(ToolError, match="over the 5242880 byte limit"):
+        Workspace(ws).read_file(ReadFileArgs(path="huge.txt"))
+
+
+def test_read_file_decodes_invalid_utf8_with_replacement(ws: Path) -> None:
+    (ws / "latin.txt").write_bytes(b"caf\xe9\n")
+    out = Workspace(ws).read_file(ReadFileArgs(path="latin.txt"))
+    assert out.data["lines"] == ["caf\ufffd"]
+
+
+def test_read_file_does_not_hang_on_a_fifo(ws: Path) -> None:
+    os.mkfifo(ws / "pipe")
+    with pytest.raises(ToolError, match="not a regular file"):
+        Workspace(ws).read_file(ReadFileArgs(path="pipe"))
+
+
+def test_read_file_through_an_inside_symlink_is_allowed(ws: Path) -> None:
+    (ws / "real.txt").write_text("hello\n")
+    (ws / "alias.txt").symlink_to("real.txt")
+    assert Workspace(ws).read_file(ReadFileArgs(path="alias.txt")).data["lines"] == ["hello"]
+
+
+def test_read_file_empty_file_and_directory_are_explained(ws: Path) -> None:
+    (ws / "empty.txt").write_text("")
+    tools = Workspace(ws)
+    with pytest.raises(ToolError, match=r"empty\.txt is empty"):
+        tools.read_file(ReadFileArgs(path="empty.txt"))
+    with pytest.raises(ToolError, match="is a directory; use list_dir"):
+        tools.read_file(ReadFileArgs(path="."))
+
+
+# -- containment -----------------------------------------------------------
+
+
+@pytest.fixture
+def escape_links(tmp_path: Path, ws: Path) -> Path:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("TOPSECRET host file\n")
+    (ws / "link_file").symlink_to(outside / "secret.txt")
+    (ws / "link_dir").symlink_to(outside)
+    (ws / "inside.txt").write_text("harmless\n")
+    return outside
+
+
+def _calls(outside: Path) -> list[tuple[str, Any]]:
+    absolute = str(outside / "secret.txt")
+    return [
+        ("read_file", ReadFileArgs(path="../outside/secret.txt")),
+        ("read_file", ReadFileArgs(path="sub/../../outside/secret.txt")),
+        ("read_file", ReadFileArgs(path=absolute)),
+        ("read_file", ReadFileArgs(path="link_file")),
+        ("read_file", ReadFileArgs(path="link_dir/secret.txt")),
+        ("list_dir", ListDirArgs(path="..")),
+        ("list_dir", ListDirArgs(path=str(outside))),
+        ("list_dir", ListDirArgs(path="link_dir")),
+        ("grep", GrepArgs(pattern="TOPSECRET", path="../outside")),
+        ("grep", GrepArgs(pattern="TOPSECRET", path=absolute)),
+        ("grep", GrepArgs(pattern="TOPSECRET", path="link_dir")),
+        ("grep", GrepArgs(pattern="TOPSECRET", path="link_file")),
+    ]
+
+
+@pytest.mark.parametrize("index", range(12))
+def test_paths_outside_the_workspace_are_refused(ws: Path, escape_links: Path, index: int) -> None:
+    name, args = _calls(escape_links)[index]
+    with pytest.raises(ToolError) as caught:
+        getattr(Workspace(ws), name)(args)
+    message = str(caught.value)
+    assert "TOPSECRET" not in message
+    assert "outside the workspace" in message or "relative to the workspace" in message
+
+
+def test_walks_do_not_follow_symlinks_out(ws: Path, escape_links: Path) -> None:
+    tools = Workspace(ws)
+    assert tools.grep(GrepArgs(pattern="TOPSECRET")).data["matches"] == []
+    listing = tools.list_dir(ListDirArgs())
+    assert "link_dir -> (symlink)" in listing.text
+    assert "secret.txt" not in listing.text
+
+
+# -- list_dir --------------------------------------------------------------
+
+
+def test_list_dir_sorted_with_markers_and_no_git(repo: Path) -> None:
+    (repo / "zeta.txt").write_text("z")
+    (repo / "alpha").mkdir()
+    (repo / "beta.txt").write_text("b")
+    (repo / "link").symlink_to("beta.txt")
+    out = Workspace(repo).list_dir(ListDirArgs())
+    assert out.text.splitlines() == ["./", "alpha/", "beta.txt", "link -> (symlink)", "zeta.txt"]
+    assert [e["name"] for e in out.data["entries"]] == ["alpha", "beta.txt", "link", "zeta.txt"]
+    assert out.data["entries"][0]["type"] == "dir"
+
+
+def test_list_dir_caps_entries(ws: Path) -> None:
+    for n in range(501):
+        (ws / f"f{n:04d}").write_text("")
+    out = Workspace(ws).list_dir(ListDirArgs())
+    assert len(out.data["entries"]) == 500
+    assert "[showing 500 of 501 entries]" in out.text
+    assert "f0500" not in out.text
+
+
+def test_list_dir_escapes_names_that_could_forge_lines(ws: Path) -> None:
+    (ws / "evil\nnot-a-file").write_text("")
+    out = Workspace(ws).list_dir(ListDirArgs())
+    assert "not-a-file" not in out.text.splitlines()
+
+
+def test_list_dir_of_a_file_is_an_error(ws: Path) -> None:
+    (ws / "a.txt").write_text("")
+    with pytest.raises(ToolError, match="not a directory"):
+        Workspace(ws).list_dir(ListDirArgs(path="a.txt"))
+
+
+# -- grep ------------------------------------------------------------------
+
+
+def test_grep_finds_matches_with_paths_and_lines(repo: Path) -> None:
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("import os\nKEY = os.environ['API_KEY']\n")
+    (repo / "b.txt").write_text("nothing\n")
+    out = Workspace(repo).grep(GrepArgs(pattern=r"API_\w+"))
+    assert out.text == "src/app.py:2: KEY = os.environ['API_KEY']"
+    assert out.data == {
+        "matches": [{"path": "src/app.py", "line": 2, "text": "KEY = os.environ['API_KEY']"}],
+        "truncated": False,
+    }
+
+
+def test_grep_single_file(ws: Path) -> None:
+    (ws / "a.txt").write_text("foo\nbar\nfoo\n")
+    out = Workspace(ws).grep(GrepArgs(pattern="foo", path="a.txt"))
+    assert [m["line"] for m in out.data["matches"]] == [1, 3]
+
+
+def test_grep_skips_git_binaries_and_large_files(repo: Path) -> None:
+    (repo / "blob.bin").write_bytes(b"needle\x00")
+    (repo / "large.txt").write_text("needle\n" + "x" * (1024 * 1024))
+    (repo / "ok.txt").write_text("needle\n")
+    out = Workspace(repo).grep(GrepArgs(pattern="needle|repositoryformatversion"))
+    assert [m["path"] for m in out.data["matches"]] == ["ok.txt"]
+    assert "[skipped 2 binary, oversized or unreadable files]" in out.text
+
+
+def test_grep_bad_regex_names_the_error(ws: Path) -> None:
+    with pytest.raises(ToolError, match=r"invalid regex '\(unclosed': missing \)"):
+        Workspace(ws).grep(GrepArgs(pattern="(unclosed"))
+
+
+def test_grep_stops_at_max_matches_with_a_note(ws: Path) -> None:
+    (ws / "a.txt").write_text("hit\n" * 10)
+    out = Workspace(ws).grep(GrepArgs(pattern="hit", max_matches=3))
+    assert len(out.data["matches"]) == 3
+    assert out.data["truncated"] is True
+    assert "[stopped at max_matches=3" in out.text
+
+
+def test_grep_long_lines_match_on_their_head_and_text_is_cut(ws: Path) -> None:
+    (ws / "min.js").write_text("a" * 1990 + "HEAD" + "b" * 2000 + "TAIL\n")
+    tools = Workspace(ws)
+    (match,) = tools.grep(GrepArgs(pattern="HEAD")).data["matches"]
+    assert len(match["text"]) == 300
+    assert tools.grep(GrepArgs(pattern="TAIL")).data["matches"] == []
+
+
+# -- git -------------------------------------------------------------------
+
+
+def test_git_log_by_path(repo: Path) -> None:
+    (repo / "a.txt").write_text("1\n")
+    first = commit_all(repo, "add a")
+    (repo / "b.txt").write_text("1\n")
+    commit_all(repo, "add b")
+    (repo / "a.txt").write_text("2\n")
+    third = commit_all(repo, "change a")
+    out = Workspace(repo).git_log(GitLogArgs(path="a.txt"))
+    commits = out.data["commits"]
+    assert [c["commit"] for c in commits] == [third, first]
+    assert [c["subject"] for c in commits] == ["change a", "add a"]
+    assert commits[0]["author"] == "t"
+    assert commits[0]["date"][:4].isdigit() and "T" in commits[0]["date"]
+    assert commits[0]["change"] is None
+    assert out.text.splitlines()[0].startswith(f"{third[:12]} ")
+    assert out.text.splitlines()[0].endswith(" t: change a")
+
+
+def test_git_log_by_path_refuses_escapes(repo: Path) -> None:
+    with pytest.raises(ToolError, match=r"'\.\.'"):
+        Workspace(repo).git_log(GitLogArgs(path="../x"))
+
+
+@pytest.fixture
+def secret_history(repo: Path) -> dict[str, str]:
+    (repo / "README.md").write_text("hello\n")
+    base = commit_all(repo, "initial")
+    (repo / "config.py").write_text(f'DEBUG = True\nAWS_KEY = "{SECRET}"\n')
+    added = commit_all(repo, f"add config with {SECRET}")
+    (repo / "README.md").write_text("hello again\n")
+    commit_all(repo, "docs")
+    (repo / "config.py").write_text('DEBUG = True\nAWS_KEY = os.environ["AWS_KEY"]\n')
+    removed = commit_all(repo, "read the key from the environment")
+    return {"base": base, "added": added, "removed": removed}
+
+
+def _value_for(finding_id: str) -> str | None:
+    return SECRET if finding_id == "F1" else None
+
+
+def test_git_log_finding_finds_adding_and_removing_commits(
+    repo: Path, secret_history: dict[str, str]
+) -> None:
+    out = Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F1"))
+    found = [(c["commit"], c["change"], c["path"]) for c in out.data["commits"]]
+    assert found == [
+        (secret_history["removed"], "removed", "config.py"),
+        (secret_history["added"], "added", "config.py"),
+    ]
+    assert out.text.splitlines()[0].startswith(secret_history["removed"][:12])
+    assert " removed in config.py: read the key from the environment" in out.text
+    assert " added in config.py: add config with [finding value]" in out.text
+    assert SECRET not in out.text
+    assert SECRET not in json.dumps(out.data)
+
+
+def test_git_log_finding_stops_at_max_count(repo: Path, secret_history: dict[str, str]) -> None:
+    tools = Workspace(repo, value_for=_value_for)
+    out = tools.git_log(GitLogArgs(finding_id="F1", max_count=1))
+    assert [c["commit"] for c in out.data["commits"]] == [secret_history["removed"]]
+    assert "older history not searched" in out.text
+    assert out.data["truncated"] is True
+
+
+def test_git_log_finding_does_not_report_an_edit_that_keeps_the_value(repo: Path) -> None:
+    (repo / "a.env").write_text(f"KEY={SECRET}\n")
+    added = commit_all(repo, "add")
+    (repo / "a.env").write_text(f"KEY={SECRET}  # rotated soon\n")
+    commit_all(repo, "comment")
+    out = Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F1"))
+    assert [(c["commit"], c["change"]) for c in out.data["commits"]] == [(added, "added")]
+
+
+def test_git_log_finding_tracks_removed_lines_that_look_like_headers(repo: Path) -> None:
+    (repo / "notes.md").write_text(f"-- {SECRET}\n")
+    added = commit_all(repo, "add")
+    (repo / "notes.md").write_text("gone\n")
+    removed = commit_all(repo, "remove")
+    out = Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F1"))
+    assert [(c["commit"], c["change"], c["path"]) for c in out.data["commits"]] == [
+        (removed, "removed", "notes.md"),
+        (added, "added", "notes.md"),
+    ]
+
+
+def test_git_log_unknown_finding(repo: Path) -> None:
+    with pytest.raises(ToolError, match="unknown finding id 'F9'"):
+        Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F9"))
+
+
+def test_git_log_finding_never_puts_the_value_in_argv(
+    repo: Path, secret_history: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[tuple[list[str], dict[str, str]]] = []
+    real_popen, real_run = subprocess.Popen, subprocess.run
+
+    def popen(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        calls.append((list(argv), dict(kwargs.get("env") or {})))
+        return real_popen(argv, *args, **kwargs)
+
+    def run(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        calls.append((list(argv), dict(kwargs.get("env") or {})))
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr(workspace_module.subprocess, "Popen", popen)
+    monkeypatch.setattr(workspace_module.subprocess, "run", run)
+    out = Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F1"))
+    assert len(out.data["commits"]) == 2
+    assert calls
+    for argv, env in calls:
+        assert argv[0] == "git"
+        assert not any(SECRET in arg for arg in argv)
+        assert not any(SECRET in value for value in env.values())
+
+
+def test_git_tools_outside_a_repository(ws: Path) -> None:
+    (ws / "a.txt").write_text("x\n")
+    tools = Workspace(ws, value_for=_value_for)
+    for call in (
+        lambda: tools.git_log(GitLogArgs()),
+        lambda: tools.git_log(GitLogArgs(finding_id="F1")),
+        lambda: tools.git_show(GitShowArgs(rev="HEAD")),
+    ):
+        with pytest.raises(ToolError, match="not a git repository"):
+            call()
+
+
+def test_git_does_not_climb_into_an_enclosing_repository(repo: Path) -> None:
+    (repo / "vendored").mkdir()
+    (repo / "vendored" / "a.txt").write_text("x\n")
+    commit_all(repo, "outer")
+    with pytest.raises(ToolError, match="not a git repository"):
+        Workspace(repo / "vendored").git_log(GitLogArgs())
+
+
+def test_inherited_git_environment_cannot_redirect_git(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    (other / "o.txt").write_text("o\n")
+    commit_all(other, "from the other repository")
+    (repo / "a.txt").write_text("a\n")
+    commit_all(repo, "from the workspace")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    out = Workspace(repo).git_log(GitLogArgs())
+    assert [c["subject"] for c in out.data["commits"]] == ["from the workspace"]
+
+
+def test_git_missing_is_a_tool_error(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(repo / "no-such-bin"))
+    with pytest.raises(ToolError, match="git is not available"):
+        Workspace(repo).git_log(GitLogArgs())
+
+
+@pytest.mark.parametrize(
+    "rev", ["--output=/tmp/x", "-p", "HEAD\n", "HEAD --output=x", "HEAD:a.txt", "", "x" * 201]
+)
+def test_git_show_refuses_option_injection(repo: Path, tmp_path: Path, rev: str) -> None:
+    (repo / "a.txt").write_text("x\n")
+    commit_all(repo, "one")
+    target = tmp_path / "injected"
+    with pytest.raises(ToolError, match="invalid rev"):
+        Workspace(repo).git_show(GitShowArgs(rev=rev.replace("/tmp/x", str(target))))
+    assert not target.exists()
+
+
+def test_git_show_commit_and_file_at_revision(repo: Path) -> None:
+    (repo / "a.txt").write_text("old\n")
+    first = commit_all(repo, "first version")
+    (repo / "a.txt").write_text("new\n")
+    commit_all(repo, "second version")
+    tools = Workspace(repo)
+    assert tools.git_show(GitShowArgs(rev=first, path="a.txt")).text == "old\n"
+    assert tools.git_show(GitShowArgs(rev="HEAD~1", path="./a.txt")).text == "old\n"
+    shown = tools.git_show(GitShowArgs(rev="HEAD")).text
+    assert "second version" in shown
+    assert "-old" in shown and "+new" in shown
+    assert "a.txt | 2 +-" in shown
+
+
+def test_git_show_path_escape_refused(repo: Path) -> None:
+    with pytest.raises(ToolError, match=r"'\.\.'"):
+        Workspace(repo).git_show(GitShowArgs(rev="HEAD", path="../a.txt"))
+
+
+def test_git_show_output_is_capped(repo: Path) -> None:
+    (repo / "big.txt").write_text("line\n" * 2000)
+    commit_all(repo, "big")
+    out = Workspace(repo, max_output_chars=300).git_show(GitShowArgs(rev="HEAD"))
+    assert "[output cut at 300 characters" in out.text
+    assert out.data["truncated"] is True
+    assert len(out.text) < 400
+
+
+def test_hostile_repository_config_runs_nothing(
+    repo: Path, tmp_path: Path, secret_history: dict[str, str]
+) -> None:
+    marker = tmp_path / "pwned"
+    script = tmp_path / "evil.sh"
+    script.write_text(f"#!/bin/sh\ntouch '{marker}'\ncat \"$1\" 2>/dev/null\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    for key, value in [
+        ("core.fsmonitor", str(script)),
+        ("diff.external", str(script)),
+        ("diff.evil.textconv", str(script)),
+        ("core.pager", str(script)),
+        ("core.hooksPath", str(tmp_path)),
+        ("log.showSignature", "true"),
+        ("gpg.program", str(script)),
+    ]:
+        git(repo, "config", key, value)
+    (repo / ".gitattributes").write_text("* diff=evil\n")
+    # Control: plain git in this checkout does run the planted commands.
+    git(repo, "status")
+    assert marker.exists()
+    marker.unlink()
+    git(repo, "log", "-p")
+    assert marker.exists()
+    marker.unlink()
+
+    tools = Workspace(repo, value_for=_value_for)
+    tools.git_log(GitLogArgs())
+    tools.git_log(GitLogArgs(path="config.py"))
+    found = tools.git_log(GitLogArgs(finding_id="F1"))
+    tools.git_show(GitShowArgs(rev="HEAD"))
+    tools.git_show(GitShowArgs(rev=secret_history["added"], path="config.py"))
+    assert not marker.exists()
+    assert len(found.data["commits"]) == 2
