@@ -81,6 +81,7 @@ class Evidence:
 
     path: str | None = None
     path_id: str | None = None
+    profile: dict[str, Any] = field(default_factory=dict)
     validations: list[dict[str, Any]] = field(default_factory=list)
     validation_id: str | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
@@ -101,13 +102,45 @@ def _cite(*ids: str | None) -> tuple[str, ...]:
     return tuple(i for i in ids if i)
 
 
+_LOOKALIKES = (
+    ("placeholder_word", "the value is placeholder vocabulary, not a credential"),
+    ("reference", "the value references another variable or template, not a literal secret"),
+    ("descriptive_text", "the value is descriptive text naming what belongs there"),
+    ("repeats_key_name", "the value merely repeats its key name"),
+    ("public_key", "the value is a public key, which is meant to be shared"),
+)
+
+
+def lookalike(profile: dict[str, Any]) -> str | None:
+    """Why the value is a credential look-alike, or None."""
+    for flag, reason in _LOOKALIKES:
+        if profile.get(flag):
+            return reason
+    if profile.get("shape") == "uuid":
+        return "the value is a UUID, an identifier rather than a credential"
+    if profile.get("hash_like") and profile.get("named_as_hash"):
+        return "the value is a hex digest assigned to a hash-named key"
+    return None
+
+
 def conclude(evidence: Evidence) -> Conclusion:
+    """Evidence -> classification, in order of strength: hard validator results,
+    look-alike shapes, test scope, then 'real until proven otherwise'."""
     failed = [v for v in evidence.validations if v.get("status") == "invalid"]
     placeholder = next((v for v in failed if v.get("kind") == "placeholder"), None)
     checksum = next((v for v in failed if v.get("kind") == "checksum"), None)
+    checksum_ok = any(
+        v.get("kind") == "checksum" and v.get("status") == "valid" for v in evidence.validations
+    )
+    live_valid = any(
+        v.get("kind") == "live" and v.get("status") == "valid" for v in evidence.validations
+    )
+    shape = lookalike(evidence.profile)
+    test_scope = bool(evidence.path) and in_test_scope(evidence.path or "")
+    cite_value = _cite(evidence.path_id, evidence.validation_id)
     items: list[EvidenceItem] = []
     history = "; ".join(
-        f"{c.get('change', 'touched')} in {str(c.get('commit', ''))[:8]}"
+        f"{c.get('change') or 'touched'} in {str(c.get('commit', ''))[:8]}"
         for c in evidence.history[:3]
     )
     if history:
@@ -116,51 +149,59 @@ def conclude(evidence: Evidence) -> Conclusion:
                 claim=f"git history of the value: {history}", ledger_ids=_cite(evidence.history_id)
             )
         )
-    if placeholder is not None:
-        classification = Classification.NOT_SECRET
+    if live_valid:
+        classification, risk = Classification.REAL, RiskLevel.CRITICAL
+        key = "Live verification says the credential is valid right now."
+        factors = _factors(verification=10, directness=9)
+    elif placeholder is not None:
+        classification, risk = Classification.NOT_SECRET, RiskLevel.NONE
         key = f"The value is a placeholder or documentation value ({placeholder['detail']})."
-        items.insert(0, EvidenceItem(claim=key, ledger_ids=_cite(evidence.validation_id)))
         factors = _factors(verification=9, directness=8)
     elif checksum is not None:
-        classification = Classification.TEST
+        classification, risk = Classification.TEST, RiskLevel.NONE
         key = (
             f"The value fails its format checksum ({checksum['detail']}), so it was never "
             "issued: fabricated test data."
         )
-        items.insert(0, EvidenceItem(claim=key, ledger_ids=_cite(evidence.validation_id)))
         factors = _factors(verification=9, directness=7)
-    elif evidence.path and in_test_scope(evidence.path):
-        classification = Classification.TEST
-        key = f"The value sits in test-scope code ({evidence.path}) and no check shows it is live."
-        items.insert(
-            0, EvidenceItem(claim=key, ledger_ids=_cite(evidence.path_id, evidence.context_id))
+    elif shape is not None:
+        classification, risk = Classification.NOT_SECRET, RiskLevel.NONE
+        key = f"Not a credential: {shape}."
+        factors = _factors(verification=7, directness=8)
+    elif test_scope:
+        classification, risk = Classification.TEST, RiskLevel.LOW
+        key = (
+            f"The value sits in test-scope code ({evidence.path}) and nothing shows it "
+            "reaches a real system."
         )
-        factors = _factors(verification=4, directness=6)
+        factors = _factors(verification=6, directness=8)
     else:
         classification = Classification.REAL
+        risk = RiskLevel.HIGH if checksum_ok else RiskLevel.MEDIUM
         key = (
-            "A credential-shaped value outside test code with no placeholder or checksum "
-            "failure: treat it as real until proven otherwise."
+            "A checksum-valid token outside test code: issued by its provider; treat it as live."
+            if checksum_ok
+            else "A credential-shaped literal outside test code with no placeholder, reference "
+            "or look-alike signal: treat it as real until proven otherwise."
         )
-        items.insert(
-            0,
+        factors = _factors(verification=8 if checksum_ok else 4, directness=7)
+    items.insert(0, EvidenceItem(claim=key, ledger_ids=cite_value or _cite(evidence.context_id)))
+    if evidence.context_id:
+        items.append(
             EvidenceItem(
-                claim=key,
-                ledger_ids=_cite(evidence.path_id, evidence.validation_id, evidence.context_id),
-            ),
+                claim="read the code around the finding", ledger_ids=_cite(evidence.context_id)
+            )
         )
-        factors = _factors(verification=5, directness=6)
-    risk = RiskLevel.HIGH if classification is Classification.REAL else RiskLevel.NONE
     return Conclusion(classification, factors, risk, key, tuple(items))
 
 
 def _factors(*, verification: int, directness: int) -> ConfidenceFactors:
     return ConfidenceFactors(
-        recency=6,
+        recency=7,
         directness=directness,
-        completeness=6,
+        completeness=7,
         source_reliability=7,
         verification_confidence=verification,
-        test_results=6,
-        findings_review=6,
+        test_results=7,
+        findings_review=7,
     )

@@ -26,7 +26,8 @@ from thresher.agents.toolbox import (
     skill_handlers,
     workspace_handlers,
 )
-from thresher.agents.toolspecs import ToolName
+from thresher.agents.tooling import ToolError
+from thresher.agents.toolspecs import ReadFileArgs, ToolName
 from thresher.agents.transcript import TranscriptWriter
 from thresher.agents.workspace import Workspace
 from thresher.config import AgentName, Settings
@@ -80,6 +81,7 @@ class SessionFactory:
         report: AnalysisReport | None = None,
         ledger: Sequence[dict[str, Any]] | None = None,
         judge_entries: Sequence[dict[str, Any]] | None = None,
+        tag: str = "",
     ) -> AgentSession[Any]:
         renderer = self.renderer or PromptRenderer.from_settings(self.settings)
         definition = load_agent(agent, self.settings)
@@ -98,7 +100,7 @@ class SessionFactory:
         skill_session = SkillSession(skills)
         handlers: dict[ToolName, Handler] = {
             **skill_handlers(skill_session),
-            **finding_handlers(finding, value, self.validators),
+            **finding_handlers(finding, value, self.validators, self._line_of(finding)),
         }
         if self.workspace is not None:
             handlers.update(workspace_handlers(self.workspace))
@@ -118,7 +120,8 @@ class SessionFactory:
         )
         transcript = None
         if self.transcripts_dir is not None:
-            name = f"{_safe(finding.id)}-{agent.value}-{index}.jsonl"
+            prefix = f"{_safe(finding.id)}-{tag}-" if tag else f"{_safe(finding.id)}-"
+            name = f"{prefix}{agent.value}-{index}.jsonl"
             transcript = TranscriptWriter(self.transcripts_dir / name, self.redactor)
         return AgentSession(
             model=model,
@@ -136,6 +139,20 @@ class SessionFactory:
             limits=self.loop_limits,
             transcript=transcript,
         )
+
+    def _line_of(self, finding: Finding) -> str | None:
+        """The text of the finding's first location, read through the contained workspace."""
+        if self.workspace is None:
+            return None
+        location = finding.locations[0]
+        try:
+            output = self.workspace.read_file(
+                ReadFileArgs(path=location.path, start_line=location.line, end_line=location.line)
+            )
+        except ToolError:
+            return None
+        lines = output.data.get("lines") or []
+        return str(lines[0]) if lines else None
 
 
 def _safe(text: str) -> str:

@@ -8,8 +8,6 @@ back as a ``ToolError`` for the loop to hand to the model.
 from __future__ import annotations
 
 import json
-import math
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +27,7 @@ from thresher.agents.toolspecs import (
 )
 from thresher.errors import SkillToolError
 from thresher.findings import Finding
+from thresher.findings.profile import profile_value
 from thresher.llm.messages import ToolDefinition
 from thresher.skills.tools import SkillSession
 from thresher.validators import ValidatorRegistry
@@ -104,30 +103,13 @@ def skill_handlers(session: SkillSession) -> dict[ToolName, Handler]:
     return {ToolName.SKILL: load, ToolName.READ_SKILL_FILE: read}
 
 
-def value_stats(value: str) -> dict[str, Any]:
-    """Length, character classes and Shannon entropy: safe to show, says a lot."""
-    counts = Counter(value)
-    entropy = (
-        -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values()) if value else 0.0
-    )
-    classes = [
-        name
-        for name, test in (("lower", str.islower), ("upper", str.isupper), ("digit", str.isdigit))
-        if any(map(test, value))
-    ]
-    if any(not ch.isalnum() for ch in value):
-        classes.append("symbol")
-    return {
-        "length": len(value),
-        "charset": classes,
-        "entropy": round(entropy, 2),
-        "distinct_characters": len(counts),
-    }
-
-
 def finding_handlers(
-    finding: Finding, value: str | None, validators: ValidatorRegistry
+    finding: Finding,
+    value: str | None,
+    validators: ValidatorRegistry,
+    line: str | None = None,
 ) -> dict[ToolName, Handler]:
+    """``get_finding`` describes the value (``profile_value``) without revealing it."""
     def own(args: FindingArgs) -> None:
         if args.finding_id != finding.id:
             raise ToolError(
@@ -139,7 +121,7 @@ def finding_handlers(
         data = finding.model_dump(mode="json")
         data["secret_type"] = finding.effective_secret_type
         if value is not None:
-            data["value"] = value_stats(value)
+            data["value"] = profile_value(value, line)
         return ToolOutput(json.dumps(data, indent=2, ensure_ascii=False), data)
 
     def list_validators(_: NoArgs) -> ToolOutput:

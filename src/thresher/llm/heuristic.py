@@ -149,6 +149,8 @@ class _State:
         location = self._location()
         for _, result in self.ok("get_finding"):
             evidence.path, evidence.path_id = (location or {}).get("path"), result.ledger_id
+            profile = result.data.get("value")
+            evidence.profile = profile if isinstance(profile, dict) else {}
         for _, result in self.ok("read_file"):
             evidence.context_id = result.ledger_id
         for _, result in self.ok("validate_secret"):

@@ -1,0 +1,349 @@
+"""Describe a candidate value in its line without revealing it.
+
+The profile is what ``get_finding`` tells a model about the raw value: its length,
+character classes, entropy and shape, and flags that separate credentials from
+look-alikes — placeholder words, references to other variables, descriptive
+text, hashes named as hashes, UUIDs, a value that merely repeats its key name.
+Every field is a number, a flag or a fixed word: never any part of the value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Any
+
+_HEX_DIGEST_LENGTHS = {32, 40, 56, 64, 96, 128}
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_REFERENCE = re.compile(
+    r"(\$\{[^}]*\}|\$\([^)]*\)|^\$[A-Za-z_][A-Za-z0-9_]*$|%\([a-z_]+\)s|\{\{.*\}\}|"
+    r"^ENC\(.*\)$|^vault:|^<[^>]+>$|^\[[^\]]+\]$|^%[A-Z_]+%$|^\{[A-Za-z_][A-Za-z0-9_.]*\}$|"
+    r"process\.env|os\.environ|getenv|System\.getenv|secrets\.[A-Z_]+)",
+)
+PLACEHOLDER_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "secrets",
+        "admin",
+        "administrator",
+        "root",
+        "test",
+        "testing",
+        "tester",
+        "changeme",
+        "changeit",
+        "example",
+        "sample",
+        "dummy",
+        "foo",
+        "bar",
+        "baz",
+        "foobar",
+        "qux",
+        "none",
+        "null",
+        "nil",
+        "undefined",
+        "true",
+        "false",
+        "yes",
+        "no",
+        "default",
+        "user",
+        "username",
+        "token",
+        "key",
+        "apikey",
+        "api_key",
+        "api-key",
+        "secretkey",
+        "secret_key",
+        "mysecret",
+        "mypassword",
+        "password1",
+        "password123",
+        "admin123",
+        "123456",
+        "12345678",
+        "123456789",
+        "qwerty",
+        "letmein",
+        "guest",
+        "demo",
+        "xxx",
+        "xxxx",
+        "todo",
+        "tbd",
+        "redacted",
+        "hidden",
+        "private",
+        "value",
+        "string",
+        "required",
+        "optional",
+        "empty",
+        "blank",
+        "placeholder",
+        "replaceme",
+        "insecure",
+        "unsecure",
+        "notasecret",
+        "sekret",
+        "s3cr3t",
+        "p@ssw0rd",
+        "passw0rd",
+        "secret123",
+    }
+)
+_HASH_CONTEXT = re.compile(
+    r"(?i)(hash|sha\d*|md5|digest|checksum|integrity|fingerprint|"
+    r"etag|nonce|salt|commit|revision|sum\b)"
+)
+_KEY_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)\s*[\"']?\s*(?::|=|=>|:=)\s*\S*$")
+
+
+def _normal(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def key_name(line: str, value: str) -> str | None:
+    """The name the value is assigned to on its line, if any."""
+    index = line.find(value)
+    if index <= 0:
+        return None
+    before = line[:index].rstrip(" \t\"'`(")
+    match = _KEY_NAME.search(before + " ")
+    if match:
+        return match.group(1)
+    words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", before)
+    return words[-1] if words else None
+
+
+def entropy(value: str) -> float:
+    if not value:
+        return 0.0
+    counts = Counter(value)
+    return -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values())
+
+
+_DESCRIPTOR_WORDS = frozenset(
+    {
+        "api",
+        "key",
+        "keys",
+        "password",
+        "passwords",
+        "secret",
+        "token",
+        "credential",
+        "credentials",
+        "your",
+        "the",
+        "to",
+        "of",
+        "for",
+        "here",
+        "application",
+        "access",
+        "client",
+        "id",
+        "user",
+        "account",
+        "auth",
+        "authentication",
+        "alias",
+        "shared",
+        "private",
+        "public",
+        "email",
+        "bad",
+        "wrong",
+        "invalid",
+        "new",
+        "old",
+        "enter",
+        "set",
+        "see",
+        "a",
+        "an",
+        "and",
+        "or",
+        "is",
+        "with",
+        "storage",
+        "session",
+        "consumer",
+        "login",
+        "payload",
+        "value",
+    }
+)
+
+
+_FILLER_WORDS = frozenset(
+    {
+        "very",
+        "important",
+        "unsecure",
+        "insecure",
+        "some",
+        "not",
+        "real",
+        "my",
+        "our",
+        "base64",
+        "encoded",
+        "variable",
+        "top",
+        "jwt",
+        "temp",
+        "tmp",
+        "fake",
+        "bearer",
+        "on",
+        "create",
+        "super",
+        "long",
+        "random",
+        "string",
+        "here",
+        "put",
+        "change",
+        "this",
+        "that",
+        "it",
+        "example",
+        "sample",
+        "dummy",
+        "mock",
+        "test",
+        "dev",
+        "local",
+        "pass",
+        "word",
+        "phrase",
+        "pwd",
+        "db",
+        "database",
+        "app",
+        "web",
+        "server",
+        "service",
+        "name",
+        "hash",
+        "salt",
+        "signing",
+        "encryption",
+        "master",
+        "root",
+        "admin",
+        "default",
+        "generated",
+        "goes",
+    }
+)
+_ALL_WORDS = PLACEHOLDER_WORDS | _FILLER_WORDS
+
+
+def vocabulary_only(text: str) -> bool:
+    """A value built only from placeholder vocabulary ("unsecure_session_secret",
+    "somePASSWORD", "apiKeyVariable"): a name for a secret, not a secret."""
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+    tokens = [t.lower() for t in re.split(r"[^A-Za-z0-9]+", spaced) if t]
+    return len(tokens) >= 2 and all(t in _ALL_WORDS or t in _DESCRIPTOR_WORDS for t in tokens)
+
+
+# DER SubjectPublicKeyInfo headers (RSA 1024/2048/4096, RSA 512, EC P-256, Ed25519), base64.
+_PUBLIC_KEY_PREFIXES = (
+    "MIGfMA0GCSqGSIb3DQEBAQUAA4GN",
+    "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8A",
+    "MIICIjANBgkqhkiG9w0BAQEFAAOCAg8A",
+    "MFwwDQYJKoZIhvcNAQEBBQADSwAw",
+    "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE",
+    "MCowBQYDK2VwAyEA",
+)
+
+
+def _descriptive(text: str) -> bool:
+    """Prose that names what should go there ("API key", "Your password here")."""
+    tokens = text.split()
+    words = [t.strip(".,:;!?()") for t in tokens]
+    alphabetic = [w for w in words if w.isalpha()]
+    return (
+        len(alphabetic) >= 2
+        and len(alphabetic) >= 0.75 * len(tokens)
+        and any(w.lower() in _DESCRIPTOR_WORDS for w in alphabetic)
+    )
+
+
+def shape(value: str) -> str:
+    if "PRIVATE KEY" in value or value.startswith("PuTTY-User-Key-File"):
+        return "private-key"
+    if _UUID.match(value):
+        return "uuid"
+    if re.fullmatch(r"[0-9]+", value):
+        return "digits"
+    if re.fullmatch(r"[0-9a-fA-F]+", value) and len(value) >= 16:
+        return "hex"
+    if re.search(r"\s", value.strip()):
+        return "words"
+    if re.fullmatch(r"[A-Za-z0-9+/=_-]+", value) and len(value) >= 20:
+        return "base64"
+    if re.fullmatch(r"[A-Za-z0-9]+", value):
+        return "alphanumeric"
+    return "mixed"
+
+
+def profile_value(value: str, line: str | None = None) -> dict[str, Any]:
+    """Safe facts about ``value`` (and the line that holds it)."""
+    # detect-secrets keeps trailing shell continuations and comments on unquoted values.
+    stripped = re.sub(r"\s+(\\|#.*)$", "", value.strip()).strip("\"'`")
+    normal = _normal(stripped)
+    kind = shape(stripped)
+    name = key_name(line, value) if line else None
+    classes = [
+        n
+        for n, t in (("lower", str.islower), ("upper", str.isupper), ("digit", str.isdigit))
+        if any(map(t, stripped))
+    ]
+    if any(not ch.isalnum() for ch in stripped):
+        classes.append("symbol")
+    repeats_key = (
+        bool(name)
+        and bool(normal)
+        and (normal == _normal(name or "") or (len(normal) >= 4 and normal in _normal(name or "")))
+    )
+    hex_digest = (
+        kind == "hex"
+        and len(stripped) in _HEX_DIGEST_LENGTHS
+        and (stripped.islower() or stripped.isupper() or stripped.isdigit())
+    )
+    return {
+        "length": len(value),
+        "charset": classes,
+        "entropy": round(entropy(value), 2),
+        "distinct_characters": len(set(value)),
+        "shape": kind,
+        "public_key": stripped.startswith(_PUBLIC_KEY_PREFIXES),
+        "placeholder_word": normal in PLACEHOLDER_WORDS
+        or vocabulary_only(stripped)
+        or (len(stripped) >= 4 and len(set(stripped.lower())) == 1)
+        or bool(
+            re.fullmatch(
+                r"(x+|\*+|\.+|-+|0+|1234567890?|abc(def)?|your.*|my.*(key|token|"
+                r"secret|password)|.*(here|goes ?here))",
+                stripped.lower(),
+            )
+        ),
+        "reference": bool(_REFERENCE.search(stripped)),
+        "descriptive_text": kind == "words" and _descriptive(stripped),
+        "repeats_key_name": repeats_key,
+        "hash_like": hex_digest,
+        "named_as_hash": bool(name) and bool(_HASH_CONTEXT.search(name or "")),
+        "key_name_length": len(name) if name else 0,
+    }

@@ -1,0 +1,130 @@
+"""Deterministic report checks and guardrails (DESIGN §3).
+
+Checks are handed to the judge beside each report, and used to pick a report
+when the judge fails. Guardrails let hard evidence outrank any model: a secret
+that live verification calls valid cannot end FALSE_POSITIVE, and a value that
+fails its format checksum cannot end ``real``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from thresher.decisions import ReportCheck, ReportEntry
+from thresher.results import (
+    AnalysisReport,
+    ChallengeOutcome,
+    Classification,
+    Verdict,
+    label_for,
+    verdict_for,
+)
+from thresher.skills.compliance import Compliance
+from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
+
+_MEAN_TOLERANCE = 0.5
+
+
+def check_report(
+    report: AnalysisReport, ledger_ids: set[str], compliance: Compliance | None
+) -> tuple[ReportCheck, ...]:
+    cited = [i for item in report.evidence for i in item.ledger_ids]
+    unknown = sorted(set(cited) - ledger_ids)
+    expected = verdict_for(report.classification)
+    mean = report.confidence_factors.mean()
+    return (
+        ReportCheck(
+            name="required-fields",
+            passed=bool(report.key_finding.strip()) and bool(report.evidence),
+            detail="key finding and at least one evidence item",
+        ),
+        ReportCheck(
+            name="verdict-matches-classification",
+            passed=report.verdict in (expected, Verdict.INCONCLUSIVE),
+            detail=f"{report.classification.value} implies {expected.value}, "
+            f"got {report.verdict.value}",
+        ),
+        ReportCheck(
+            name="confidence-label-matches-score",
+            passed=label_for(report.confidence_score) is report.confidence_label,
+            detail=f"score {report.confidence_score} -> {label_for(report.confidence_score)}, "
+            f"label {report.confidence_label.value}",
+        ),
+        ReportCheck(
+            name="confidence-is-factor-mean",
+            passed=abs(mean - report.confidence_score) <= _MEAN_TOLERANCE,
+            detail=f"factor mean {mean}, score {report.confidence_score}",
+        ),
+        ReportCheck(
+            name="citations-exist",
+            passed=bool(cited) and not unknown,
+            detail="no citations"
+            if not cited
+            else (
+                f"unknown ledger ids: {', '.join(unknown)}"
+                if unknown
+                else f"{len(cited)} citation(s) all in the ledger"
+            ),
+        ),
+        ReportCheck(
+            name="compliance-complete",
+            passed=compliance is not None and compliance.score == 1.0,
+            detail="compliance missing"
+            if compliance is None
+            else f"{compliance.percent}% of required skills loaded"
+            + (f"; skipped {', '.join(compliance.skipped)}" if compliance.skipped else ""),
+        ),
+    )
+
+
+def entry_score(entry: ReportEntry) -> float:
+    """A deterministic 0-10 score used when the judge cannot decide."""
+    passed = sum(check.passed for check in entry.checks)
+    share = passed / len(entry.checks) if entry.checks else 0.0
+    score = entry.report.confidence_score * share * (0.5 + 0.5 * entry.compliance.score)
+    if entry.challenge is not None and entry.challenge.outcome is ChallengeOutcome.REFUTED:
+        score *= 0.5
+    return round(score, 2)
+
+
+def best_entry(entries: Sequence[ReportEntry]) -> int:
+    """Index of the best report by deterministic score; ties go to the safer verdict."""
+    order = {Verdict.TRUE_POSITIVE: 0, Verdict.INCONCLUSIVE: 1, Verdict.FALSE_POSITIVE: 2}
+    return min(
+        range(len(entries)),
+        key=lambda i: (-entry_score(entries[i]), order[entries[i].report.verdict], i),
+    )
+
+
+@dataclass(frozen=True)
+class Guarded:
+    classification: Classification
+    verdict: Verdict
+    note: str | None
+
+
+def apply_guardrails(
+    classification: Classification, verdict: Verdict, validations: Iterable[ValidationResult]
+) -> Guarded:
+    results = list(validations)
+    live_valid = any(
+        r.kind is CheckKind.LIVE and r.status is ValidationStatus.VALID for r in results
+    )
+    checksum_failed = any(
+        r.kind is CheckKind.CHECKSUM and r.status is ValidationStatus.INVALID for r in results
+    )
+    if live_valid and verdict is not Verdict.TRUE_POSITIVE:
+        return Guarded(
+            Classification.REAL,
+            Verdict.TRUE_POSITIVE,
+            f"live verification says the secret is valid; overrode "
+            f"{verdict.value} ({classification.value})",
+        )
+    if checksum_failed and classification is Classification.REAL:
+        return Guarded(
+            Classification.TEST,
+            Verdict.FALSE_POSITIVE,
+            "the value fails its format checksum, so it was never issued; overrode 'real'",
+        )
+    return Guarded(classification, verdict, None)

@@ -1,0 +1,312 @@
+"""The tribunal: heuristic first, LLM agents when it is not decisive, guardrails last.
+
+Per finding: deterministic validators -> the heuristic tribunal (analysis,
+challenger, judge on ``heuristic:default`` through the real loop) -> the LLM
+tribunal per ``--escalate`` (N concurrent analyses, one challenger per report,
+one judge over all, with compliance and deterministic checks) -> guardrails.
+A finding whose sessions fail becomes INCONCLUSIVE with a typed error and the
+run goes on; a run budget that runs out keeps the heuristic decision.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from thresher.agents.loop import SessionOutcome
+from thresher.agents.sessions import SessionFactory
+from thresher.config import AgentName
+from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
+from thresher.errors import ThresherError
+from thresher.findings import Finding
+from thresher.llm.errors import BudgetExceeded
+from thresher.llm.heuristic import HeuristicModel
+from thresher.llm.messages import Usage
+from thresher.llm.model import Model
+from thresher.results import (
+    Classification,
+    ConfidenceLabel,
+    JudgeResult,
+    RiskLevel,
+    Verdict,
+    label_for,
+)
+from thresher.tribunal.checks import apply_guardrails, best_entry, check_report
+from thresher.validators.base import ValidationResult
+
+_SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
+
+
+class Escalate(StrEnum):
+    UNCERTAIN = "uncertain"
+    ALL = "all"
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class TribunalOptions:
+    escalate: Escalate = Escalate.UNCERTAIN
+    analyses: int = 1
+    concurrency: int = 4
+
+
+@dataclass
+class _Panel:
+    entries: list[ReportEntry]
+    judge: JudgeResult | None
+    judge_model: str | None
+    usage: Usage
+    errors: list[DecisionError]
+
+
+def is_decisive(decision: Decision) -> bool:
+    """The heuristic settles a finding when its verdict is firm and confident."""
+    return (
+        decision.verdict is not Verdict.INCONCLUSIVE
+        and decision.confidence_label is ConfidenceLabel.HIGH
+        and not decision.errors
+    )
+
+
+class Tribunal:
+    def __init__(
+        self, factory: SessionFactory, models: Mapping[AgentName, Model], options: TribunalOptions
+    ) -> None:
+        self.factory = factory
+        self.models = dict(models)
+        self.options = options
+        self.heuristic = HeuristicModel()
+
+    @property
+    def llm_configured(self) -> bool:
+        return any(not model.offline for model in self.models.values())
+
+    async def decide_all(
+        self,
+        findings: Sequence[Finding],
+        value_of: Callable[[str], str | None],
+        on_decided: Callable[[Decision], None] | None = None,
+    ) -> list[Decision]:
+        """Decide every finding, highest risk first, at most ``concurrency`` at once."""
+        ordered = sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity.value], f.id))
+        gate = asyncio.Semaphore(max(1, self.options.concurrency))
+
+        async def one(finding: Finding) -> Decision:
+            async with gate:
+                decision = await self.decide(finding, value_of(finding.id))
+            if on_decided is not None:
+                on_decided(decision)
+            return decision
+
+        decided = await asyncio.gather(*(one(f) for f in ordered))
+        by_id = {d.finding.id: d for d in decided}
+        return [by_id[f.id] for f in findings]
+
+    async def decide(self, finding: Finding, value: str | None) -> Decision:
+        validations = tuple(self.factory.validators.validate(value, finding)) if value else ()
+        heuristic = await self._panel(
+            finding, value, self._heuristic_models(), "heuristic", analyses=1
+        )
+        decision = self._conclude(
+            finding, heuristic, validations, DecidedBy.HEURISTIC, escalated=False
+        )
+        escalate = self.llm_configured and (
+            self.options.escalate is Escalate.ALL
+            or (self.options.escalate is Escalate.UNCERTAIN and not is_decisive(decision))
+        )
+        if not escalate:
+            return decision
+        try:
+            panel = await self._panel(
+                finding, value, self.models, "llm", analyses=self.options.analyses
+            )
+        except BudgetExceeded as exc:
+            error = DecisionError(
+                stage="escalation", error=type(exc).__name__, message=f"not escalated: {exc}"
+            )
+            return decision.model_copy(update={"errors": (*decision.errors, error)})
+        panel.usage = panel.usage + decision.usage
+        return self._conclude(finding, panel, validations, DecidedBy.TRIBUNAL, escalated=True)
+
+    def _heuristic_models(self) -> dict[AgentName, Model]:
+        return dict.fromkeys(AgentName, self.heuristic)
+
+    async def _run(
+        self, session: Awaitable[SessionOutcome[Any]], stage: str, errors: list[DecisionError]
+    ) -> SessionOutcome[Any] | None:
+        """A failed session becomes a typed error; an exhausted budget stops escalation."""
+        try:
+            return await session
+        except BudgetExceeded:
+            raise
+        except ThresherError as exc:
+            errors.append(DecisionError(stage=stage, error=type(exc).__name__, message=str(exc)))
+            return None
+
+    async def _panel(
+        self,
+        finding: Finding,
+        value: str | None,
+        models: Mapping[AgentName, Model],
+        tag: str,
+        *,
+        analyses: int,
+    ) -> _Panel:
+        errors: list[DecisionError] = []
+        build = self.factory.build
+        analysis_model = models[AgentName.ANALYSIS]
+        challenger_model = models[AgentName.CHALLENGER]
+        judge_model = models[AgentName.JUDGE]
+        outcomes = await asyncio.gather(
+            *(
+                self._run(
+                    build(
+                        AgentName.ANALYSIS,
+                        analysis_model,
+                        finding,
+                        value,
+                        index=i,
+                        count=analyses,
+                        tag=tag,
+                    ).run(),
+                    f"analysis {i}",
+                    errors,
+                )
+                for i in range(analyses)
+            )
+        )
+        reports = [o for o in outcomes if o is not None]
+        challenges = await asyncio.gather(
+            *(
+                self._run(
+                    build(
+                        AgentName.CHALLENGER,
+                        challenger_model,
+                        finding,
+                        value,
+                        report=o.result,
+                        index=i,
+                        tag=tag,
+                        ledger=[e.model_dump(mode="json") for e in o.ledger.entries],
+                    ).run(),
+                    f"challenger {i}",
+                    errors,
+                )
+                for i, o in enumerate(reports)
+            )
+        )
+        usage = Usage()
+        entries: list[ReportEntry] = []
+        for outcome, challenged in zip(reports, challenges, strict=True):
+            usage = usage + outcome.usage + (challenged.usage if challenged else Usage())
+            entries.append(
+                ReportEntry(
+                    model=analysis_model.name,
+                    report=outcome.result,
+                    compliance=outcome.compliance,
+                    checks=check_report(outcome.result, outcome.ledger.ids(), outcome.compliance),
+                    challenge=challenged.result if challenged else None,
+                    challenger_model=challenger_model.name,
+                )
+            )
+        judge: JudgeResult | None = None
+        if entries:
+            judge_entries = [
+                {
+                    "index": i,
+                    "report": e.report.model_dump(mode="json"),
+                    "compliance": e.compliance.model_dump(mode="json"),
+                    "checks": [c.model_dump(mode="json") for c in e.checks],
+                    "checks_passed": e.checks_passed,
+                    "challenge": e.challenge.model_dump(mode="json") if e.challenge else None,
+                }
+                for i, e in enumerate(entries)
+            ]
+            judged = await self._run(
+                build(
+                    AgentName.JUDGE,
+                    judge_model,
+                    finding,
+                    value,
+                    judge_entries=judge_entries,
+                    tag=tag,
+                ).run(),
+                "judge",
+                errors,
+            )
+            if judged is not None:
+                usage = usage + judged.usage
+                judge = judged.result
+                if judge is not None and judge.winner_index >= len(entries):
+                    errors.append(
+                        DecisionError(
+                            stage="judge",
+                            error="InvalidWinner",
+                            message=f"judge picked report {judge.winner_index} of {len(entries)}",
+                        )
+                    )
+                    judge = None
+        return _Panel(entries, judge, judge_model.name, usage, errors)
+
+    def _conclude(
+        self,
+        finding: Finding,
+        panel: _Panel,
+        validations: tuple[ValidationResult, ...],
+        decided_by: DecidedBy,
+        *,
+        escalated: bool,
+    ) -> Decision:
+        common: dict[str, Any] = {
+            "finding": finding,
+            "escalated": escalated,
+            "entries": tuple(panel.entries),
+            "judge": panel.judge,
+            "judge_model": panel.judge_model,
+            "validations": validations,
+            "usage": panel.usage,
+            "errors": tuple(panel.errors),
+        }
+        if not panel.entries:
+            return Decision(
+                classification=Classification.REAL,
+                verdict=Verdict.INCONCLUSIVE,
+                confidence=0.0,
+                confidence_label=ConfidenceLabel.LOW,
+                risk_level=RiskLevel.HIGH,
+                rationale="every analysis session failed; see errors",
+                decided_by=decided_by,
+                **common,
+            )
+        if panel.judge is not None and panel.judge.winner_index >= 0:
+            winner = panel.entries[panel.judge.winner_index].report
+            classification, verdict = panel.judge.final_classification, panel.judge.final_verdict
+            rationale = panel.judge.rationale
+        elif panel.judge is not None:
+            winner = panel.entries[best_entry(panel.entries)].report
+            classification, verdict = panel.judge.final_classification, Verdict.INCONCLUSIVE
+            rationale = panel.judge.rationale
+        else:
+            winner = panel.entries[best_entry(panel.entries)].report
+            classification, verdict = winner.classification, winner.verdict
+            rationale = (
+                f"judge unavailable; best report by deterministic score: {winner.key_finding}"
+            )
+        guarded = apply_guardrails(classification, verdict, validations)
+        confidence = winner.confidence_score
+        return Decision(
+            classification=guarded.classification,
+            verdict=guarded.verdict,
+            confidence=confidence,
+            confidence_label=label_for(confidence),
+            risk_level=winner.risk_level,
+            rationale=f"{winner.key_finding} {rationale}".strip()
+            if panel.judge is not None
+            else rationale,
+            decided_by=DecidedBy.GUARDRAIL if guarded.note else decided_by,
+            guardrail=guarded.note,
+            **common,
+        )
