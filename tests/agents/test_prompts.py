@@ -7,7 +7,10 @@ from pathlib import Path
 import pytest
 
 from thresher.agents.prompts import PromptRenderer, Template, fence
+from thresher.decisions import DecidedBy, Decision, ReportEntry
 from thresher.errors import TemplateError
+from thresher.findings import Finding, Location
+from thresher.reports import render_finding
 from thresher.results import AnalysisReport
 from thresher.skills.compliance import Compliance
 
@@ -56,26 +59,29 @@ def test_continuation_names_skipped_skills() -> None:
 
 
 def test_report_markdown_renders_from_the_model(sample_report: AnalysisReport) -> None:
-    finding = {
-        "id": "f1",
-        "rule_id": "GitHub Token",
-        "redacted": "ghp_…Xk2 (40 chars)",
-        "locations": [{"path": "app/settings.py", "line": 3}],
-    }
-    compliance = Compliance(applicable=("a",), loaded=("a",), skipped=(), score=1.0)
-    text = PromptRenderer().render(
-        Template.REPORT,
-        finding=finding,
-        report=sample_report.model_dump(mode="json"),
-        compliance=compliance,
-        challenges=[],
-        judge=None,
-        decided_by="tribunal",
-        verdict_icon="🔴",
+    finding = Finding(
+        id="f1",
+        rule_id="GitHub Token",
+        redacted="ghp_…Xk2 (40 chars)",
+        fingerprint="0" * 64,
+        locations=(Location(path="app/settings.py", line=3),),
     )
+    compliance = Compliance(applicable=("a",), loaded=("a",), skipped=(), score=1.0)
+    decision = Decision(
+        finding=finding,
+        classification=sample_report.classification,
+        verdict=sample_report.verdict,
+        confidence=sample_report.confidence_score,
+        confidence_label=sample_report.confidence_label,
+        risk_level=sample_report.risk_level,
+        rationale="The only report.",
+        decided_by=DecidedBy.TRIBUNAL,
+        entries=(ReportEntry(model="scripted", report=sample_report, compliance=compliance),),
+    )
+    text = render_finding(decision, renderer=PromptRenderer())
     assert "GitHub Token — TRUE\\_POSITIVE (real)" not in text  # verdict is not escaped
     assert "GitHub Token — TRUE_POSITIVE (real)" in text
-    assert "`app/settings.py:3`" in text
+    assert "| Location | app/settings.py:3 |" in text
     assert "| Compliance | 100% (1 skills loaded) |" in text
     assert "1. Revoke the token" in text
     assert "(T1, T3)" in text

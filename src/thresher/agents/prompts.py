@@ -27,6 +27,7 @@ class Template(StrEnum):
     JUDGE = "judge.md.j2"
     CONTINUATION = "continuation.md.j2"
     REPORT = "report.md.j2"
+    SUMMARY = "summary.md.j2"
 
 
 def fence(text: Any, language: str = "") -> str:

@@ -1,0 +1,46 @@
+"""Writing report files atomically.
+
+CI steps read the reports right after thresher exits (upload-sarif, the sticky
+comment). A crash or a full disk half-way through a plain write would leave a
+truncated file that the next step uploads or rejects with a confusing error;
+writing a temporary file beside the target and ``os.replace``-ing it means the
+target is either the old file or the complete new one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from thresher.errors import ThresherError
+
+
+class ReportWriteError(ThresherError):
+    """A report file could not be written; the message names the path."""
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` all at once, creating parent directories."""
+    temp: Path | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        temp = Path(name)
+        # mkstemp creates 0600; a report is meant to be read by later CI steps and
+        # holds no raw values, so keep the old file's mode or use a plain 0644.
+        temp.chmod(path.stat().st_mode & 0o777 if path.is_file() else 0o644)
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+            stream.flush()
+            os.fsync(stream.fileno())
+        temp.replace(path)
+        temp = None
+    except OSError as exc:
+        raise ReportWriteError(
+            f"cannot write report {path}: {exc.strerror or exc}",
+            hint="check that the directory is writable and the path is not a directory",
+        ) from exc
+    finally:
+        if temp is not None:
+            temp.unlink(missing_ok=True)
