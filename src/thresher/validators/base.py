@@ -58,3 +58,16 @@ class Validator(ABC):
     @abstractmethod
     def check(self, value: str, finding: Finding) -> list[ValidationResult]:
         """Results for this value; an empty list means nothing to say."""
+
+    def result(self, kind: CheckKind, status: ValidationStatus, detail: str) -> ValidationResult:
+        """One result of this validator; ``detail`` must never echo the value."""
+        return ValidationResult(validator=self.name, kind=kind, status=status, detail=detail)
+
+    def valid(self, kind: CheckKind, detail: str) -> ValidationResult:
+        return self.result(kind, ValidationStatus.VALID, detail)
+
+    def invalid(self, kind: CheckKind, detail: str) -> ValidationResult:
+        return self.result(kind, ValidationStatus.INVALID, detail)
+
+    def unknown(self, kind: CheckKind, detail: str) -> ValidationResult:
+        return self.result(kind, ValidationStatus.UNKNOWN, detail)

@@ -7,6 +7,17 @@ import zlib
 
 from thresher.findings import Finding, SecretType
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus, Validator
+from thresher.validators.placeholder import DOCUMENTATION_VALUES, PlaceholderValidator
+
+__all__ = [
+    "BASE62",
+    "DOCUMENTATION_VALUES",
+    "GitHubTokenValidator",
+    "NpmTokenValidator",
+    "PlaceholderValidator",
+    "base62",
+    "crc32_base62",
+]
 
 BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -102,57 +113,5 @@ class NpmTokenValidator(Validator):
                 kind=CheckKind.CHECKSUM,
                 status=ValidationStatus.VALID if good else ValidationStatus.INVALID,
                 detail="CRC32 checksum matches" if good else "CRC32 checksum does not match",
-            )
-        ]
-
-
-# Vendor documentation values: public, never credentials.
-DOCUMENTATION_VALUES = frozenset(
-    {
-        "AKIAIOSFODNN7EXAMPLE",
-        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
-        "AKIAI44QH8DHBEXAMPLE",
-        "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
-    }
-)
-_PLACEHOLDER = re.compile(
-    r"(?i)(example|sample|placeholder|dummy|changeme|change_me|your[_-]?(api[_-]?)?"
-    r"(key|token|secret|password)|insert[_-]?|replace[_-]?me|redacted|<[^>]+>|\$\{[^}]+\}|"
-    r"\{\{[^}]+\}\}|%\([a-z_]+\)s|x{6,}|\*{4,})"
-)
-
-
-class PlaceholderValidator(Validator):
-    name = "placeholder"
-    description = "Known documentation values, templated values and placeholder text"
-
-    def check(self, value: str, finding: Finding) -> list[ValidationResult]:
-        def placeholder(detail: str) -> list[ValidationResult]:
-            return [
-                ValidationResult(
-                    validator=self.name,
-                    kind=CheckKind.PLACEHOLDER,
-                    status=ValidationStatus.INVALID,
-                    detail=detail,
-                )
-            ]
-
-        if value in DOCUMENTATION_VALUES:
-            return placeholder("a vendor's published documentation example value")
-        match = _PLACEHOLDER.search(value)
-        if match:
-            return placeholder(
-                f"contains placeholder or template text ({len(match.group(0))} characters matched)"
-            )
-        if len(value) >= 8 and len(set(value)) <= 2:
-            return placeholder("made of one or two repeated characters")
-        if len(value) >= 8 and value.lower() in "0123456789abcdefghijklmnopqrstuvwxyz" * 2:
-            return placeholder("a sequential run of characters")
-        return [
-            ValidationResult(
-                validator=self.name,
-                kind=CheckKind.PLACEHOLDER,
-                status=ValidationStatus.VALID,
-                detail="no placeholder or documentation pattern found",
             )
         ]

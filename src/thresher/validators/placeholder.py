@@ -1,0 +1,119 @@
+"""The placeholder validator: documentation values, templates and made-up filler.
+
+It applies to every secret and must stay conservative: a random high-entropy string is
+never called a placeholder. Every pattern below needs either an exact known value, a
+template/reference syntax, an explicit placeholder word or a degenerate (repeated or
+sequential) body.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from thresher.findings import Finding
+from thresher.validators.base import CheckKind, ValidationResult, Validator
+
+# Vendor documentation values: public, never credentials.
+DOCUMENTATION_VALUES = frozenset(
+    {
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "AKIAI44QH8DHBEXAMPLE",
+        "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+        "ASIAIOSFODNN7EXAMPLE",
+    }
+)
+
+# Documentation values that look like live tokens are kept as SHA-256 digests so that
+# this file never trips a secret scanner: Stripe's published test keys and Slack's
+# legacy bot-token example.
+DOCUMENTATION_DIGESTS = frozenset(
+    {
+        "2cafc0970149a84f3b9e62eaf169f36f59907a3b3e31f7b82e68c69cd27f7326",
+        "b1471f544ceeea31333bde7e1ecbaad6eac0d4a749412ad29bd66ef895b81c6b",
+        "f2d6ca16515033e5dce14eba840b979d27b5cbae24bb3e5bf484339667f86397",
+        "5895b89c8fb33402a5bfc23aad5aaf863fbb438a51e1a0bb02b0ce618c8fdf9d",
+        "2ddc147f3a3b5a1722b8ed6be3c45c49a7156b17fca5d11410137a6d04def6eb",
+    }
+)
+
+
+def is_documentation_value(value: str) -> bool:
+    """A vendor's published example value (exact match)."""
+    if value in DOCUMENTATION_VALUES:
+        return True
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest() in (
+        DOCUMENTATION_DIGESTS
+    )
+
+
+_PLACEHOLDER = re.compile(
+    r"(?i)(example|sample|placeholder|dummy|changeme|change_me|your[_-]?(api[_-]?)?"
+    r"(key|token|secret|password)|insert[_-]?|replace[_-]?me|redacted|<[^>]+>|\$\{[^}]+\}|"
+    r"\{\{[^}]+\}\}|%\([a-z_]+\)s|x{6,}|\*{4,})"
+)
+# Placeholder words that are too short to match anywhere: only as a separate word.
+_WORDS = re.compile(
+    r"(?i)(?:^|[^a-z0-9])(fake|todo|fixme|tbd|foobar|secret[_-]?here|key[_-]?here|"
+    r"token[_-]?here|not[_-]?a[_-]?real|do[_-]?not[_-]?use|lorem[_-]?ipsum)(?:[^a-z0-9]|$)"
+)
+# A whole value that is a reference to something else, not a secret.
+_REFERENCE = re.compile(
+    r"^(?:\$[A-Za-z_][A-Za-z0-9_]*|%[A-Za-z_][A-Za-z0-9_]*%|\$\([^)]+\)|"
+    r"(?:process\.env|os\.environ|ENV)[.\[][^\s]+|os\.getenv\([^)]*\)|"
+    r"env\([^)]*\)|secrets?\.[A-Za-z_][A-Za-z0-9_]*)$"
+)
+_ELLIPSIS = re.compile(r"\.{3,}|\u2026|\u2022{3,}|#{6,}")
+_TOKEN_PREFIX = re.compile(r"^[A-Za-z]{2,10}[_-](?:(?:live|test|proj)[_-])?")
+_RUNS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def _degenerate(text: str) -> str | None:
+    """Why ``text`` is filler (repeated or sequential characters), else None."""
+    if len(text) < 8:
+        return None
+    if len(set(text)) <= 2:
+        return "made of one or two repeated characters"
+    lowered = text.lower()
+    if lowered in _RUNS * 2 or lowered in _RUNS[::-1] * 2:
+        return "a sequential run of characters"
+    for size in range(2, 5):
+        unit = text[:size]
+        if len(text) >= 2 * size + size and (unit * (len(text) // size + 1)).startswith(text):
+            return "a short unit repeated"
+    return None
+
+
+def placeholder_reason(value: str) -> str | None:
+    """Why ``value`` is a placeholder or documentation value, else None (redaction-safe)."""
+    stripped = value.strip().strip("\"'`")
+    if is_documentation_value(stripped):
+        return "a vendor's published documentation example value"
+    if _REFERENCE.match(stripped):
+        return "a reference to an environment variable or secret store, not a value"
+    match = _PLACEHOLDER.search(stripped) or _WORDS.search(stripped)
+    if match:
+        return f"contains placeholder or template text ({len(match.group(0))} characters matched)"
+    if _ELLIPSIS.search(stripped):
+        return "elided or masked (ellipsis or mask characters): not a usable value"
+    reason = _degenerate(stripped)
+    if reason:
+        return reason
+    prefix = _TOKEN_PREFIX.match(stripped)
+    if prefix:
+        reason = _degenerate(stripped[prefix.end() :])
+        if reason:
+            return f"body after the prefix is {reason}"
+    return None
+
+
+class PlaceholderValidator(Validator):
+    name = "placeholder"
+    description = "Known documentation values, templated values and placeholder text"
+
+    def check(self, value: str, finding: Finding) -> list[ValidationResult]:
+        reason = placeholder_reason(value)
+        if reason:
+            return [self.invalid(CheckKind.PLACEHOLDER, reason)]
+        return [self.valid(CheckKind.PLACEHOLDER, "no placeholder or documentation pattern found")]

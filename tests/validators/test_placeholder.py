@@ -1,0 +1,96 @@
+"""The placeholder validator: catches filler, never random high-entropy values."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import random
+import string
+
+import pytest
+
+from tests.tokens import github_token, random_secret
+from tests.validators.helpers import assert_safe, finding_of
+from thresher.findings import SecretType
+from thresher.validators import placeholder
+from thresher.validators.placeholder import PlaceholderValidator, placeholder_reason
+
+
+def status(value: str) -> str:
+    results = PlaceholderValidator().check(value, finding_of(SecretType.GENERIC))
+    [result] = results
+    assert result.kind == "placeholder"
+    return result.status.value
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "$API_KEY",
+        "%API_KEY%",
+        "process.env.API_KEY",
+        "os.environ['API_KEY']",
+        'os.getenv("API_KEY")',
+        "secrets.DEPLOY_TOKEN",
+        "$(cat /run/secrets/token)",
+        "ghp_" + "0" * 36,
+        "sk_live_" + "abc" * 12,
+        "0123456789abcdef",
+        "abababababab",
+        "ghp_abc...",
+        "token\u2026",
+        "\u2022" * 12,
+        "fake-token-value",
+        "TODO",
+        "not_a_real_key",
+        "lorem-ipsum-dolor",
+        "############",
+    ],
+)
+def test_placeholder_forms(value: str) -> None:
+    assert status(value) == "invalid"
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "fakeAbc9Lx2QpZ7",
+        "testing-Xq9Lm2Pz8Rk4",
+        "contest" + random_secret(20, seed=3),
+    ],
+)
+def test_words_inside_other_words_are_not_placeholders(value: str) -> None:
+    assert status(value) == "valid"
+
+
+def test_random_high_entropy_values_are_never_placeholders() -> None:
+    rng = random.Random(1234)
+    alphabets = [
+        string.ascii_letters + string.digits,
+        "0123456789abcdef",
+        string.ascii_letters + string.digits + "+/",
+        string.ascii_letters + string.digits + "-_",
+    ]
+    for index in range(2000):
+        alphabet = alphabets[index % len(alphabets)]
+        value = "".join(rng.choice(alphabet) for _ in range(rng.randint(16, 64)))
+        assert placeholder_reason(value) is None, value
+    for seed in range(200):
+        assert placeholder_reason(github_token(seed=seed)) is None
+        raw = random.Random(seed).randbytes(30)
+        assert placeholder_reason(base64.b64encode(raw).decode()) is None
+
+
+def test_documentation_digests(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = random_secret(32, seed=77)
+    assert status(value) == "valid"
+    digest = hashlib.sha256(value.encode()).hexdigest()
+    monkeypatch.setattr(placeholder, "DOCUMENTATION_DIGESTS", frozenset({digest}))
+    results = PlaceholderValidator().check(value, finding_of(SecretType.STRIPE_KEY))
+    assert results[0].status == "invalid" and "documentation" in results[0].detail
+    assert_safe(results, value)
+
+
+def test_details_never_echo_the_value() -> None:
+    for value in ("${GITHUB_TOKEN}", "your_api_key_here", "ghp_" + "0" * 36, "fake-token-x"):
+        assert_safe(PlaceholderValidator().check(value, finding_of(SecretType.GENERIC)), value)
