@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner, Result
 
+from thresher.cli import app
 from thresher.skills import SkillLoader
 
 _real_connect = socket.socket.connect
@@ -85,6 +87,18 @@ def write_skill(
     path = directory / "SKILL.md"
     path.write_text(f"---\n{frontmatter}\n---\n{body}", encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Result]:
+    """Run thresher in an empty working directory, through the real error boundary."""
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def invoke(*args: str) -> Result:
+        return runner.invoke(app, list(args))
+
+    return invoke
 
 
 @pytest.fixture

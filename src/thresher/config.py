@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -28,6 +29,7 @@ __all__ = [
     "LoadedSettings",
     "ProviderName",
     "ProviderSettings",
+    "RuleSettings",
     "Settings",
     "SkillMount",
     "load_settings",
@@ -90,6 +92,31 @@ class ProviderSettings(_Frozen):
         return value
 
 
+class RuleSettings(_Frozen):
+    """A custom regex detector: the named group ``secret`` (else the whole match)."""
+
+    id: str = Field(min_length=1)
+    pattern: str = Field(min_length=1)
+    severity: str = "high"
+    description: str = ""
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"pattern does not compile: {exc}") from None
+        return value
+
+    @field_validator("severity")
+    @classmethod
+    def _severity(cls, value: str) -> str:
+        if value not in {"critical", "high", "medium", "low"}:
+            raise ValueError("severity must be critical, high, medium or low")
+        return value
+
+
 class Settings(_Frozen):
     """Resolved settings for one invocation."""
 
@@ -100,6 +127,7 @@ class Settings(_Frozen):
     agents: dict[AgentName, AgentSettings] = Field(default_factory=dict)
     skills: dict[AgentName, AgentSkills] = Field(default_factory=dict)
     providers: dict[ProviderName, ProviderSettings] = Field(default_factory=dict)
+    rules: tuple[RuleSettings, ...] = ()
 
     def agent(self, name: AgentName) -> AgentSettings:
         return self.agents.get(name, AgentSettings())
@@ -252,7 +280,8 @@ def _check_layer(
 _KNOWN_KEYS_HINT = (
     "known keys: color, prompts_dir, agents.<agent>.model, agents.<agent>.definition, "
     "skills.<agent>.disabled, skills.<agent>.directories, skills.<agent>.mounts, "
-    "providers.<provider>.base_url, providers.<provider>.api_key_env "
+    "providers.<provider>.base_url, providers.<provider>.api_key_env, "
+    "rules (id, pattern, severity, description) "
     "(agents: analysis, challenger, judge); see the README's Configuration section"
 )
 

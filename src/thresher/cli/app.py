@@ -153,6 +153,7 @@ def root(
         typer.Option(
             "--model",
             "-m",
+            metavar="AGENT=PROVIDER:MODEL",
             help="AGENT=provider:model (repeatable), or provider:model for every agent.",
         ),
     ] = None,
@@ -196,12 +197,17 @@ def state_of(ctx: typer.Context) -> RunState:
 
 def _register() -> None:
     from thresher.cli.agents_cmd import agents_app
+    from thresher.cli.eval_cmd import eval_command, schema_command
     from thresher.cli.models_cmd import models_app
+    from thresher.cli.scan_cmd import scan_command
     from thresher.cli.skills_cmd import skills_app
 
     app.add_typer(skills_app, name="skills")
     app.add_typer(agents_app, name="agents")
     app.add_typer(models_app, name="models")
+    app.command("scan")(scan_command)
+    app.command("eval")(eval_command)
+    app.command("schema")(schema_command)
 
 
 _register()

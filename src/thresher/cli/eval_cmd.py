@@ -1,0 +1,69 @@
+"""``thresher eval CORPUS`` and ``thresher schema report``."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from thresher.errors import UsageError
+
+
+class EscalateChoice(StrEnum):
+    UNCERTAIN = "uncertain"
+    ALL = "all"
+    NEVER = "never"
+
+
+def eval_command(
+    ctx: typer.Context,
+    corpus: Annotated[Path, typer.Argument(help="A corpus directory: files/ + labels.jsonl.")],
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the scores as JSON.")
+    ] = None,
+    escalate: Annotated[
+        EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")
+    ] = EscalateChoice.UNCERTAIN,
+    analyses: Annotated[int, typer.Option(min=1, max=5)] = 1,
+    concurrency: Annotated[int, typer.Option(min=1, max=64)] = 4,
+) -> None:
+    """Precision, recall and F1 for 'real', the confusion matrix, detection recall, usage."""
+    from thresher.evaluation import evaluate, render_text
+    from thresher.reports import write_atomic
+    from thresher.tribunal.tribunal import Escalate
+
+    from .app import state_of
+
+    state = state_of(ctx)
+    if not corpus.is_dir():
+        raise UsageError(f"corpus directory not found: {corpus}")
+    result = evaluate(
+        corpus,
+        state.settings().settings,
+        runs_dir=Path(".thresher/runs"),
+        escalate=Escalate(escalate.value),
+        analyses=analyses,
+        concurrency=concurrency,
+    )
+    typer.echo(render_text(result))
+    if json_out is not None:
+        write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
+        state.info(f"wrote {json_out}")
+
+
+class SchemaName(StrEnum):
+    REPORT = "report"
+
+
+def schema_command(
+    name: Annotated[SchemaName, typer.Argument(help="Which schema.")] = SchemaName.REPORT,
+) -> None:
+    """Print a published JSON schema (the JSON report's)."""
+    from thresher.reports import report_schema
+
+    match name:
+        case SchemaName.REPORT:
+            typer.echo(json.dumps(report_schema(), indent=2))

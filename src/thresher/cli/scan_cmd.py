@@ -1,0 +1,268 @@
+"""``thresher scan``: find candidates, decide each, report, exit by ``--fail-on``."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from thresher.errors import UsageError
+
+if TYPE_CHECKING:
+    from thresher.decisions import Decision, RunReport
+    from thresher.run import ScanOutcome
+
+    from .app import RunState
+
+
+class EscalateChoice(StrEnum):
+    UNCERTAIN = "uncertain"
+    ALL = "all"
+    NEVER = "never"
+
+
+class FailOnChoice(StrEnum):
+    REAL = "real"
+    UNCERTAIN = "uncertain"
+    ANY = "any"
+    NEVER = "never"
+
+
+class VerifyChoice(StrEnum):
+    OFFLINE = "offline"
+    LIVE = "live"
+
+
+class FormatChoice(StrEnum):
+    JSON = "json"
+    SARIF = "sarif"
+    MARKDOWN = "markdown"
+
+
+def scan_command(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Files or directories to scan (default: the whole --root)."),
+    ] = None,
+    root: Annotated[
+        Path, typer.Option(help="Workspace root; paths in reports are relative to it.")
+    ] = Path(),
+    diff: Annotated[
+        str | None,
+        typer.Option("--diff", metavar="BASE..HEAD", help="Only lines added in this git range."),
+    ] = None,
+    staged: Annotated[bool, typer.Option(help="Only lines added in the git index.")] = False,
+    baseline: Annotated[
+        Path | None, typer.Option(help="Skip entries of a detect-secrets baseline file.")
+    ] = None,
+    escalate: Annotated[
+        EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")
+    ] = EscalateChoice.UNCERTAIN,
+    analyses: Annotated[
+        int, typer.Option(min=1, max=5, help="Concurrent analyses per escalated finding.")
+    ] = 1,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=64, help="Findings in flight at once.")
+    ] = 4,
+    fail_on: Annotated[
+        FailOnChoice, typer.Option(help="Exit 1 when a decision is at or above this.")
+    ] = FailOnChoice.REAL,
+    verify: Annotated[
+        VerifyChoice, typer.Option(help="live: read-only calls to the secret's own provider.")
+    ] = VerifyChoice.OFFLINE,
+    dry_run: Annotated[
+        bool,
+        typer.Option(
+            "--dry-run", help="Nothing leaves the machine; show what a real run would send."
+        ),
+    ] = False,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")] = None,
+    sarif_out: Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0.")] = None,
+    markdown_out: Annotated[
+        Path | None,
+        typer.Option("--markdown", help="Write the Markdown summary and per-finding reports."),
+    ] = None,
+    output_format: Annotated[
+        FormatChoice | None, typer.Option("--format", help="Print this report to stdout.")
+    ] = None,
+    max_requests: Annotated[
+        int | None, typer.Option(min=1, help="Run budget: model requests.")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Run budget: model tokens.")] = None,
+) -> None:
+    """Scan, triage every candidate, and report decisions you can act on."""
+    from thresher.findings.model import Severity
+    from thresher.findings.scan import CustomRule
+    from thresher.run import FailOn, ScanRequest, run_scan
+    from thresher.tribunal.tribunal import Escalate
+
+    from .app import state_of
+
+    state = state_of(ctx)
+    settings = state.settings().settings
+    if diff and staged:
+        raise UsageError("--diff and --staged cannot be combined", hint="pick one")
+    if not root.is_dir():
+        raise UsageError(f"--root {root} is not a directory")
+    root = root.resolve()
+    resolved: list[Path] = []
+    for path in paths or []:
+        full = (Path.cwd() / path).resolve()
+        if not full.exists():
+            raise UsageError(f"no such file or directory: {path}")
+        if not full.is_relative_to(root):
+            raise UsageError(
+                f"{path} is outside --root {root}",
+                hint="pass --root with a directory that contains it",
+            )
+        resolved.append(full)
+    request = ScanRequest(
+        root=root,
+        paths=tuple(resolved),
+        diff=diff,
+        staged=staged,
+        baseline=baseline,
+        escalate=Escalate(escalate.value),
+        analyses=analyses,
+        concurrency=concurrency,
+        fail_on=FailOn(fail_on.value),
+        dry_run=dry_run,
+        verify_live=verify is VerifyChoice.LIVE,
+        max_requests=max_requests,
+        max_tokens=max_tokens,
+        custom_rules=tuple(
+            CustomRule(
+                id=r.id, pattern=r.pattern, severity=Severity(r.severity), description=r.description
+            )
+            for r in settings.rules
+        ),
+    )
+    progress = _Progress(state)
+    try:
+        outcome = run_scan(
+            request, settings, on_scanned=progress.scanned, on_decided=progress.decided
+        )
+    finally:
+        progress.stop()
+    _write_outputs(state, outcome, json_out, sarif_out, markdown_out)
+    _print(state, outcome, output_format)
+    raise typer.Exit(int(outcome.exit_code))
+
+
+class _Progress:
+    """A progress bar on stderr for long runs; silent with -q or off a terminal."""
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+        self._bar: object | None = None
+        self._task: object | None = None
+
+    def scanned(self, result: object) -> None:
+        findings = getattr(result, "findings", ())
+        stats = getattr(result, "stats", None)
+        self.state.info(
+            f"scanned {getattr(stats, 'files_scanned', '?')} files: "
+            f"{len(findings)} distinct candidate(s)"
+        )
+        console = self.state.console()
+        if self.state.quiet or len(findings) < 20 or not console.is_terminal:
+            return
+        from rich.progress import Progress
+
+        bar = Progress(console=console, transient=True)
+        bar.start()
+        self._task = bar.add_task("triaging", total=len(findings))
+        self._bar = bar
+
+    def decided(self, decision: Decision) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task)  # type: ignore[attr-defined]
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()  # type: ignore[attr-defined]
+
+
+def _write_outputs(
+    state: RunState,
+    outcome: ScanOutcome,
+    json_out: Path | None,
+    sarif_out: Path | None,
+    markdown_out: Path | None,
+) -> None:
+    from thresher.reports import render_json, render_sarif, write_atomic
+
+    report = outcome.report
+    for path, render in (
+        (json_out, render_json),
+        (sarif_out, render_sarif),
+        (markdown_out, render_markdown),
+    ):
+        if path is not None:
+            write_atomic(path, render(report))
+            state.info(f"wrote {path}")
+    state.info(f"transcripts and decisions: {outcome.run_dir}")
+
+
+def _print(state: RunState, outcome: ScanOutcome, output_format: FormatChoice | None) -> None:
+    from thresher.reports import render_json, render_sarif
+
+    report = outcome.report
+    if not state.quiet:
+        _table(state, report)
+        for plan in outcome.plan:
+            state.info(
+                f"dry run: {plan.agent.value} -> {plan.model}: would triage "
+                f"{plan.findings} finding(s) with ~{plan.estimated_requests} "
+                "request(s); nothing was sent"
+            )
+        s = report.summary
+        state.info(
+            f"{s.findings} finding(s): {s.true_positive} true positive, "
+            f"{s.inconclusive} inconclusive, {s.false_positive} false positive; "
+            f"{s.decided_without_model} decided without a model call; "
+            f"exit {int(outcome.exit_code)}"
+        )
+    if output_format is not None:
+        render = {
+            FormatChoice.JSON: render_json,
+            FormatChoice.SARIF: render_sarif,
+            FormatChoice.MARKDOWN: render_markdown,
+        }[output_format]
+        typer.echo(render(report))
+
+
+def render_markdown(report: RunReport) -> str:
+    """The summary, then one report per escalated finding."""
+    from thresher.reports import render_finding, render_summary
+
+    parts = [render_summary(report)]
+    parts += [render_finding(d) for d in report.decisions if d.escalated]
+    return "\n\n".join(part.rstrip() for part in parts) + "\n"
+
+
+def _table(state: RunState, report: RunReport) -> None:
+    from rich.table import Table
+
+    if not report.decisions:
+        return
+    table = Table(title="thresher decisions")
+    for column in ("verdict", "class", "conf", "rule", "location", "value", "decided by"):
+        table.add_column(column, overflow="fold")
+    order = {"TRUE_POSITIVE": 0, "INCONCLUSIVE": 1, "FALSE_POSITIVE": 2}
+    for d in sorted(report.decisions, key=lambda d: order[d.verdict.value]):
+        first = d.finding.locations[0]
+        more = len(d.finding.locations) - 1
+        table.add_row(
+            d.verdict.value,
+            d.classification.value,
+            f"{d.confidence:.1f}",
+            d.finding.rule_id,
+            f"{first.path}:{first.line}" + (f" (+{more})" if more else ""),
+            d.finding.redacted,
+            d.decided_by.value,
+        )
+    state.console().print(table)

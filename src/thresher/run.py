@@ -1,0 +1,261 @@
+"""The scan use case: candidates -> tribunal -> decisions -> run report.
+
+The CLI builds a frozen ``ScanRequest`` and calls ``run_scan`` once; everything
+it needs to print or write comes back in a ``ScanOutcome``. Decisions are
+appended to ``decisions.jsonl`` in the run directory as they are made, so a run
+that fails half-way keeps what it decided.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+
+from thresher import __version__
+from thresher.agents.budget import UsageLimits, UsageMeter
+from thresher.agents.definition import load_agent
+from thresher.agents.sessions import SessionFactory
+from thresher.agents.workspace import Workspace
+from thresher.config import AgentName, Settings
+from thresher.decisions import (
+    Decision,
+    RunReport,
+    RunSummary,
+    RunUsage,
+)
+from thresher.errors import ExitCode
+from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
+from thresher.llm.messages import Usage
+from thresher.llm.model import Model
+from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_model, describe
+from thresher.redaction import Redactor
+from thresher.results import Classification, Verdict
+from thresher.tribunal.tribunal import Escalate, Tribunal, TribunalOptions, is_decisive
+from thresher.validators import ValidatorRegistry
+
+# Requests a session usually needs (skills + evidence + submit), for dry-run estimates.
+_REQUESTS_PER_SESSION = 4
+
+
+class FailOn(StrEnum):
+    REAL = "real"
+    UNCERTAIN = "uncertain"
+    ANY = "any"
+    NEVER = "never"
+
+
+@dataclass(frozen=True)
+class ScanRequest:
+    root: Path
+    paths: tuple[Path, ...] = ()
+    diff: str | None = None
+    staged: bool = False
+    baseline: Path | None = None
+    escalate: Escalate = Escalate.UNCERTAIN
+    analyses: int = 1
+    concurrency: int = 4
+    fail_on: FailOn = FailOn.REAL
+    dry_run: bool = False
+    verify_live: bool = False
+    max_requests: int | None = None
+    max_tokens: int | None = None
+    runs_dir: Path = Path(".thresher/runs")
+    custom_rules: tuple[CustomRule, ...] = ()
+
+
+@dataclass(frozen=True)
+class AgentPlan:
+    """What a real run would send for one agent (``--dry-run``)."""
+
+    agent: AgentName
+    model: str
+    findings: int
+    estimated_requests: int
+
+
+@dataclass
+class ScanOutcome:
+    report: RunReport
+    exit_code: ExitCode
+    run_dir: Path
+    scan: ScanResult
+    plan: list[AgentPlan] = field(default_factory=list)
+
+
+def exit_code_for(decisions: list[Decision], fail_on: FailOn) -> ExitCode:
+    """3 when a runtime failure left findings undecided; else 1 at or above --fail-on."""
+    if any(d.errors and d.verdict is Verdict.INCONCLUSIVE for d in decisions):
+        return ExitCode.RUNTIME
+    match fail_on:
+        case FailOn.REAL:
+            hit = any(d.verdict is Verdict.TRUE_POSITIVE for d in decisions)
+        case FailOn.UNCERTAIN:
+            hit = any(d.verdict is not Verdict.FALSE_POSITIVE for d in decisions)
+        case FailOn.ANY:
+            hit = bool(decisions)
+        case FailOn.NEVER:
+            hit = False
+    return ExitCode.FINDINGS if hit else ExitCode.OK
+
+
+def summarise(decisions: list[Decision]) -> RunSummary:
+    def count(test: Callable[[Decision], bool]) -> int:
+        return sum(1 for d in decisions if test(d))
+
+    return RunSummary(
+        findings=len(decisions),
+        true_positive=count(lambda d: d.verdict is Verdict.TRUE_POSITIVE),
+        false_positive=count(lambda d: d.verdict is Verdict.FALSE_POSITIVE),
+        inconclusive=count(lambda d: d.verdict is Verdict.INCONCLUSIVE),
+        real=count(lambda d: d.classification is Classification.REAL),
+        test=count(lambda d: d.classification is Classification.TEST),
+        not_secret=count(lambda d: d.classification is Classification.NOT_SECRET),
+        decided_without_model=count(lambda d: not d.escalated),
+        errors=count(lambda d: bool(d.errors)),
+    )
+
+
+def resolve_models(
+    settings: Settings, environ: Mapping[str, str] | None, *, dry_run: bool
+) -> tuple[dict[AgentName, Model], dict[str, str]]:
+    """Models per agent; a dry run uses the heuristic for all and reports the real specs."""
+    specs = {a: agent_model_spec(a, settings, load_agent(a, settings).model) for a in AgentName}
+    for spec in specs.values():
+        describe(spec, settings, environ)  # fail fast on an unknown provider
+    models = {
+        a: build_model(DEFAULT_MODEL if dry_run else spec, settings, environ)
+        for a, spec in specs.items()
+    }
+    return models, {a.value: s for a, s in specs.items()}
+
+
+def run_scan(
+    request: ScanRequest,
+    settings: Settings,
+    *,
+    environ: Mapping[str, str] | None = None,
+    on_scanned: Callable[[ScanResult], None] | None = None,
+    on_decided: Callable[[Decision], None] | None = None,
+) -> ScanOutcome:
+    started_at = datetime.now(UTC)
+    clock = time.perf_counter()
+    models, specs = resolve_models(settings, environ, dry_run=request.dry_run)
+    result = scan(
+        ScanOptions(
+            root=request.root,
+            paths=request.paths,
+            diff=request.diff,
+            staged=request.staged,
+            baseline=request.baseline,
+            custom_rules=request.custom_rules,
+        )
+    )
+    if on_scanned is not None:
+        on_scanned(result)
+    run_id = started_at.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    run_dir = (
+        Path.cwd() / request.runs_dir / run_id
+        if not request.runs_dir.is_absolute()
+        else request.runs_dir / run_id
+    )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    run_meter = UsageMeter(
+        UsageLimits(max_requests=request.max_requests, max_total_tokens=request.max_tokens), "run"
+    )
+    redactor = Redactor(result.vault.values())
+    factory = SessionFactory(
+        settings=settings,
+        redactor=redactor,
+        run_meter=run_meter,
+        validators=ValidatorRegistry.default(live=request.verify_live and not request.dry_run),
+        workspace=Workspace(request.root, value_for=result.vault.get),
+        transcripts_dir=run_dir / "transcripts",
+    )
+    tribunal = Tribunal(
+        factory,
+        models,
+        TribunalOptions(
+            escalate=Escalate.NEVER if request.dry_run else request.escalate,
+            analyses=request.analyses,
+            concurrency=request.concurrency,
+        ),
+    )
+    journal = (run_dir / "decisions.jsonl").open("a", encoding="utf-8")
+
+    def decided(decision: Decision) -> None:
+        journal.write(redactor.text(decision.model_dump_json()) + "\n")
+        journal.flush()
+        if on_decided is not None:
+            on_decided(decision)
+
+    async def triage() -> list[Decision]:
+        try:
+            return await tribunal.decide_all(result.findings, result.vault.get, decided)
+        finally:
+            await _close(models)
+
+    try:
+        decisions = asyncio.run(triage())
+    finally:
+        journal.close()
+    plan = _plan(decisions, specs, request) if request.dry_run else []
+    usage = sum((d.usage for d in decisions), Usage())
+    report = RunReport(
+        tool_version=__version__,
+        run_id=run_id,
+        started_at=started_at,
+        finished_at=datetime.now(UTC),
+        dry_run=request.dry_run,
+        escalate=request.escalate.value,
+        analyses=request.analyses,
+        models=specs,
+        summary=summarise(decisions),
+        usage=RunUsage(
+            requests=usage.requests,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            wall_seconds=round(time.perf_counter() - clock, 3),
+        ),
+        decisions=tuple(decisions),
+    )
+    (run_dir / "report.json").write_text(
+        redactor.text(report.model_dump_json(indent=2)), encoding="utf-8"
+    )
+    return ScanOutcome(
+        report=report,
+        exit_code=exit_code_for(decisions, request.fail_on),
+        run_dir=run_dir,
+        scan=result,
+        plan=plan,
+    )
+
+
+async def _close(models: Mapping[AgentName, Model]) -> None:
+    for model in {id(m): m for m in models.values()}.values():
+        await model.aclose()
+
+
+def _plan(
+    decisions: list[Decision], specs: dict[str, str], request: ScanRequest
+) -> list[AgentPlan]:
+    """Per agent: findings a real run would escalate and the requests it would send."""
+    if request.escalate is Escalate.NEVER:
+        escalated = 0
+    elif request.escalate is Escalate.ALL:
+        escalated = len(decisions)
+    else:
+        escalated = sum(1 for d in decisions if not is_decisive(d))
+    plans = []
+    for agent in AgentName:
+        spec = specs[agent.value]
+        offline = spec.startswith("heuristic:")
+        sessions = request.analyses if agent is not AgentName.JUDGE else 1
+        count = 0 if offline else escalated
+        plans.append(AgentPlan(agent, spec, count, count * sessions * _REQUESTS_PER_SESSION))
+    return plans
