@@ -19,7 +19,7 @@ def test_text_and_nested_data() -> None:
     redactor = Redactor([a, b])
     text = redactor.text(f"token={a} and {b}{a}")
     assert a not in text and b not in text
-    data = redactor.data({"k": [a, {"deep": (b,)}], a: 1})
+    data = redactor.data({"k": [a, {"deep": (b,)}], "v": a})
     flat = repr(data)
     assert a not in flat and b not in flat
 
@@ -44,3 +44,10 @@ def test_models_are_redacted_field_by_field() -> None:
 
 def test_very_short_values_are_not_registered() -> None:
     assert not Redactor(["abc"])
+
+
+def test_field_names_survive_a_value_that_is_a_common_word() -> None:
+    redactor = Redactor(["error"])
+    message = AssistantMessage(parts=(ToolCallPart(id="1", name="grep", arguments_error="error"),))
+    clean = redactor.model(message)
+    assert clean.parts[0].arguments_error == "…(5 chars)"  # type: ignore[union-attr]

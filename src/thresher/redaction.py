@@ -66,13 +66,15 @@ class Redactor:
         return pattern.sub(lambda m: self._values[m.group(0)], text)
 
     def data(self, value: Any) -> Any:
-        """Redact strings anywhere inside dicts, lists and tuples."""
+        """Redact string values anywhere inside dicts, lists and tuples.
+
+        Keys are left alone: they are field names, and a short candidate value that
+        happens to be a word ("error") must not corrupt a structure's shape.
+        """
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {
-                self.text(k) if isinstance(k, str) else k: self.data(v) for k, v in value.items()
-            }
+            return {k: self.data(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
             return type(value)(self.data(v) for v in value)
         return value

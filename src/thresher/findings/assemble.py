@@ -1,0 +1,183 @@
+"""From raw detections to findings: baseline, de-duplication, severity.
+
+A secret pasted into three files, or matched by three plugins, is one thing
+to triage and one credential to rotate, so findings are keyed by the value's
+fingerprint and carry every place it occurs. Which rule names the finding is
+the most specific one that hit: a provider's token format says more than a
+keyword, which says more than entropy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from thresher.findings.engine import Detection
+from thresher.findings.model import (
+    DetectSecretsSource,
+    Finding,
+    FindingKind,
+    Location,
+    Severity,
+)
+from thresher.findings.options import CustomRule, ScanError
+from thresher.findings.vault import SecretVault
+from thresher.redaction import redact_value
+
+KEYWORD = "Secret Keyword"
+_PROVIDER_TYPES = (
+    "AWS Access Key", "Artifactory Credentials", "Azure Storage Account access key",
+    "Cloudant Credentials", "Discord Bot Token", "GitHub Token", "GitLab Token",
+    "IBM Cloud IAM Key", "IBM COS HMAC Credentials", "Mailchimp Access Key", "NPM tokens",
+    "OpenAI Token", "PyPI Token", "SendGrid API Key", "Slack Token", "SoftLayer Credentials",
+    "Square OAuth Secret", "Stripe Access Key", "Telegram Bot Token", "Twilio API Key",
+)  # fmt: skip
+SEVERITY_BY_TYPE: dict[str, Severity] = {
+    "Private Key": Severity.CRITICAL,
+    **dict.fromkeys(_PROVIDER_TYPES, Severity.HIGH),
+    KEYWORD: Severity.MEDIUM,
+    "Basic Auth Credentials": Severity.MEDIUM,
+    "JSON Web Token": Severity.MEDIUM,
+    "Public IP (ipv4)": Severity.LOW,
+    "Hex High Entropy String": Severity.LOW,
+    "Base64 High Entropy String": Severity.LOW,
+}
+# Lower is more specific; format-specific detector types (providers, private
+# keys, JWTs, URLs with credentials) rank 0.
+_GENERIC_RANK = {
+    KEYWORD: 2,
+    "Public IP (ipv4)": 3,
+    "Hex High Entropy String": 4,
+    "Base64 High Entropy String": 5,
+}
+_CUSTOM_RANK = 1
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One detection at detect-secrets' own granularity — per file, type and
+    value, at its first line — without the value: what a detect-secrets
+    baseline would list, and what the benchmark compares."""
+
+    path: str
+    line: int
+    type: str
+    hashed_secret: str  # detect-secrets' sha1 of the value, as baselines store it
+    fingerprint: str
+
+
+def ds_hash(value: str) -> str:
+    """detect-secrets' ``hashed_secret`` (sha1), for baseline matching only."""
+    return hashlib.sha1(value.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def fingerprint(value: str) -> str:
+    return "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+BaselineKey = tuple[str, str, str]  # (path, hashed_secret, type)
+
+
+def load_baseline(path: Path) -> frozenset[BaselineKey]:
+    """The (filename, hashed_secret, type) entries of a detect-secrets baseline."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ScanError(f"--baseline {path}: cannot read it: {exc.strerror or exc}") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ScanError(f"--baseline {path}: not valid JSON: {exc}") from exc
+    results = data.get("results") if isinstance(data, dict) else None
+    if not isinstance(results, dict):
+        raise ScanError(
+            f'--baseline {path}: not a detect-secrets baseline (no "results" object)',
+            hint="create one with `detect-secrets scan > .secrets.baseline`",
+        )
+    entries: set[BaselineKey] = set()
+    for filename, items in results.items():
+        if not isinstance(items, list):
+            raise ScanError(f"--baseline {path}: results for {filename!r} are not a list")
+        for item in items:
+            hashed = item.get("hashed_secret") if isinstance(item, dict) else None
+            kind = item.get("type") if isinstance(item, dict) else None
+            if not isinstance(hashed, str) or not isinstance(kind, str):
+                raise ScanError(
+                    f"--baseline {path}: an entry for {filename!r} lacks hashed_secret or type"
+                )
+            entries.add((_baseline_path(filename), hashed, kind))
+    return frozenset(entries)
+
+
+def _baseline_path(filename: str) -> str:
+    return filename.replace("\\", "/").removeprefix("./")
+
+
+def severity_for(detection: Detection, rules: Mapping[str, CustomRule]) -> Severity:
+    if detection.custom:
+        return rules[detection.type].severity
+    return SEVERITY_BY_TYPE.get(detection.type, Severity.MEDIUM)
+
+
+def _rank(detection: Detection) -> tuple[int, str]:
+    if detection.custom:
+        return _CUSTOM_RANK, detection.type
+    return _GENERIC_RANK.get(detection.type, 0), detection.type
+
+
+def finding_id(kind: FindingKind, fingerprint_: str, first: Location) -> str:
+    material = f"{kind.value}{fingerprint_}{first.path}:{first.line}"
+    return "s-" + hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def candidates_of(detections: Iterable[Detection]) -> tuple[Candidate, ...]:
+    """detect-secrets keeps one entry per (file, hashed value, type): the first line."""
+    first: dict[tuple[str, str, str], Detection] = {}
+    for detection in detections:
+        key = (detection.path, detection.type, detection.ds_value)
+        if key not in first or detection.line < first[key].line:
+            first[key] = detection
+    return tuple(
+        sorted(
+            (
+                Candidate(d.path, d.line, d.type, ds_hash(d.ds_value), fingerprint(d.value))
+                for d in first.values()
+            ),
+            key=lambda c: (c.path, c.line, c.type),
+        )
+    )
+
+
+def assemble(
+    detections: Iterable[Detection],
+    rules: Mapping[str, CustomRule],
+    commit: str | None = None,
+) -> tuple[tuple[Finding, ...], SecretVault]:
+    """One finding per distinct value; its raw value goes to the vault only."""
+    groups: dict[str, list[Detection]] = {}
+    for detection in detections:
+        groups.setdefault(fingerprint(detection.value), []).append(detection)
+    vault = SecretVault()
+    findings: list[Finding] = []
+    for fingerprint_, hits in groups.items():
+        places = sorted({(hit.path, hit.line) for hit in hits})
+        locations = tuple(Location(path=p, line=n, commit=commit) for p, n in places)
+        best = min(hits, key=_rank)
+        identifier = finding_id(FindingKind.SECRET, fingerprint_, locations[0])
+        value = hits[0].value
+        findings.append(
+            Finding(
+                id=identifier,
+                kind=FindingKind.SECRET,
+                rule_id=best.type,
+                severity=severity_for(best, rules),
+                locations=locations,
+                fingerprint=fingerprint_,
+                redacted=redact_value(value),
+                source=DetectSecretsSource(),
+            )
+        )
+        vault.put(identifier, value)
+    findings.sort(key=lambda f: (f.locations[0].path, f.locations[0].line, f.rule_id))
+    return tuple(findings), vault

@@ -1,0 +1,306 @@
+"""detect-secrets' ``scan_file``, step for step, with the prefilter in front.
+
+thresher must report exactly what ``detect-secrets scan --all-files`` reports,
+so this module does not re-implement any detection: it calls detect-secrets'
+own transformers, plugins and filters, in the order ``scan_file`` does —
+filename filters, the non-eager transformers (or the raw lines), every plugin
+on every line through the line and secret filters, and only when that finds
+nothing the eager transformers. The one difference is that lines the
+prefilter proves no plugin can match are not handed to the plugins at all.
+
+This module is also the body of each worker process: ``init_worker`` sets up
+detect-secrets once per process, ``scan_batch`` scans a batch of files.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, cast
+
+from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+from detect_secrets.core.potential_secret import PotentialSecret
+from detect_secrets.core.scan import _is_filtered_out, _scan_line
+from detect_secrets.filters.allowlist import is_line_allowlisted
+from detect_secrets.settings import (
+    cache_bust,
+    configure_settings_from_baseline,
+    get_plugins,
+    get_settings,
+)
+from detect_secrets.transformers import get_transformed_file
+from detect_secrets.types import NamedIO
+from detect_secrets.util.code_snippet import get_code_snippet
+
+from thresher.findings.triggers import Prefilter
+
+# ``detect-secrets scan`` runs these two besides the defaults. The first checks the
+# path against the current directory (thresher passes root-relative paths and
+# only ever hands over regular files); the second calls provider APIs over the
+# network, which a scan must never do.
+_SKIPPED_FILTERS = (
+    "detect_secrets.filters.common.is_invalid_file",
+    "detect_secrets.filters.common.is_ignored_due_to_verification_policies",
+)
+BINARY_SNIFF_BYTES = 8192
+PRIVATE_KEY_TYPE = "Private Key"
+_PREFIX_GROUP_TYPES = {"GitHub Token", "GitLab Token"}
+_ARTIFACTORY_TYPE = "Artifactory Credentials"
+_ARTIFACTORY_EDGES = re.compile(r'^(?:\s|=|:|")|(?:\s|")$')
+_PEM = re.compile(
+    r"-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----.{1,16384}?-----END \1-----",
+    re.DOTALL,
+)
+_PEM_MAX_LINES = 120
+_SESSION = threading.Lock()
+
+
+def configure_detect_secrets() -> None:
+    """Every built-in plugin with its defaults and the default filters — what
+    ``detect-secrets scan --all-files`` uses — minus ``_SKIPPED_FILTERS``."""
+    cache_bust()
+    settings = get_settings()
+    classes: list[type] = list(get_mapping_from_secret_type_to_class().values())
+    settings.configure_plugins([{"name": cls.__name__} for cls in classes])
+    settings.disable_filters(*_SKIPPED_FILTERS)
+
+
+@contextmanager
+def detect_secrets_session() -> Iterator[None]:
+    """In-process scans: detect-secrets' settings are process-global, so they
+    are set for the scan and put back after, one scan at a time."""
+    with _SESSION:
+        original = get_settings().json()
+        configure_detect_secrets()
+        try:
+            yield
+        finally:
+            cache_bust()
+            configure_settings_from_baseline(original)
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """One hit: ``ds_value`` is what detect-secrets reports (and hashes in a
+    baseline); ``value`` is the secret itself. They differ where detect-secrets
+    reports less than the secret — a private key's header instead of its PEM
+    block, a GitHub token's "ghp" prefix instead of the token — which would
+    otherwise merge every such secret into one finding."""
+
+    path: str
+    line: int
+    type: str
+    value: str
+    ds_value: str
+    custom: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FileJob:
+    """A file to scan: read from ``disk`` or given as ``content`` (a git blob).
+    ``added`` limits the result to those line numbers (diff scans)."""
+
+    path: str
+    disk: str | None = None
+    content: bytes | None = None
+    added: frozenset[int] | None = None
+    size: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FileOutcome:
+    path: str
+    scanned: bool
+    detections: tuple[Detection, ...] = ()
+    reason: str = ""
+
+
+class _NamedText(io.StringIO):
+    """The file object detect-secrets' transformers expect: text with a name."""
+
+    def __init__(self, text: str, name: str) -> None:
+        super().__init__(text, newline="\n")
+        self.name = name
+
+
+class Engine:
+    """Scans one file at a time; build it only inside a configured session."""
+
+    def __init__(self, rules: Sequence[tuple[str, str]], max_file_bytes: int) -> None:
+        self.rules = [(rule_id, re.compile(pattern)) for rule_id, pattern in rules]
+        self.max_file_bytes = max_file_bytes
+        self.prefilter = Prefilter(get_plugins())
+
+    def scan_job(self, job: FileJob) -> FileOutcome:
+        try:
+            data = job.content if job.content is not None else self._read(job)
+        except OSError as exc:
+            return FileOutcome(job.path, False, reason=f"unreadable: {exc.strerror or exc}")
+        if len(data) > self.max_file_bytes:
+            return FileOutcome(job.path, False, reason="over the size limit")
+        if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+            return FileOutcome(job.path, False, reason="binary")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return FileOutcome(job.path, False, reason="not UTF-8 text")
+        # What reading in text mode does: universal newlines.
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        try:
+            found = self.scan_text(job.path, text)
+        except Exception as exc:  # a parser bug in one file must not end the scan
+            return FileOutcome(job.path, False, reason=f"scan failed: {type(exc).__name__}")
+        if found is None:
+            return FileOutcome(job.path, False, reason="excluded by detect-secrets' file filters")
+        if job.added is not None:
+            found = [d for d in found if d.line in job.added]
+        return FileOutcome(job.path, True, tuple(found))
+
+    def _read(self, job: FileJob) -> bytes:
+        assert job.disk is not None
+        with open(job.disk, "rb") as handle:  # noqa: PTH123 - hot path, plain open
+            return handle.read(self.max_file_bytes + 1)
+
+    def scan_text(self, path: str, text: str) -> list[Detection] | None:
+        """All detections in one file, or None when detect-secrets skips the
+        file by name and there are no custom rules to run."""
+        found = self._detect_secrets(path, text)
+        custom = self._custom_rules(path, text)
+        if found is None and not self.rules:
+            return None
+        return [*(found or ()), *custom]
+
+    def _detect_secrets(self, path: str, text: str) -> list[Detection] | None:
+        if _is_filtered_out(required_filter_parameters=["filename"], filename=path):
+            return None
+        handle = cast(NamedIO, _NamedText(text, path))
+        lines = get_transformed_file(handle) or handle.readlines()
+        found = self._process(lines, path)
+        if not found:
+            handle.seek(0)
+            eager = get_transformed_file(handle, use_eager_transformers=True)
+            if eager:
+                found = self._process(eager, path)
+        return found
+
+    def _process(self, lines: list[str], path: str) -> list[Detection]:
+        """``_process_line_based_plugins``, on the lines the prefilter keeps."""
+        out: list[Detection] = []
+        for index, plugins in self.prefilter.candidate_lines(lines):
+            number = index + 1
+            line = lines[index].rstrip()
+            snippet = get_code_snippet(lines=lines, line_number=number)
+            if _is_filtered_out(
+                required_filter_parameters=["line"], filename=path, line=line, context=snippet
+            ):
+                continue
+            for plugin in plugins:
+                for secret in _scan_line(
+                    plugin=plugin, filename=path, line=line, line_number=number, context=snippet
+                ):
+                    if not _is_filtered_out(
+                        required_filter_parameters=["context"],
+                        filename=secret.filename,
+                        secret=secret.secret_value,
+                        plugin=plugin,
+                        line=line,
+                        context=snippet,
+                    ):
+                        out.extend(_detections(path, secret, plugin, line, lines, index))
+        return out
+
+    def _custom_rules(self, path: str, text: str) -> list[Detection]:
+        if not self.rules:
+            return []
+        lines = text.split("\n")
+        out: list[Detection] = []
+        for rule_id, pattern in self.rules:
+            group = "secret" if "secret" in pattern.groupindex else 0
+            for index, line in enumerate(lines):
+                for match in pattern.finditer(line):
+                    value = match.group(group)
+                    if not value or _allowlisted(path, lines, index):
+                        continue
+                    out.append(Detection(path, index + 1, rule_id, value, value, custom=True))
+        return out
+
+
+def _allowlisted(path: str, lines: list[str], index: int) -> bool:
+    """The ``pragma: allowlist secret`` comments silence custom rules too."""
+    snippet = get_code_snippet(lines=lines, line_number=index + 1)
+    return bool(is_line_allowlisted(filename=path, line=lines[index], context=snippet))
+
+
+def _detections(
+    path: str, secret: PotentialSecret, plugin: Any, line: str, lines: list[str], index: int
+) -> list[Detection]:
+    ds_value = secret.secret_value or ""
+    if secret.type == PRIVATE_KEY_TYPE:
+        values = [_key_block(lines, index) or ds_value]
+    elif secret.type in _PREFIX_GROUP_TYPES:
+        values = _whole_matches(plugin, line, ds_value)
+    elif secret.type == _ARTIFACTORY_TYPE:
+        values = [_ARTIFACTORY_EDGES.sub("", ds_value)]  # its regex keeps the delimiters
+    else:
+        values = [ds_value]
+    return [Detection(path, secret.line_number, secret.type, v, ds_value) for v in values]
+
+
+def _whole_matches(plugin: Any, line: str, ds_value: str) -> list[str]:
+    """The tokens behind a value that is only a capture group of the match.
+
+    detect-secrets reports what ``findall`` returns, and for these plugins that
+    is a group holding the token's prefix (every GitHub token is "ghp"), so
+    each of their matches on the line that yielded this value is taken whole.
+    """
+    found: list[str] = []
+    for regex in plugin.denylist:
+        for match in regex.finditer(line):
+            yielded = [g or "" for g in match.groups()] if regex.groups else [match.group(0)]
+            if ds_value in yielded and match.group(0) not in found:
+                found.append(match.group(0))
+    return found or [ds_value]
+
+
+def _key_block(lines: list[str], index: int) -> str | None:
+    """The PEM block that starts on this line, when it is all there."""
+    window = [line.rstrip("\n") for line in lines[index : index + _PEM_MAX_LINES]]
+    match = _PEM.search("\n".join(window))
+    if match is None or match.start() >= len(window[0]):
+        return None
+    return match.group(0)
+
+
+_ENGINE: Engine | None = None
+
+
+def init_worker(rules: tuple[tuple[str, str], ...], max_file_bytes: int) -> None:
+    """Runs once in each worker process: its own detect-secrets settings."""
+    global _ENGINE
+    configure_detect_secrets()
+    _ENGINE = Engine(rules, max_file_bytes)
+
+
+def scan_batch(jobs: list[FileJob]) -> list[FileOutcome]:
+    if _ENGINE is None:
+        raise RuntimeError("scan_batch runs only in a worker set up by init_worker")
+    return [_ENGINE.scan_job(job) for job in jobs]
+
+
+def scan_in_process(
+    jobs: Sequence[FileJob], rules: tuple[tuple[str, str], ...], max_file_bytes: int
+) -> list[FileOutcome]:
+    """Small scans: no worker start-up cost."""
+    with detect_secrets_session():
+        engine = Engine(rules, max_file_bytes)
+        return [engine.scan_job(job) for job in jobs]
+
+
+def plugin_names() -> list[str]:
+    """The secret types the configured plugins report (for tests and docs)."""
+    with detect_secrets_session():
+        return [str(plugin.secret_type) for plugin in get_plugins()]

@@ -1,0 +1,260 @@
+"""The prefilter: which lines could any detect-secrets plugin possibly report?
+
+detect-secrets spends almost all of its time calling ~27 plugins and a chain of
+filters through a reflective dependency injector on every line, although on
+ordinary source code fewer than 2 % of lines can match anything. Every plugin
+only reports a value that one of its regular expressions matched on the line,
+and every filter only ever removes candidates; so a line on which no plugin's
+regex can match yields nothing, and skipping it cannot change the result.
+
+For each default plugin this module holds a *trigger*: a regex that is a
+necessary condition for that plugin to match on a line — a literal or a
+sub-expression taken from the plugin's own pattern, with the same flags, so
+every string the plugin matches contains a substring the trigger matches. The
+triggers are written against the exact regexes of the detect-secrets release
+that was analysed; each plugin's regexes are fingerprinted, and when a release
+changes them the plugin falls back to running on every line (slow, never
+wrong). High-entropy plugins are bounded mathematically: the Shannon entropy
+of a string of n characters is at most log2(n), so a quoted run shorter than
+2**limit characters can never pass the entropy limit.
+
+Texts are searched whole, one pass per trigger, and hits are mapped back to
+lines; none of the triggers can match a newline, so a hit never straddles two
+lines. Case-insensitive triggers search a *folded* copy of the text instead,
+with a lower-case pattern, which keeps the regex engine on its fast
+literal-prefix path: folding lower-cases the text and maps the only non-ASCII
+characters that Python's case-insensitive matching equates with an ASCII
+letter (dotted and dotless i, long s, the Kelvin sign) to that letter, so it
+has the same length and every case-insensitive match of the original is a
+plain match in the fold.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any
+
+from detect_secrets.plugins import keyword as keyword_plugin
+from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+
+_MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One trigger. ``exact`` (with the plugin's own flags) is checked on a
+    single line; ``fast`` is what the whole-text pass searches — in the folded
+    text when ``lowered`` — and must hit wherever ``exact`` does."""
+
+    exact: str
+    flags: int = 0
+    fast: str | None = None
+    lowered: bool = False
+
+
+def _ci(lower_pattern: str, exact: str | None = None) -> _Spec:
+    """A case-insensitive trigger written in lower case."""
+    return _Spec(exact or lower_pattern, re.IGNORECASE, lower_pattern, lowered=True)
+
+
+_KEY_OR_PASS = "(?:key|pwd|pw|password|pass|token)"
+_KEYWORDS = "|".join(keyword_plugin.DENYLIST)
+_ID_RUN = r"[a-z0-9_\-]"
+# The look-behind lets the engine try each run once, from its start: the
+# maximal run around any 44 such characters starts after a character outside it.
+_ID_RUN_44 = _ci(f"(?<!{_ID_RUN}){_ID_RUN}{{44}}", "[a-zA-Z0-9_\\-]{44}")
+
+# plugin class -> (fingerprint of its regexes, triggers). Each comment names the
+# part of the plugin's pattern that every match must contain.
+_REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
+    # (?:\s|=|:|"|^)AKC[a-zA-Z0-9]{10,}... and ...AP[\dABCDEF][a-zA-Z0-9]{8,}...
+    "ArtifactoryDetector": ("03ca10aeff554ff6", (_Spec(r"AKC|AP[\dABCDEF]"),)),
+    # (?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)... and (?i)aws.{0,20}?key...
+    "AWSKeyDetector": ("42e52c23842e43b7", (_Spec("A3T|ABIA|ACCA|AKIA|ASIA"), _ci("aws"))),
+    "AzureStorageKeyDetector": ("b4ac01445d8a6681", (_Spec("AccountKey="),)),
+    # ://[^reserved\s]+:([^reserved\s]+)@ : the plugin's own regex, which cannot
+    # cross a newline; reused verbatim below.
+    "BasicAuthDetector": ("f8c9e6adef0cd7ca", ()),
+    # (?i) (?:cloudant|cl|clou)(?:_|-|)(?:api|)<key-or-pass>... and https?://...cloudant\.com
+    "CloudantDetector": (
+        "7f086fa0fa87ebc1",
+        (_ci(f"cloudant|cl(?:ou)?(?:_|-|)(?:api|){_KEY_OR_PASS}"),),
+    ),
+    "DiscordBotTokenDetector": ("e8cc08c35f53130c", ()),  # verbatim: no newline possible
+    "GitHubTokenDetector": ("c06412cd4c3599b5", (_Spec("(?:ghp|gho|ghu|ghs|ghr)_"),)),
+    "GitLabTokenDetector": (
+        "3734982b6a72add4",
+        (_Spec("gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-"), _Spec("GR1348941")),
+    ),
+    # (?i) ...([a-zA-Z0-9_\-]{44}(?![a-zA-Z0-9_\-])): a run of 44 such characters.
+    "IbmCloudIamDetector": ("fc0bf3786c5eb2a1", (_ID_RUN_44,)),
+    # (?i) ...([a-f0-9]{48}(?![a-f0-9])): 48 hex digits are also a run of 44 of
+    # [a-z0-9_-], so the whole-text pass shares the trigger above.
+    "IbmCosHmacDetector": (
+        "59503c343fe889d3",
+        (_Spec("[a-f0-9]{48}", re.IGNORECASE, _ID_RUN_44.fast, lowered=True),),
+    ),
+    # four dot-separated groups of one to three ASCII digits
+    "IPPublicDetector": ("3ad9c91a5b1d5faa", (_Spec(r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]"),)),
+    "JwtTokenDetector": ("90f09773dba97319", (_Spec("eyJ"),)),
+    "MailchimpDetector": ("dee1cfb51abb80c2", (_Spec("-us[0-9]"),)),
+    "NpmDetector": ("98490516304a893f", (_Spec("/:_authToken="),)),
+    "OpenAIDetector": ("86f831ee4d4281f5", (_Spec("T3BlbkFJ"),)),
+    "PrivateKeyDetector": ("490a13217fabbd41", (_Spec("PRIVATE KEY|PuTTY-User-Key-File-2"),)),
+    "PypiTokenDetector": ("b7c6ecf08d7f5d4d", (_Spec("pypi-AgE"),)),
+    "SendGridDetector": ("4dfd257ab90f16da", (_Spec(r"SG\."),)),
+    "SlackDetector": (
+        "af6560b9c2879517",
+        (_ci(r"xox(?:a|b|p|o|s|r)-"), _ci(r"hooks\.slack\.com/services/")),
+    ),
+    # (?i) both regexes end in ([a-z0-9]{64}): also a run of 44 of [a-z0-9_-].
+    "SoftlayerDetector": (
+        "876d92a124202e12",
+        (_Spec("[a-z0-9]{64}", re.IGNORECASE, _ID_RUN_44.fast, lowered=True),),
+    ),
+    "SquareOAuthDetector": ("71af0e102c08dd03", (_Spec("sq0csp-"),)),
+    "StripeDetector": ("fd51cbb18180f5e4", (_Spec("k_live_"),)),
+    # \d{8,10}:... ends in eight digits and a colon; the fast form starts at the
+    # colon so the engine can skip ahead to it.
+    "TelegramBotTokenDetector": ("b3a83412d0c30407", (_Spec(r"\d{8}:", 0, r":(?<=\d{8}:)"),)),
+    "TwilioKeyDetector": ("52c2441e378ffbf1", ()),  # verbatim: no newline possible
+}
+_VERBATIM = {"BasicAuthDetector", "DiscordBotTokenDetector", "TwilioKeyDetector"}
+
+
+def _fingerprint(patterns: Sequence[re.Pattern[str]]) -> str:
+    material = "\x00".join(f"{p.flags}:{p.pattern}" for p in patterns)
+    return hashlib.sha256(material.encode()).hexdigest()[:16]
+
+
+def _keyword_fingerprint() -> str:
+    tables = [*keyword_plugin.REGEX_BY_FILETYPE.values()]
+    tables.append(keyword_plugin.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
+    patterns = sorted({f"{p.flags}:{p.pattern}" for table in tables for p in table})
+    return hashlib.sha256("\x00".join(patterns).encode()).hexdigest()[:16]
+
+
+_KEYWORD_FINGERPRINT = "ad34f8e60ed84eec"
+
+
+def _min_entropy_length(limit: float) -> int:
+    """The shortest length whose log2 reaches ``limit``: anything shorter cannot pass."""
+    length = 1
+    while math.log2(length) < limit - _MARGIN:
+        length += 1
+    return length
+
+
+def _entropy_specs(plugin: HighEntropyStringsPlugin) -> tuple[_Spec, ...] | None:
+    charset = re.escape(plugin.charset)
+    if plugin.regex.pattern != "([\\'\"])([" + charset + "]+)(\\1)":
+        return None
+    minimum = _min_entropy_length(plugin.entropy_limit)
+    return (_Spec(f"(?P<q>['\"])[{charset}]{{{minimum},}}(?P=q)"),)
+
+
+def _specs_for(plugin: Any) -> tuple[_Spec, ...] | None:
+    """The triggers for one plugin instance, or None: run it on every line."""
+    name = type(plugin).__name__
+    if not type(plugin).__module__.startswith("detect_secrets.plugins."):
+        return None
+    if name == "KeywordDetector":
+        if _keyword_fingerprint() != _KEYWORD_FINGERPRINT:
+            return None
+        return (_ci(_KEYWORDS.lower(), _KEYWORDS),)
+    if isinstance(plugin, HighEntropyStringsPlugin):
+        if type(plugin).__name__ not in {"Base64HighEntropyString", "HexHighEntropyString"}:
+            return None
+        return _entropy_specs(plugin)
+    known = _REGEX_PLUGINS.get(name)
+    denylist = getattr(plugin, "denylist", None)
+    if known is None or denylist is None or _fingerprint(list(denylist)) != known[0]:
+        return None
+    if name in _VERBATIM:
+        return tuple(_Spec(p.pattern, p.flags) for p in denylist)
+    return known[1]
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    exact: re.Pattern[str]
+    fast: re.Pattern[str]
+    lowered: bool
+
+
+class Prefilter:
+    """Maps a list of lines to the lines each plugin needs to see.
+
+    ``plugins`` is detect-secrets' own plugin list; the result keeps its order,
+    so the plugins run on a kept line exactly as detect-secrets runs them.
+    """
+
+    def __init__(self, plugins: Sequence[Any]) -> None:
+        self.plugins = list(plugins)
+        self._per_plugin: list[tuple[_Compiled, ...] | None] = []
+        for plugin in self.plugins:
+            specs = _specs_for(plugin)
+            self._per_plugin.append(None if specs is None else tuple(map(_compile, specs)))
+        self.complete = all(p is not None for p in self._per_plugin)
+        unique = {(c.fast.pattern, c.lowered): c for g in self._per_plugin if g for c in g}
+        self._all = list(unique.values())
+
+    def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
+        """(index, plugins to run) for every line some plugin could match on."""
+        if not lines:
+            return []
+        if not self.complete:
+            return [(i, self.plugins) for i in range(len(lines))]
+        flagged = self._flag(lines)
+        out: list[tuple[int, list[Any]]] = []
+        for index in sorted(flagged):
+            line = lines[index].rstrip()
+            chosen = [
+                plugin
+                for plugin, group in zip(self.plugins, self._per_plugin, strict=True)
+                if group is None or any(c.exact.search(line) for c in group)
+            ]
+            if chosen:
+                out.append((index, chosen))
+        return out
+
+    def _flag(self, lines: Sequence[str]) -> set[int]:
+        text = "\n".join(lines)
+        starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
+        folded = fold(text)
+        flagged: set[int] = set()
+        for compiled in self._all:
+            pattern, haystack = compiled.fast, folded if compiled.lowered else text
+            position = 0
+            while (match := pattern.search(haystack, position)) is not None:
+                index = bisect_right(starts, match.start()) - 1
+                flagged.add(index)
+                if index + 1 >= len(starts):
+                    break
+                position = starts[index + 1]  # one hit per line is enough
+        return flagged
+
+
+def fold(text: str) -> str:
+    """Lower case, same length, and every case-insensitive match of an ASCII
+    letter (or of n-tilde) in ``text`` becomes that lower-case letter.
+
+    ``str.lower`` changes the length of one character only (U+0130, dotted
+    capital I, to "i" plus a combining dot), and leaves the dotless i and the
+    long s, which ``re.IGNORECASE`` equates with i and s, as they are."""
+    if text.isascii():
+        return text.lower()
+    return text.replace("\u0130", "i").lower().replace("\u0131", "i").replace("\u017f", "s")
+
+
+def _compile(spec: _Spec) -> _Compiled:
+    exact = re.compile(spec.exact, spec.flags)
+    if spec.fast is None:
+        return _Compiled(exact, exact, lowered=False)
+    return _Compiled(exact, re.compile(spec.fast), spec.lowered)

@@ -1,0 +1,105 @@
+"""Which files a whole-tree scan reads: git's view inside a work tree, the
+tree without ``.git`` elsewhere; binaries and oversized files are skipped."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.tokens import github_token
+from thresher.findings import scan as scan_module
+from thresher.findings.scan import ScanError, ScanOptions, scan
+
+
+def git(root: Path, *args: str) -> str:
+    command = [
+        "git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+        "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args,
+    ]  # fmt: skip
+    return subprocess.run(command, cwd=root, check=True, capture_output=True, text=True).stdout
+
+
+def secret_line(seed: int) -> str:
+    return f'TOKEN = "{github_token(seed=seed)}"\n'
+
+
+def paths_of(root: Path, **options: object) -> set[str]:
+    result = scan(ScanOptions(root=root, workers=1, **options))  # type: ignore[arg-type]
+    return {c.path for c in result.candidates}
+
+
+def test_gitignore_is_respected_and_untracked_files_are_scanned(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / ".gitignore").write_text("ignored/\n*.log\n")
+    (tmp_path / "ignored").mkdir()
+    (tmp_path / "ignored/a.py").write_text(secret_line(1))
+    (tmp_path / "debug.log").write_text(secret_line(2))
+    (tmp_path / "tracked.py").write_text(secret_line(3))
+    git(tmp_path, "add", "tracked.py", ".gitignore")
+    git(tmp_path, "commit", "-q", "-m", "init")
+    (tmp_path / "untracked.py").write_text(secret_line(4))
+    assert paths_of(tmp_path) == {"tracked.py", "untracked.py"}
+
+
+def test_a_named_file_is_scanned_even_when_ignored(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / ".gitignore").write_text("*.log\n")
+    (tmp_path / "debug.log").write_text(secret_line(2))
+    (tmp_path / "other.py").write_text(secret_line(3))
+    assert paths_of(tmp_path, paths=(Path("debug.log"),)) == {"debug.log"}
+
+
+def test_outside_git_the_tree_is_walked_without_dot_git(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # not a repository, just a directory named so
+    (tmp_path / ".git/config").write_text(secret_line(1))
+    (tmp_path / "src/deep").mkdir(parents=True)
+    (tmp_path / "src/deep/app.py").write_text(secret_line(2))
+    (tmp_path / "link.py").symlink_to(tmp_path / "src/deep/app.py")
+    assert paths_of(tmp_path) == {"src/deep/app.py"}
+
+
+def test_paths_limit_the_scan(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a/x.py").write_text(secret_line(1))
+    (tmp_path / "b/y.py").write_text(secret_line(2))
+    (tmp_path / "ab.py").write_text(secret_line(3))
+    assert paths_of(tmp_path, paths=(Path("a"),)) == {"a/x.py"}
+    assert paths_of(tmp_path, paths=(tmp_path / "b/y.py", Path("ab.py"))) == {"b/y.py", "ab.py"}
+
+
+def test_binary_and_oversized_files_are_skipped_and_counted(tmp_path: Path) -> None:
+    (tmp_path / "blob.bin.py").write_bytes(b"\x00\x01" + secret_line(1).encode())
+    (tmp_path / "big.py").write_text(secret_line(2) + "#" * 5000 + "\n")
+    (tmp_path / "latin1.py").write_bytes(b"caf\xe9 = 1\n" + secret_line(3).encode())
+    (tmp_path / "small.py").write_text(secret_line(4))
+    result = scan(ScanOptions(root=tmp_path, workers=1, max_file_bytes=1000))
+    assert {c.path for c in result.candidates} == {"small.py"}
+    assert result.stats.files_scanned == 1
+    assert result.stats.files_skipped == 3
+
+
+def test_parallel_scan_equals_serial_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for index in range(12):
+        body = "".join(f"x{i} = {i}\n" for i in range(50)) + secret_line(index % 5)
+        (tmp_path / f"m{index}.py").write_text(body + f'password = "pw-{index}-Zq9"\n')
+    serial = scan(ScanOptions(root=tmp_path, workers=1))
+    monkeypatch.setattr(scan_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(scan_module, "_MIN_BATCH_BYTES", 1)
+    parallel = scan(ScanOptions(root=tmp_path, workers=2))
+    assert parallel.candidates == serial.candidates
+    assert parallel.findings == serial.findings
+    assert sorted(parallel.vault.values()) == sorted(serial.vault.values())
+
+
+def test_bad_roots_and_paths_are_usage_errors(tmp_path: Path) -> None:
+    with pytest.raises(ScanError, match="not a directory"):
+        scan(ScanOptions(root=tmp_path / "missing"))
+    with pytest.raises(ScanError, match="outside the scan root"):
+        scan(ScanOptions(root=tmp_path, paths=(tmp_path.parent,)))
+    with pytest.raises(ScanError, match="does not exist"):
+        scan(ScanOptions(root=tmp_path, paths=(Path("nope.py"),)))
+    with pytest.raises(ScanError, match="workers"):
+        scan(ScanOptions(root=tmp_path, workers=0))

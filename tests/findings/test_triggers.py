@@ -1,0 +1,212 @@
+"""The prefilter's own guarantees, checked mechanically."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import string
+from re import _constants as C  # type: ignore[attr-defined]
+from re import _parser  # type: ignore[attr-defined]
+
+from detect_secrets.plugins import keyword
+from detect_secrets.plugins.high_entropy_strings import (
+    Base64HighEntropyString,
+    HexHighEntropyString,
+    HighEntropyStringsPlugin,
+)
+from detect_secrets.plugins.keyword import KeywordDetector
+from detect_secrets.settings import get_plugins
+
+from thresher.findings.engine import detect_secrets_session
+from thresher.findings.triggers import Prefilter, _min_entropy_length, fold
+
+
+def test_every_default_plugin_has_a_trigger_for_this_detect_secrets() -> None:
+    """A detect-secrets release that changes a plugin's regexes switches that
+    plugin to every-line scanning; this says the installed one is analysed."""
+    with detect_secrets_session():
+        assert Prefilter(get_plugins()).complete
+
+
+def test_fold_keeps_length_and_maps_every_case_insensitive_match() -> None:
+    # The alphabet of the lower-cased triggers; every code point that Python's
+    # case-insensitive matching equates with one of them must fold onto it.
+    alphabet = sorted(set(string.ascii_lowercase + string.digits + "_-./:=\u00f1"))
+    any_of = re.compile("(?i)[" + re.escape("".join(alphabet)) + "]")
+    for code in range(0x110000):
+        if 0xD800 <= code < 0xE000:
+            continue
+        char = chr(code)
+        folded = fold("\u00e9" + char)[1:]  # non-ASCII text takes the slow path
+        assert len(folded) == 1, hex(code)
+        if any_of.fullmatch(char):
+            for letter in alphabet:
+                if re.fullmatch("(?i)" + re.escape(letter), char):
+                    assert folded == letter, (hex(code), letter)
+
+
+def test_entropy_bound() -> None:
+    """No string shorter than the bound can exceed the plugin's limit."""
+    assert _min_entropy_length(4.5) == 23
+    assert _min_entropy_length(3.0) == 8
+    b64, hexa = Base64HighEntropyString(), HexHighEntropyString()
+    best_b64 = (string.ascii_letters + string.digits)[:22]
+    assert b64.calculate_shannon_entropy(best_b64) <= 4.5
+    assert hexa.calculate_shannon_entropy("0123456") <= 3.0
+    assert math.log2(22) < 4.5
+
+
+def test_lines_without_any_trigger_are_skipped_and_plugins_are_selected() -> None:
+    with detect_secrets_session():
+        prefilter = Prefilter(get_plugins())
+        lines = [
+            "import os\n",
+            'token = "ghp_' + "a1B2" * 9 + '"\n',
+            "def main():\n",
+            'password = "hunter22x"\n',
+        ]
+        kept = prefilter.candidate_lines(lines)
+    assert [index for index, _ in kept] == [1, 3]
+    names = {index: {type(p).__name__ for p in plugins} for index, plugins in kept}
+    assert "GitHubTokenDetector" in names[1]
+    assert "KeywordDetector" in names[3]
+    assert "GitHubTokenDetector" not in names[3]
+
+
+def test_an_unknown_plugin_disables_the_prefilter() -> None:
+    class Custom:
+        secret_type = "custom"
+
+    with detect_secrets_session():
+        prefilter = Prefilter([*get_plugins(), Custom()])
+    assert not prefilter.complete
+    assert [i for i, _ in prefilter.candidate_lines(["a\n", "b\n"])] == [0, 1]
+
+
+# --- Property: wherever a plugin's own analyze_line reports, the prefilter keeps
+# the line for that plugin. Lines are generated from the plugins' own regexes.
+
+_POOL = [chr(c) for c in range(32, 127)] + list("\té\u00f1\u00d1\u212a\u017f\u0131\u0130\u0663ß")
+_SWAPS = {"k": "\u212a", "K": "\u212a", "s": "\u017f", "S": "\u017f", "i": "\u0131", "I": "\u0130"}
+
+
+def _category(category: object, char: str) -> bool:
+    word = char.isalnum() or char == "_"
+    return {
+        C.CATEGORY_DIGIT: char.isdecimal(),
+        C.CATEGORY_NOT_DIGIT: not char.isdecimal(),
+        C.CATEGORY_WORD: word,
+        C.CATEGORY_NOT_WORD: not word,
+        C.CATEGORY_SPACE: char.isspace(),
+        C.CATEGORY_NOT_SPACE: not char.isspace(),
+    }.get(category, False)
+
+
+def _in_class(items: list[tuple[object, object]], char: str) -> bool:
+    negate, hit = False, False
+    for op, arg in items:
+        if op is C.NEGATE:
+            negate = True
+        elif op is C.LITERAL:
+            hit |= ord(char) == arg
+        elif op is C.RANGE:
+            low, high = arg  # type: ignore[misc]
+            hit |= low <= ord(char) <= high
+        elif op is C.CATEGORY:
+            hit |= _category(arg, char)
+    return hit != negate
+
+
+_CLASS_CACHE: dict[int, tuple[object, list[str]]] = {}  # keeps each class alive: ids stay unique
+
+
+def _generate(items: object, rng: random.Random, groups: dict[int, str]) -> str:
+    out: list[str] = []
+    for op, arg in items:  # type: ignore[attr-defined]
+        if op is C.LITERAL:
+            out.append(chr(arg))
+        elif op is C.NOT_LITERAL:
+            out.append(rng.choice([c for c in _POOL if ord(c) != arg]))
+        elif op is C.ANY:
+            out.append(rng.choice(_POOL))
+        elif op is C.IN:
+            key = id(arg)
+            if key not in _CLASS_CACHE:
+                _CLASS_CACHE[key] = (arg, [c for c in _POOL if _in_class(arg, c)])
+            choices = _CLASS_CACHE[key][1]
+            out.append(rng.choice(choices) if choices else "")
+        elif op is C.BRANCH:
+            out.append(_generate(rng.choice(arg[1]), rng, groups))
+        elif op is C.SUBPATTERN:
+            group, _, _, sub = arg
+            text = _generate(sub, rng, groups)
+            if group:
+                groups[group] = text
+            out.append(text)
+        elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
+            low, high, sub = arg
+            count = rng.randint(low, min(high, max(low + 8, 64)))
+            out.extend(_generate(sub, rng, groups) for _ in range(count))
+        elif op is C.GROUPREF:
+            out.append(groups.get(arg, ""))
+        elif op is C.ATOMIC_GROUP:
+            out.append(_generate(arg, rng, groups))
+    return "".join(out)
+
+
+def _variants(pattern: re.Pattern[str], rng: random.Random, count: int) -> list[str]:
+    parsed = _parser.parse(pattern.pattern, pattern.flags)
+    found: list[str] = []
+    for _ in range(count * 4):
+        text = _generate(parsed, rng, {})
+        if pattern.flags & re.IGNORECASE and rng.random() < 0.5:
+            text = "".join(c.swapcase() if rng.random() < 0.5 else c for c in text)
+        if pattern.flags & re.IGNORECASE and rng.random() < 0.3:
+            text = "".join(_SWAPS.get(c, c) if rng.random() < 0.3 else c for c in text)
+        context = rng.choice(["", " ", "x = ", 'key: "', "(", "a", "\t", "é "])
+        line = context + text + rng.choice(["", " ", '"', ";", " # note", "é"])
+        if "\n" not in line and pattern.search(line):
+            found.append(line)
+        if len(found) >= count:
+            break
+    return found
+
+
+def _regexes(plugin: object) -> list[re.Pattern[str]]:
+    if isinstance(plugin, KeywordDetector):
+        tables = [
+            *keyword.REGEX_BY_FILETYPE.values(),
+            keyword.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP,
+        ]
+        return sorted({p for table in tables for p in table}, key=lambda p: p.pattern)
+    if isinstance(plugin, HighEntropyStringsPlugin):
+        return [plugin.regex]
+    return list(getattr(plugin, "denylist", []))
+
+
+_FILENAMES = ["a.py", "a.go", "a.yaml", "a.cpp", "a.m", "a.txt", "a.ini", "a.java"]
+
+
+def test_generated_matches_of_every_plugin_regex_are_kept() -> None:
+    rng = random.Random(1234)
+    checked = 0
+    with detect_secrets_session():
+        plugins = get_plugins()
+        prefilter = Prefilter(plugins)
+        for plugin in plugins:
+            for pattern in _regexes(plugin):
+                lines = _variants(pattern, rng, 120)
+                noise = ["import os", "x = 1", "def f(): pass"] * len(lines)
+                text = [
+                    line for pair in zip(lines, noise[: len(lines)], strict=True) for line in pair
+                ]
+                kept = dict(prefilter.candidate_lines(text))
+                names = _FILENAMES if isinstance(plugin, KeywordDetector) else _FILENAMES[:1]
+                for index, line in enumerate(text):
+                    for filename in names:
+                        if not plugin.analyze_line(filename=filename, line=line):
+                            continue
+                        checked += 1
+                        assert plugin in kept.get(index, []), (type(plugin).__name__, line)
+    assert checked > 3000
