@@ -51,3 +51,9 @@ def test_field_names_survive_a_value_that_is_a_common_word() -> None:
     message = AssistantMessage(parts=(ToolCallPart(id="1", name="grep", arguments_error="error"),))
     clean = redactor.model(message)
     assert clean.parts[0].arguments_error == "…(5 chars)"  # type: ignore[union-attr]
+
+
+def test_a_value_is_a_token_not_part_of_a_longer_word() -> None:
+    redactor = Redactor(["passw", "s3cr3t/x"])
+    assert redactor.text("load passwords; passw=1") == "load passwords; …(5 chars)=1"
+    assert redactor.text("k=s3cr3t/x;") == "k=…(8 chars);"

@@ -16,6 +16,8 @@ from pydantic import BaseModel
 
 _PREFIX = re.compile(r"^([A-Za-z]{2,12}[_-]|AKIA|ASIA|AIza|SG\.|eyJ)")
 _MIN_LENGTH = 4
+_CACHE_SIZE = 4096
+_ANYWHERE_LENGTH = 12
 
 T = TypeVar("T")
 
@@ -34,12 +36,23 @@ def redact_value(value: str) -> str:
     return f"{prefix}…{value[-3:]} ({length} chars)"
 
 
+def _token(value: str) -> str:
+    """A short value matches only as a token, not inside a longer word ("passw" in
+    "passwords"); a long one matches anywhere, even glued to other text."""
+    if len(value) >= _ANYWHERE_LENGTH:
+        return re.escape(value)
+    left = r"(?<![A-Za-z0-9])" if value[0].isalnum() else ""
+    right = r"(?![A-Za-z0-9])" if value[-1].isalnum() else ""
+    return left + re.escape(value) + right
+
+
 class Redactor:
     """Replaces every registered value, longest first, in text and structures."""
 
     def __init__(self, values: Iterable[str] = ()) -> None:
         self._values: dict[str, str] = {}
         self._pattern: re.Pattern[str] | None = None
+        self._cache: dict[str, str] = {}
         for value in values:
             self.add(value)
 
@@ -47,6 +60,7 @@ class Redactor:
         if len(value) >= _MIN_LENGTH:
             self._values[value] = redacted or redact_value(value)
             self._pattern = None
+            self._cache.clear()
 
     def __bool__(self) -> bool:
         return bool(self._values)
@@ -56,14 +70,21 @@ class Redactor:
             return None
         if self._pattern is None:
             ordered = sorted(self._values, key=len, reverse=True)
-            self._pattern = re.compile("|".join(re.escape(v) for v in ordered))
+            self._pattern = re.compile("|".join(_token(v) for v in ordered))
         return self._pattern
 
     def text(self, text: str) -> str:
         pattern = self._compiled()
         if pattern is None or not text:
             return text
-        return pattern.sub(lambda m: self._values[m.group(0)], text)
+        # Prompts, skill bodies and catalogs repeat in every session: remember them.
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = pattern.sub(lambda m: self._values[m.group(0)], text)
+            if len(self._cache) >= _CACHE_SIZE:
+                self._cache.clear()
+            self._cache[text] = cached
+        return cached
 
     def data(self, value: Any) -> Any:
         """Redact string values anywhere inside dicts, lists and tuples.

@@ -47,3 +47,22 @@ def asset_dir(kind: AssetKind) -> Path:
             hint="reinstall thresher",
         )
     return path
+
+
+@cache
+def public_vocabulary() -> frozenset[str]:
+    """Every token of the bundled agents, skills and prompts, lower-cased.
+
+    A candidate value that is one of these words ("test", "password", a skill
+    name, a vendor's documentation example) is public text, not a secret: it is
+    left unredacted so it cannot corrupt paths, tool names and prompts.
+    """
+    import re
+
+    tokens: set[str] = set()
+    for kind in AssetKind:
+        for path in asset_dir(kind).rglob("*"):
+            if path.is_file() and path.suffix in {".md", ".j2"}:
+                text = path.read_text(encoding="utf-8", errors="replace").lower()
+                tokens.update(re.findall(r"[a-z0-9][a-z0-9_.\-/+=]*[a-z0-9=]|[a-z0-9]", text))
+    return frozenset(tokens)

@@ -30,11 +30,13 @@ from thresher.decisions import (
     RunUsage,
 )
 from thresher.errors import ExitCode
+from thresher.findings.profile import profile_value
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
 from thresher.llm.messages import Usage
 from thresher.llm.model import Model
 from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_model, describe
 from thresher.redaction import Redactor
+from thresher.resources import public_vocabulary
 from thresher.results import Classification, Verdict
 from thresher.tribunal.tribunal import Escalate, Tribunal, TribunalOptions, is_decisive
 from thresher.validators import ValidatorRegistry
@@ -168,7 +170,7 @@ def run_scan(
     run_meter = UsageMeter(
         UsageLimits(max_requests=request.max_requests, max_total_tokens=request.max_tokens), "run"
     )
-    redactor = Redactor(result.vault.values())
+    redactor = Redactor(v for v in result.vault.values() if not is_public_word(v))
     factory = SessionFactory(
         settings=settings,
         redactor=redactor,
@@ -233,6 +235,14 @@ def run_scan(
         run_dir=run_dir,
         scan=result,
         plan=plan,
+    )
+
+
+def is_public_word(value: str) -> bool:
+    """Placeholder vocabulary and words of thresher's own methodology are not secrets."""
+    return (
+        bool(profile_value(value)["placeholder_word"])
+        or value.strip().lower() in public_vocabulary()
     )
 
 

@@ -12,11 +12,22 @@ from thresher.llm.messages import ModelSettings, UserMessage
 from thresher.llm.registry import build_model
 
 
-@pytest.mark.parametrize("spec", ["openai:gpt-4o", "anthropic:claude-sonnet-4-5",
-                                  "gemini:gemini-2.5-pro", "github:openai/gpt-4.1"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "openai:gpt-4o",
+        "anthropic:claude-sonnet-4-5",
+        "gemini:gemini-2.5-pro",
+        "github:openai/gpt-4.1",
+    ],
+)
 def test_default_provider_urls_are_unreachable_from_tests(spec: str) -> None:
-    env = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k", "GEMINI_API_KEY": "k",
-           "GITHUB_TOKEN": "k"}
+    env = {
+        "OPENAI_API_KEY": "k",
+        "ANTHROPIC_API_KEY": "k",
+        "GEMINI_API_KEY": "k",
+        "GITHUB_TOKEN": "k",
+    }
     model = build_model(spec, Settings(), env)
 
     async def go() -> None:

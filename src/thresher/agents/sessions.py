@@ -83,7 +83,9 @@ class SessionFactory:
         judge_entries: Sequence[dict[str, Any]] | None = None,
         tag: str = "",
     ) -> AgentSession[Any]:
-        renderer = self.renderer or PromptRenderer.from_settings(self.settings)
+        if self.renderer is None:
+            self.renderer = PromptRenderer.from_settings(self.settings)
+        renderer = self.renderer
         definition = load_agent(agent, self.settings)
         skills = self.skills(agent)
         rendered = build_input(

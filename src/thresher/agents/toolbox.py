@@ -110,6 +110,7 @@ def finding_handlers(
     line: str | None = None,
 ) -> dict[ToolName, Handler]:
     """``get_finding`` describes the value (``profile_value``) without revealing it."""
+
     def own(args: FindingArgs) -> None:
         if args.finding_id != finding.id:
             raise ToolError(

@@ -7,8 +7,10 @@ the ``skill`` tool's schema is specialised per agent (an enum of its skills).
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -122,6 +124,11 @@ _DESCRIPTIONS: dict[ToolName, tuple[str, type[BaseModel] | None]] = {
 }
 
 
+@cache
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema()
+
+
 def tool_spec(name: ToolName, skills: SkillSet) -> ToolSpec:
     description, model = _DESCRIPTIONS[name]
     match name:
@@ -131,5 +138,5 @@ def tool_spec(name: ToolName, skills: SkillSet) -> ToolSpec:
             parameters = dict(READ_SKILL_FILE_SCHEMA)
         case _:
             assert model is not None
-            parameters = model.model_json_schema()
+            parameters = copy.deepcopy(_schema(model))
     return ToolSpec(name=name, description=description, parameters=parameters)
