@@ -135,7 +135,11 @@ class SessionFactory:
             info=info,
             secret_type=secret_type,
             renderer=renderer,
-            budget=Budget(UsageMeter(self.session_limits, "session"), self.run_meter),
+            # Offline models spend nothing: only provider requests count against the run.
+            budget=Budget(
+                UsageMeter(self.session_limits, "session"),
+                *(() if model.offline else (self.run_meter,)),
+            ),
             redactor=self.redactor,
             settings=self.model_settings,
             limits=self.loop_limits,

@@ -74,7 +74,7 @@ def _respond(calls: list[tuple[str, dict[str, Any]]], turn: int) -> ModelRespons
     return ModelResponse(
         parts=parts,
         stop_reason=StopReason.TOOL_USE,
-        usage=Usage(requests=1),
+        usage=Usage(),  # offline: no provider request, no tokens
         model="heuristic:default",
     )
 

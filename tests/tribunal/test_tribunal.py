@@ -1,0 +1,174 @@
+"""Escalation, guardrails, fallbacks and failures of the tribunal."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from tests.agents.test_heuristic import repo_with
+from tests.tokens import github_token
+from thresher.agents.budget import UsageLimits, UsageMeter
+from thresher.agents.sessions import SessionFactory
+from thresher.agents.workspace import Workspace
+from thresher.config import AgentName, Settings
+from thresher.decisions import DecidedBy
+from thresher.findings import Finding, Severity
+from thresher.llm.messages import ModelResponse
+from thresher.llm.testing import FunctionModel, RecordedRequest, text_response, tool_response
+from thresher.redaction import Redactor, redact_value
+from thresher.tribunal.tribunal import Escalate, Tribunal, TribunalOptions
+
+FACTORS = dict.fromkeys(("recency", "directness", "completeness", "source_reliability",
+                         "verification_confidence", "test_results", "findings_review"), 8)
+
+
+class FakeLLM(FunctionModel):
+    """A function-driven model that counts as a remote LLM (offline = False)."""
+
+    provider = "fake-llm"
+
+    @property
+    def offline(self) -> bool:
+        return False
+
+
+def agent(classification: str = "real", *, submit: bool = True):  # type: ignore[no-untyped-def]
+    def respond(request: RecordedRequest) -> ModelResponse:
+        info = request.settings.session
+        assert info is not None
+        if not submit:
+            return text_response("I would rather chat.")
+        if len(request.messages) == 2:
+            return tool_response(*[("skill", {"name": s}) for s in info.required_skills],
+                                 ("get_finding", {"finding_id": info.finding_id}))
+        verdict = "TRUE_POSITIVE" if classification == "real" else "FALSE_POSITIVE"
+        args: dict[str, Any]
+        if info.submit_tool == "submit_report":
+            args = {"classification": classification, "verdict": verdict,
+                    "confidence_factors": FACTORS, "confidence_score": 8.0,
+                    "confidence_label": "high", "risk_level": "high",
+                    "key_finding": f"model says {classification}",
+                    "evidence": [{"claim": "finding read", "ledger_ids": ["T1"]}]}
+        elif info.submit_tool == "submit_challenge":
+            args = {"outcome": "CONFIRMED", "reasoning": "reproduced"}
+        else:
+            args = {"winner_index": 0, "rationale": "report 0 holds",
+                    "final_verdict": verdict, "final_classification": classification}
+        return tool_response((info.submit_tool, args))
+    return respond
+
+
+def setup(tmp_path: Path, path: str, value: str, llm: dict[AgentName, Any] | None,
+          escalate: Escalate = Escalate.UNCERTAIN, analyses: int = 1,
+          run_limits: UsageLimits | None = None) -> tuple[Tribunal, Finding]:
+    root = repo_with(tmp_path, path, value)
+    finding = Finding.model_validate({
+        "id": "f-1", "rule_id": "GitHub Token", "fingerprint": "sha256:x",
+        "redacted": redact_value(value), "locations": [{"path": path, "line": 12}]})
+    factory = SessionFactory(settings=Settings(), redactor=Redactor([value]),
+                             workspace=Workspace(root, value_for=lambda _: value),
+                             run_meter=UsageMeter(run_limits or UsageLimits(), "run"))
+    models: dict[AgentName, Any] = llm or {}
+    from thresher.llm.heuristic import HeuristicModel
+
+    for name in AgentName:
+        models.setdefault(name, HeuristicModel())
+    return Tribunal(factory, models, TribunalOptions(escalate=escalate, analyses=analyses)), \
+        finding
+
+
+def decide(tribunal: Tribunal, finding: Finding, value: str):  # type: ignore[no-untyped-def]
+    return asyncio.run(tribunal.decide(finding, value))
+
+
+def all_llm(classification: str = "real", **kwargs: Any) -> dict[AgentName, Any]:
+    return {a: FakeLLM(agent(classification, **kwargs)) for a in AgentName}
+
+
+def test_heuristic_only_when_no_llm_is_configured(tmp_path: Path) -> None:
+    value = github_token()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, None)
+    decision = decide(tribunal, finding, value)
+    assert decision.decided_by is DecidedBy.HEURISTIC and not decision.escalated
+    assert decision.verdict.value == "TRUE_POSITIVE"
+    assert decision.entries[0].compliance.score == 1.0
+    assert all(check.passed for check in decision.entries[0].checks)
+
+
+def test_decisive_heuristic_is_not_escalated(tmp_path: Path) -> None:
+    value = github_token()
+    llm = all_llm()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, llm)
+    decision = decide(tribunal, finding, value)  # checksum-valid outside tests: high confidence
+    assert not decision.escalated
+    assert all(not m.requests for m in llm.values())
+
+
+def test_escalate_all_runs_n_analyses_challenges_and_one_judge(tmp_path: Path) -> None:
+    value = github_token()
+    llm = all_llm()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, llm,
+                              escalate=Escalate.ALL, analyses=3)
+    decision = decide(tribunal, finding, value)
+    assert decision.escalated and decision.decided_by is DecidedBy.TRIBUNAL
+    assert len(decision.entries) == 3
+    assert all(e.challenge is not None for e in decision.entries)
+    assert decision.judge is not None and decision.judge.winner_index == 0
+    assert len(llm[AgentName.ANALYSIS].requests) == 6
+    assert len(llm[AgentName.JUDGE].requests) == 2
+    assert decision.usage.requests > 10
+
+
+def test_guardrail_keeps_a_checksum_failure_from_ending_real(tmp_path: Path) -> None:
+    value = github_token(valid_checksum=False)
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, all_llm("real"),
+                              escalate=Escalate.ALL)
+    decision = decide(tribunal, finding, value)
+    assert decision.decided_by is DecidedBy.GUARDRAIL
+    assert decision.classification.value == "test"
+    assert decision.verdict.value == "FALSE_POSITIVE"
+    assert decision.guardrail and "checksum" in decision.guardrail
+
+
+def test_failed_sessions_make_the_finding_inconclusive_with_errors(tmp_path: Path) -> None:
+    value = github_token()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, all_llm(submit=False),
+                              escalate=Escalate.ALL)
+    decision = decide(tribunal, finding, value)
+    assert decision.verdict.value == "INCONCLUSIVE"
+    assert decision.errors and decision.errors[0].error == "NoSubmission"
+
+
+def test_judge_failure_falls_back_to_the_best_report(tmp_path: Path) -> None:
+    value = github_token()
+    llm = all_llm()
+    llm[AgentName.JUDGE] = FakeLLM(agent(submit=False))
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, llm, escalate=Escalate.ALL)
+    decision = decide(tribunal, finding, value)
+    assert decision.judge is None
+    assert decision.verdict.value == "TRUE_POSITIVE"
+    assert "judge unavailable" in decision.rationale
+    assert [e.stage for e in decision.errors] == ["judge"]
+
+
+def test_exhausted_budget_keeps_the_heuristic_decision(tmp_path: Path) -> None:
+    value = github_token()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, all_llm(),
+                              escalate=Escalate.ALL, run_limits=UsageLimits(max_requests=1))
+    decision = decide(tribunal, finding, value)
+    assert decision.decided_by is DecidedBy.HEURISTIC
+    assert decision.verdict.value == "TRUE_POSITIVE"
+    assert decision.errors[0].error == "BudgetExceeded"
+    assert "not escalated" in decision.errors[0].message
+
+
+def test_decide_all_keeps_input_order_and_reports_each(tmp_path: Path) -> None:
+    value = github_token()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, None)
+    other = finding.model_copy(update={"id": "f-2", "severity": Severity.CRITICAL})
+    seen: list[str] = []
+    decisions = asyncio.run(tribunal.decide_all([finding, other], lambda _: value,
+                                                lambda d: seen.append(d.finding.id)))
+    assert [d.finding.id for d in decisions] == ["f-1", "f-2"]
+    assert seen[0] == "f-2"  # highest severity first
