@@ -19,8 +19,18 @@ from thresher.llm.testing import FunctionModel, RecordedRequest, text_response, 
 from thresher.redaction import Redactor, redact_value
 from thresher.tribunal.tribunal import Escalate, Tribunal, TribunalOptions
 
-FACTORS = dict.fromkeys(("recency", "directness", "completeness", "source_reliability",
-                         "verification_confidence", "test_results", "findings_review"), 8)
+FACTORS = dict.fromkeys(
+    (
+        "recency",
+        "directness",
+        "completeness",
+        "source_reliability",
+        "verification_confidence",
+        "test_results",
+        "findings_review",
+    ),
+    8,
+)
 
 
 class FakeLLM(FunctionModel):
@@ -40,42 +50,68 @@ def agent(classification: str = "real", *, submit: bool = True):  # type: ignore
         if not submit:
             return text_response("I would rather chat.")
         if len(request.messages) == 2:
-            return tool_response(*[("skill", {"name": s}) for s in info.required_skills],
-                                 ("get_finding", {"finding_id": info.finding_id}))
+            return tool_response(
+                *[("skill", {"name": s}) for s in info.required_skills],
+                ("get_finding", {"finding_id": info.finding_id}),
+            )
         verdict = "TRUE_POSITIVE" if classification == "real" else "FALSE_POSITIVE"
         args: dict[str, Any]
         if info.submit_tool == "submit_report":
-            args = {"classification": classification, "verdict": verdict,
-                    "confidence_factors": FACTORS, "confidence_score": 8.0,
-                    "confidence_label": "high", "risk_level": "high",
-                    "key_finding": f"model says {classification}",
-                    "evidence": [{"claim": "finding read", "ledger_ids": ["T1"]}]}
+            args = {
+                "classification": classification,
+                "verdict": verdict,
+                "confidence_factors": FACTORS,
+                "confidence_score": 8.0,
+                "confidence_label": "high",
+                "risk_level": "high",
+                "key_finding": f"model says {classification}",
+                "evidence": [{"claim": "finding read", "ledger_ids": ["T1"]}],
+            }
         elif info.submit_tool == "submit_challenge":
             args = {"outcome": "CONFIRMED", "reasoning": "reproduced"}
         else:
-            args = {"winner_index": 0, "rationale": "report 0 holds",
-                    "final_verdict": verdict, "final_classification": classification}
+            args = {
+                "winner_index": 0,
+                "rationale": "report 0 holds",
+                "final_verdict": verdict,
+                "final_classification": classification,
+            }
         return tool_response((info.submit_tool, args))
+
     return respond
 
 
-def setup(tmp_path: Path, path: str, value: str, llm: dict[AgentName, Any] | None,
-          escalate: Escalate = Escalate.UNCERTAIN, analyses: int = 1,
-          run_limits: UsageLimits | None = None) -> tuple[Tribunal, Finding]:
+def setup(
+    tmp_path: Path,
+    path: str,
+    value: str,
+    llm: dict[AgentName, Any] | None,
+    escalate: Escalate = Escalate.UNCERTAIN,
+    analyses: int = 1,
+    run_limits: UsageLimits | None = None,
+) -> tuple[Tribunal, Finding]:
     root = repo_with(tmp_path, path, value)
-    finding = Finding.model_validate({
-        "id": "f-1", "rule_id": "GitHub Token", "fingerprint": "sha256:x",
-        "redacted": redact_value(value), "locations": [{"path": path, "line": 12}]})
-    factory = SessionFactory(settings=Settings(), redactor=Redactor([value]),
-                             workspace=Workspace(root, value_for=lambda _: value),
-                             run_meter=UsageMeter(run_limits or UsageLimits(), "run"))
+    finding = Finding.model_validate(
+        {
+            "id": "f-1",
+            "rule_id": "GitHub Token",
+            "fingerprint": "sha256:x",
+            "redacted": redact_value(value),
+            "locations": [{"path": path, "line": 12}],
+        }
+    )
+    factory = SessionFactory(
+        settings=Settings(),
+        redactor=Redactor([value]),
+        workspace=Workspace(root, value_for=lambda _: value),
+        run_meter=UsageMeter(run_limits or UsageLimits(), "run"),
+    )
     models: dict[AgentName, Any] = llm or {}
     from thresher.llm.heuristic import HeuristicModel
 
     for name in AgentName:
         models.setdefault(name, HeuristicModel())
-    return Tribunal(factory, models, TribunalOptions(escalate=escalate, analyses=analyses)), \
-        finding
+    return Tribunal(factory, models, TribunalOptions(escalate=escalate, analyses=analyses)), finding
 
 
 def decide(tribunal: Tribunal, finding: Finding, value: str):  # type: ignore[no-untyped-def]
@@ -108,8 +144,9 @@ def test_decisive_heuristic_is_not_escalated(tmp_path: Path) -> None:
 def test_escalate_all_runs_n_analyses_challenges_and_one_judge(tmp_path: Path) -> None:
     value = github_token()
     llm = all_llm()
-    tribunal, finding = setup(tmp_path, "app/settings.py", value, llm,
-                              escalate=Escalate.ALL, analyses=3)
+    tribunal, finding = setup(
+        tmp_path, "app/settings.py", value, llm, escalate=Escalate.ALL, analyses=3
+    )
     decision = decide(tribunal, finding, value)
     assert decision.escalated and decision.decided_by is DecidedBy.TRIBUNAL
     assert len(decision.entries) == 3
@@ -122,8 +159,9 @@ def test_escalate_all_runs_n_analyses_challenges_and_one_judge(tmp_path: Path) -
 
 def test_guardrail_keeps_a_checksum_failure_from_ending_real(tmp_path: Path) -> None:
     value = github_token(valid_checksum=False)
-    tribunal, finding = setup(tmp_path, "app/settings.py", value, all_llm("real"),
-                              escalate=Escalate.ALL)
+    tribunal, finding = setup(
+        tmp_path, "app/settings.py", value, all_llm("real"), escalate=Escalate.ALL
+    )
     decision = decide(tribunal, finding, value)
     assert decision.decided_by is DecidedBy.GUARDRAIL
     assert decision.classification.value == "test"
@@ -133,8 +171,9 @@ def test_guardrail_keeps_a_checksum_failure_from_ending_real(tmp_path: Path) -> 
 
 def test_failed_sessions_make_the_finding_inconclusive_with_errors(tmp_path: Path) -> None:
     value = github_token()
-    tribunal, finding = setup(tmp_path, "app/settings.py", value, all_llm(submit=False),
-                              escalate=Escalate.ALL)
+    tribunal, finding = setup(
+        tmp_path, "app/settings.py", value, all_llm(submit=False), escalate=Escalate.ALL
+    )
     decision = decide(tribunal, finding, value)
     assert decision.verdict.value == "INCONCLUSIVE"
     assert decision.errors and decision.errors[0].error == "NoSubmission"
@@ -154,8 +193,14 @@ def test_judge_failure_falls_back_to_the_best_report(tmp_path: Path) -> None:
 
 def test_exhausted_budget_keeps_the_heuristic_decision(tmp_path: Path) -> None:
     value = github_token()
-    tribunal, finding = setup(tmp_path, "app/settings.py", value, all_llm(),
-                              escalate=Escalate.ALL, run_limits=UsageLimits(max_requests=1))
+    tribunal, finding = setup(
+        tmp_path,
+        "app/settings.py",
+        value,
+        all_llm(),
+        escalate=Escalate.ALL,
+        run_limits=UsageLimits(max_requests=1),
+    )
     decision = decide(tribunal, finding, value)
     assert decision.decided_by is DecidedBy.HEURISTIC
     assert decision.verdict.value == "TRUE_POSITIVE"
@@ -168,7 +213,8 @@ def test_decide_all_keeps_input_order_and_reports_each(tmp_path: Path) -> None:
     tribunal, finding = setup(tmp_path, "app/settings.py", value, None)
     other = finding.model_copy(update={"id": "f-2", "severity": Severity.CRITICAL})
     seen: list[str] = []
-    decisions = asyncio.run(tribunal.decide_all([finding, other], lambda _: value,
-                                                lambda d: seen.append(d.finding.id)))
+    decisions = asyncio.run(
+        tribunal.decide_all([finding, other], lambda _: value, lambda d: seen.append(d.finding.id))
+    )
     assert [d.finding.id for d in decisions] == ["f-1", "f-2"]
     assert seen[0] == "f-2"  # highest severity first

@@ -61,7 +61,13 @@ class RunState:
         # Piped output (CI logs, files) is not cut to 80 columns.
         width = None if stream.isatty() or "COLUMNS" in os.environ else 200
         return Console(
-            file=stream, no_color=not color, highlight=False, soft_wrap=True, width=width
+            file=stream,
+            no_color=not color,
+            highlight=False,
+            soft_wrap=True,
+            width=width,
+            markup=False,  # paths and values are data, never rich markup
+            emoji=False,
         )
 
     def info(self, message: str) -> None:

@@ -1,0 +1,133 @@
+"""``thresher scan`` offline, as a new user runs it: decisions, files, exit codes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import Result
+
+from tests.test_scan_e2e import make_demo
+
+Cli = Callable[..., Result]
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> tuple[Path, list[str]]:
+    return make_demo(tmp_path)
+
+
+def test_offline_scan_of_the_demo(cli: Cli, tmp_path: Path, demo) -> None:  # type: ignore[no-untyped-def]
+    root, secrets = demo
+    result = cli(
+        "--no-color",
+        "scan",
+        "--root",
+        str(root),
+        "--json",
+        "out/r.json",
+        "--sarif",
+        "out/r.sarif",
+        "--markdown",
+        "out/r.md",
+    )
+    assert result.exit_code == 1, result.stderr
+    assert "thresher decisions" in result.stderr
+    assert "decided without a model call" in result.stderr
+    report = json.loads((tmp_path / "out/r.json").read_text())
+    by_path = {d["finding"]["locations"][0]["path"]: d for d in report["decisions"]}
+    assert by_path["app/deploy_settings.py"]["classification"] == "real"
+    assert by_path["app/notify.py"]["verdict"] == "TRUE_POSITIVE"
+    assert by_path["tests/fixtures/test_github_client.py"]["classification"] == "test"
+    assert by_path["docs/aws-setup.md"]["classification"] == "not_secret"
+    assert by_path["config/settings.example.env"]["classification"] == "not_secret"
+    assert by_path["build/version.py"]["classification"] == "not_secret"
+    assert report["summary"]["decided_without_model"] == report["summary"]["findings"]
+    assert report["usage"]["requests"] == 0
+    for path in (tmp_path / "out").iterdir():
+        for secret in secrets:
+            assert secret not in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "code"), [("real", 1), ("uncertain", 1), ("any", 1), ("never", 0)]
+)
+def test_fail_on(cli: Cli, demo, fail_on: str, code: int) -> None:  # type: ignore[no-untyped-def]
+    assert cli("-q", "scan", "--root", str(demo[0]), "--fail-on", fail_on).exit_code == code
+
+
+def test_clean_tree_exits_zero(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "clean").mkdir()
+    (tmp_path / "clean/app.py").write_text("print('hello')\n")
+    result = cli("scan", "--root", str(tmp_path / "clean"), "--format", "json")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["summary"]["findings"] == 0
+
+
+def test_format_prints_to_stdout(cli: Cli, demo) -> None:  # type: ignore[no-untyped-def]
+    result = cli("-q", "scan", "--root", str(demo[0]), "--format", "sarif")
+    assert json.loads(result.stdout)["version"] == "2.1.0"
+    assert result.stderr == ""
+
+
+def test_dry_run_states_what_would_be_sent(
+    cli: Cli,
+    tmp_path: Path,
+    demo,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / "thresher.toml").write_text(
+        '[agents.analysis]\nmodel = "openai:gpt-4.1"\n[agents.judge]\nmodel = "gemini:x"\n'
+    )
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    result = cli(
+        "scan",
+        "--root",
+        str(demo[0]),
+        "--dry-run",
+        "--escalate",
+        "all",
+        "--analyses",
+        "2",
+        "--verify",
+        "live",
+    )
+    assert result.exit_code == 1, result.stderr
+    assert (
+        "dry run: analysis -> openai:gpt-4.1: would triage 8 finding(s) with ~64" in result.stderr
+    )
+    assert "dry run: challenger -> heuristic:default: would triage 0" in result.stderr
+    assert "dry run: judge -> gemini:x: would triage 8 finding(s) with ~32" in result.stderr
+    assert "nothing was sent" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--diff", "a..b", "--staged"], "--diff and --staged cannot be combined"),
+        (["--root", "nowhere"], "--root nowhere is not a directory"),
+        (["missing.txt"], "no such file or directory: missing.txt"),
+        (["--analyses", "9"], "Invalid value for '--analyses'"),
+        (["--escalate", "sometimes"], "Invalid value for '--escalate'"),
+    ],
+)
+def test_bad_input_names_the_flag(cli: Cli, args: list[str], message: str) -> None:
+    result = cli("scan", *args)
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_diff_range_is_a_usage_error(cli: Cli, demo) -> None:  # type: ignore[no-untyped-def]
+    result = cli("scan", "--root", str(demo[0]), "--diff", "nope..HEAD")
+    assert result.exit_code == 2
+    assert "--diff" in result.stderr
+
+
+def test_schema_report(cli: Cli) -> None:
+    result = cli("schema", "report")
+    schema = json.loads(result.stdout)
+    assert schema["properties"]["schema_version"]
+    assert "decisions" in schema["properties"]
