@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, MutableMapping
 from typing import Any, TypeVar
 
+import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
 
 _PREFIX = re.compile(r"^([A-Za-z]{2,12}[_-]|AKIA|ASIA|AIza|SG\.|eyJ)")
@@ -36,22 +37,29 @@ def redact_value(value: str) -> str:
     return f"{prefix}…{value[-3:]} ({length} chars)"
 
 
-def _token(value: str) -> str:
-    """A short value matches only as a token, not inside a longer word ("passw" in
-    "passwords"); a long one matches anywhere, even glued to other text."""
+def _bounded(text: str, start: int, end: int, value: str) -> bool:
+    """A short value counts only as a token, not inside a longer word ("passw" in
+    "passwords"); a long one counts anywhere, even glued to other text."""
     if len(value) >= _ANYWHERE_LENGTH:
-        return re.escape(value)
-    left = r"(?<![A-Za-z0-9])" if value[0].isalnum() else ""
-    right = r"(?![A-Za-z0-9])" if value[-1].isalnum() else ""
-    return left + re.escape(value) + right
+        return True
+    if value[0].isalnum() and start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
+        return False
+    return not (
+        value[-1].isalnum() and end < len(text) and text[end].isascii() and text[end].isalnum()
+    )
 
 
 class Redactor:
-    """Replaces every registered value, longest first, in text and structures."""
+    """Replaces every registered value in text and structures.
+
+    Matching uses an Aho-Corasick automaton: one pass over the text whatever the
+    number of values, which matters with thousands of candidates in a run.
+    Overlapping matches are merged, so no part of any value survives.
+    """
 
     def __init__(self, values: Iterable[str] = ()) -> None:
         self._values: dict[str, str] = {}
-        self._pattern: re.Pattern[str] | None = None
+        self._automaton: Any = None
         self._cache: dict[str, str] = {}
         for value in values:
             self.add(value)
@@ -59,28 +67,55 @@ class Redactor:
     def add(self, value: str, redacted: str | None = None) -> None:
         if len(value) >= _MIN_LENGTH:
             self._values[value] = redacted or redact_value(value)
-            self._pattern = None
+            self._automaton = None
             self._cache.clear()
 
     def __bool__(self) -> bool:
         return bool(self._values)
 
-    def _compiled(self) -> re.Pattern[str] | None:
-        if not self._values:
-            return None
-        if self._pattern is None:
-            ordered = sorted(self._values, key=len, reverse=True)
-            self._pattern = re.compile("|".join(_token(v) for v in ordered))
-        return self._pattern
+    def _compiled(self) -> Any:
+        if self._automaton is None and self._values:
+            automaton = ahocorasick.Automaton()
+            for value in self._values:
+                automaton.add_word(value, value)
+            automaton.make_automaton()
+            self._automaton = automaton
+        return self._automaton
+
+    def _redact(self, text: str) -> str:
+        spans: list[tuple[int, int, str]] = []
+        for last, value in self._compiled().iter(text):
+            start, end = last - len(value) + 1, last + 1
+            if _bounded(text, start, end, value):
+                spans.append((start, end, value))
+        if not spans:
+            return text
+        spans.sort()
+        merged: list[list[Any]] = []
+        for start, end, value in spans:
+            if merged and start < merged[-1][1]:
+                region = merged[-1]
+                region[1] = max(region[1], end)
+                if len(value) > len(region[2]):
+                    region[2] = value
+            else:
+                merged.append([start, end, value])
+        out: list[str] = []
+        cursor = 0
+        for start, end, value in merged:
+            out.append(text[cursor:start])
+            out.append(self._values[value])
+            cursor = end
+        out.append(text[cursor:])
+        return "".join(out)
 
     def text(self, text: str) -> str:
-        pattern = self._compiled()
-        if pattern is None or not text:
+        if not self._values or not text:
             return text
         # Prompts, skill bodies and catalogs repeat in every session: remember them.
         cached = self._cache.get(text)
         if cached is None:
-            cached = pattern.sub(lambda m: self._values[m.group(0)], text)
+            cached = self._redact(text)
             if len(self._cache) >= _CACHE_SIZE:
                 self._cache.clear()
             self._cache[text] = cached
