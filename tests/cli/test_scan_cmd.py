@@ -43,7 +43,7 @@ def test_offline_scan_of_the_demo(cli: Cli, tmp_path: Path, demo) -> None:  # ty
     assert by_path["tests/fixtures/test_github_client.py"]["classification"] == "test"
     assert by_path["docs/aws-setup.md"]["classification"] == "not_secret"
     assert by_path["config/settings.example.env"]["classification"] == "not_secret"
-    assert by_path["build/version.py"]["classification"] == "not_secret"
+    assert by_path["release/version.py"]["classification"] == "not_secret"
     assert report["summary"]["decided_without_model"] == report["summary"]["findings"]
     assert report["usage"]["requests"] == 0
     for path in (tmp_path / "out").iterdir():
