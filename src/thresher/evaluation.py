@@ -116,21 +116,25 @@ def _scores(tp: int, fp: int, fn: int) -> Scores:
 
 
 def score(corpus: Corpus, outcome: ScanOutcome) -> EvalResult:
+    # Score the lines detect-secrets itself flags (its per-file, per-type first lines),
+    # each predicted by the decision on the finding that holds that value.
+    by_fingerprint = {d.finding.fingerprint: d.classification for d in outcome.report.decisions}
     predicted: dict[tuple[str, int], Classification] = {}
-    for decision in outcome.report.decisions:
-        for location in decision.finding.locations:
-            key = (location.path, location.line)
-            # One line, several findings: the most severe classification stands.
-            current = predicted.get(key)
-            if current is None or decision.classification is Classification.REAL:
-                predicted[key] = decision.classification
+    for candidate in outcome.scan.candidates:
+        guess = by_fingerprint.get(candidate.fingerprint)
+        if guess is None:
+            continue
+        key = (candidate.path, candidate.line)
+        # One line, several findings: the most severe classification stands.
+        if key not in predicted or guess is Classification.REAL:
+            predicted[key] = guess
     labelled = {key: corpus.labels[key] for key in predicted if key in corpus.labels}
     confusion = {truth: dict.fromkeys(LABELS, 0) for truth in LABELS}
     tp = fp = fn = 0
     for key, truth in labelled.items():
-        guess = predicted[key].value
-        confusion[truth][guess if guess in LABELS else "real"] += 1
-        if guess == "real":
+        name = predicted[key].value
+        confusion[truth][name if name in LABELS else "real"] += 1
+        if name == "real":
             tp, fp = (tp + 1, fp) if truth == "real" else (tp, fp + 1)
         elif truth == "real":
             fn += 1

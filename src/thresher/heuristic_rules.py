@@ -80,6 +80,7 @@ class Evidence:
     """What the tools returned, keyed for the rules, with the ledger ids behind it."""
 
     path: str | None = None
+    paths: tuple[str, ...] = ()
     path_id: str | None = None
     profile: dict[str, Any] = field(default_factory=dict)
     validations: list[dict[str, Any]] = field(default_factory=list)
@@ -136,7 +137,9 @@ def conclude(evidence: Evidence) -> Conclusion:
         v.get("kind") == "live" and v.get("status") == "valid" for v in evidence.validations
     )
     shape = lookalike(evidence.profile)
-    test_scope = bool(evidence.path) and in_test_scope(evidence.path or "")
+    # A value that also sits outside test code is not test data, wherever else it is.
+    paths = evidence.paths or ((evidence.path,) if evidence.path else ())
+    test_scope = bool(paths) and all(in_test_scope(p) for p in paths)
     cite_value = _cite(evidence.path_id, evidence.validation_id)
     items: list[EvidenceItem] = []
     history = "; ".join(

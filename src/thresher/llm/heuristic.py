@@ -149,6 +149,9 @@ class _State:
         location = self._location()
         for _, result in self.ok("get_finding"):
             evidence.path, evidence.path_id = (location or {}).get("path"), result.ledger_id
+            evidence.paths = tuple(
+                str(loc.get("path")) for loc in result.data.get("locations") or []
+            )
             profile = result.data.get("value")
             evidence.profile = profile if isinstance(profile, dict) else {}
         for _, result in self.ok("read_file"):
