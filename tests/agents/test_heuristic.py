@@ -19,11 +19,18 @@ from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 
 
 def git(root: Path, *args: str) -> None:
+    """Commits with fixed dates, so the same content gives the same commit ids."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2024-01-01T00:00:00Z",
+        "GIT_COMMITTER_DATE": "2024-01-01T00:00:00Z",
+    }
     subprocess.run(
         ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
         cwd=root,
         check=True,
         capture_output=True,
+        env=env,
     )
 
 
