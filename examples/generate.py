@@ -43,8 +43,12 @@ def github_token(*, valid: bool = True) -> str:
 
 
 def git(dest: Path, *args: str) -> None:
-    subprocess.run(["git", "-c", "user.name=thresher demo", "-c", "user.email=demo@example.com",
-                    *args], cwd=dest, check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-c", "user.name=thresher demo", "-c", "user.email=demo@example.com", *args],
+        cwd=dest,
+        check=True,
+        capture_output=True,
+    )
 
 
 def main() -> int:
@@ -55,8 +59,9 @@ def main() -> int:
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(HERE / "workspace", dest)
-    slack = f"xoxb-{random_text(12, string.digits)}-{random_text(13, string.digits)}-" \
-        f"{random_text(24)}"
+    slack = (
+        f"xoxb-{random_text(12, string.digits)}-{random_text(13, string.digits)}-{random_text(24)}"
+    )
     stripe = f"sk_live_{random_text(24)}"
     files = {
         "app/deploy_settings.py": f'''"""Deployment settings for the release job."""
