@@ -19,7 +19,6 @@ from thresher.llm.errors import (
     QuotaExhaustedError,
     RateLimitedError,
 )
-from thresher.llm.http import HttpProvider, error_json, short_body
 from thresher.llm.messages import (
     AssistantMessage,
     AssistantPart,
@@ -35,7 +34,7 @@ from thresher.llm.messages import (
     Usage,
     UserMessage,
 )
-from thresher.llm.model import Model
+from thresher.llm.providers.base import HttpModel
 
 API_VERSION = "2023-06-01"
 _STOP = {
@@ -54,15 +53,7 @@ def anthropic_headers(key: SecretStr | None) -> dict[str, str]:
     return headers
 
 
-class AnthropicModel(Model):
-    def __init__(self, provider: HttpProvider, model_name: str) -> None:
-        self.http = provider
-        self.provider = provider.name
-        self.model_name = model_name
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
-
+class AnthropicModel(HttpModel):
     async def request(
         self,
         messages: Sequence[Message],
@@ -128,16 +119,9 @@ class AnthropicModel(Model):
         )
 
     def _classify(self, response: httpx.Response) -> ProviderError:
-        error = error_json(response).get("error")
-        info = error if isinstance(error, dict) else {}
-        message = str(info.get("message") or response.reason_phrase or "request failed")
+        info, message, args = self.error_parts(response)
         kind = str(info.get("type") or "")
         status = response.status_code
-        args: dict[str, Any] = {
-            "provider": self.provider,
-            "status": status,
-            "body": short_body(response),
-        }
         if status == 429:
             return RateLimitedError(message, **args)
         if status == 529 or kind == "overloaded_error" or status >= 500:

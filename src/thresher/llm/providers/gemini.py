@@ -22,7 +22,7 @@ from thresher.llm.errors import (
     QuotaExhaustedError,
     RateLimitedError,
 )
-from thresher.llm.http import HttpProvider, error_json, retry_after_seconds, short_body
+from thresher.llm.http import error_json, retry_after_seconds
 from thresher.llm.messages import (
     AssistantMessage,
     AssistantPart,
@@ -38,7 +38,7 @@ from thresher.llm.messages import (
     Usage,
     UserMessage,
 )
-from thresher.llm.model import Model
+from thresher.llm.providers.base import HttpModel
 
 _STOP = {
     "STOP": StopReason.END_TURN,
@@ -73,15 +73,7 @@ def gemini_headers(key: SecretStr | None) -> dict[str, str]:
     return {"x-goog-api-key": key.get_secret_value()} if key else {}
 
 
-class GeminiModel(Model):
-    def __init__(self, provider: HttpProvider, model_name: str) -> None:
-        self.http = provider
-        self.provider = provider.name
-        self.model_name = model_name
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
-
+class GeminiModel(HttpModel):
     async def request(
         self,
         messages: Sequence[Message],
@@ -164,15 +156,8 @@ class GeminiModel(Model):
         )
 
     def _classify(self, response: httpx.Response) -> ProviderError:
-        error = error_json(response).get("error")
-        info = error if isinstance(error, dict) else {}
-        message = str(info.get("message") or response.reason_phrase or "request failed")
+        info, message, args = self.error_parts(response)
         status = response.status_code
-        args: dict[str, Any] = {
-            "provider": self.provider,
-            "status": status,
-            "body": short_body(response),
-        }
         if status == 429:
             if _daily_quota(info):
                 return QuotaExhaustedError(

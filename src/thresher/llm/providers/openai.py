@@ -19,7 +19,7 @@ from thresher.llm.errors import (
     QuotaExhaustedError,
     RateLimitedError,
 )
-from thresher.llm.http import HttpProvider, error_json, short_body
+from thresher.llm.http import HttpProvider
 from thresher.llm.messages import (
     AssistantMessage,
     AssistantPart,
@@ -35,7 +35,7 @@ from thresher.llm.messages import (
     Usage,
     UserMessage,
 )
-from thresher.llm.model import Model
+from thresher.llm.providers.base import HttpModel
 
 _STOP = {
     "stop": StopReason.END_TURN,
@@ -50,7 +50,7 @@ def bearer(key: SecretStr | None) -> dict[str, str]:
     return {"authorization": f"Bearer {key.get_secret_value()}"} if key else {}
 
 
-class OpenAIChatModel(Model):
+class OpenAIChatModel(HttpModel):
     """One model behind a Chat Completions endpoint.
 
     ``max_tokens_field`` is ``max_completion_tokens`` for OpenAI itself and
@@ -64,13 +64,8 @@ class OpenAIChatModel(Model):
         *,
         max_tokens_field: str = "max_completion_tokens",
     ) -> None:
-        self.http = provider
-        self.provider = provider.name
-        self.model_name = model_name
+        super().__init__(provider, model_name)
         self.max_tokens_field = max_tokens_field
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
 
     async def request(
         self,
@@ -151,17 +146,10 @@ class OpenAIChatModel(Model):
         )
 
     def _classify(self, response: httpx.Response) -> ProviderError:
-        error = error_json(response).get("error")
-        info = error if isinstance(error, dict) else {}
-        message = str(info.get("message") or response.reason_phrase or "request failed")
+        info, message, args = self.error_parts(response)
         code = str(info.get("code") or "")
         kind = str(info.get("type") or "")
         status = response.status_code
-        args: dict[str, Any] = {
-            "provider": self.provider,
-            "status": status,
-            "body": short_body(response),
-        }
         if status == 429 and "insufficient_quota" in (code, kind):
             return QuotaExhaustedError(message, hint="add credit or raise the quota", **args)
         if status == 429:
