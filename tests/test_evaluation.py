@@ -53,3 +53,22 @@ def test_eval_rejects_a_bad_corpus(cli: Cli, tmp_path: Path) -> None:
     result = cli("eval", str(tmp_path / "c"))
     assert result.exit_code == 2
     assert "labels.jsonl:1: invalid label (line:" in result.stderr
+
+
+def test_eval_names_a_labels_file_it_cannot_read(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / "c/files").mkdir(parents=True)
+    (tmp_path / "c/labels.jsonl").write_bytes(b'{"path": "x", "line": 1, "label": "r\xffal"}\n')
+    result = cli("eval", str(tmp_path / "c"))
+    assert result.exit_code == 2, result.stderr
+    assert "labels.jsonl: cannot read it" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_eval_refuses_a_json_path_that_is_a_directory_before_scanning(
+    cli: Cli, tmp_path: Path
+) -> None:
+    (tmp_path / "scores").mkdir()
+    result = cli("eval", str(corpus(tmp_path)), "--json", "scores")
+    assert result.exit_code == 2
+    assert "--json scores is a directory" in result.stderr
+    assert not (tmp_path / ".thresher").exists()

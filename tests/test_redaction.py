@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from tests.tokens import github_token, random_secret
-from thresher.llm.messages import AssistantMessage, ToolCallPart, UserMessage
+from thresher.agents.transcript import TranscriptWriter, read_messages
+from thresher.llm.messages import AssistantMessage, TextPart, ToolCallPart, UserMessage
 from thresher.redaction import Redactor, redact_value
 
 
@@ -57,3 +60,42 @@ def test_a_value_is_a_token_not_part_of_a_longer_word() -> None:
     redactor = Redactor(["passw", "s3cr3t/x"])
     assert redactor.text("load passwords; passw=1") == "load passwords; …(5 chars)=1"
     assert redactor.text("k=s3cr3t/x;") == "k=…(8 chars);"
+
+
+def test_a_value_equal_to_a_role_or_part_kind_leaves_the_model_valid() -> None:
+    # `password = "assistant"` in a scanned repo made every session, and the scan, crash.
+    redactor = Redactor(["assistant", "tool_call"])
+    message = AssistantMessage(
+        parts=(
+            TextPart(text="the assistant said tool_call"),
+            ToolCallPart(id="1", name="grep", arguments={"pattern": "assistant"}),
+        )
+    )
+    clean = redactor.model(message)
+    assert clean.role == "assistant"
+    assert [p.kind for p in clean.parts] == ["text", "tool_call"]
+    assert clean.text == "the …(9 chars) said …(9 chars)"
+    assert clean.parts[1].arguments == {"pattern": "…(9 chars)"}  # type: ignore[union-attr]
+
+
+def test_transcripts_keep_their_structure_when_a_value_is_a_structural_word(
+    tmp_path: Path,
+) -> None:
+    redactor = Redactor(["assistant", "message"])
+    writer = TranscriptWriter(tmp_path / "t.jsonl", redactor)
+    writer.message(AssistantMessage(parts=(TextPart(text="a message"),)))
+    writer.event("error", message="message lost")
+    writer.close()
+    messages = read_messages(tmp_path / "t.jsonl")
+    assert len(messages) == 1 and isinstance(messages[0], AssistantMessage)
+    assert messages[0].text == "a …(7 chars)"
+    assert "message lost" not in (tmp_path / "t.jsonl").read_text()
+
+
+def test_only_exact_public_words_escape_redaction() -> None:
+    from thresher.run import is_public_word
+
+    assert is_public_word("changeme") and is_public_word("Password")
+    assert is_public_word("AKIAIOSFODNN7EXAMPLE")  # documented in the bundled skills
+    assert not is_public_word("mysupersecretpassword")
+    assert not is_public_word("unsecure_session_secret_42")

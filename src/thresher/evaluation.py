@@ -83,14 +83,21 @@ def load_corpus(directory: Path) -> Corpus:
         )
     if not labels_file.is_file():
         raise UsageError(f"{directory}: no labels.jsonl")
+    try:
+        text = labels_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(
+            f"{labels_file}: cannot read it: {reason}", hint="labels.jsonl is UTF-8 JSON lines"
+        ) from None
     grouped: dict[tuple[str, int], set[str]] = {}
-    for number, raw in enumerate(labels_file.read_text(encoding="utf-8").splitlines(), 1):
+    for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
         try:
             label = Label.model_validate_json(raw)
         except ValidationError as exc:
-            field = ".".join(str(p) for p in exc.errors()[0]["loc"])
+            field = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "line"
             raise UsageError(
                 f"{labels_file}:{number}: invalid label ({field}: {exc.errors()[0]['msg']})"
             ) from None

@@ -66,6 +66,8 @@ _CAMEL = re.compile(
 def path_tokens(path: str) -> list[str]:
     tokens: list[str] = []
     for part in PurePosixPath(path).parts:
+        # Whole words too: the letter/digit split below would cut "e2e" into e, 2, e.
+        tokens += [t for t in re.split(r"[^0-9a-z]+", part.lower()) if t]
         for piece in _CAMEL.split(part):
             tokens += [t for t in re.split(r"[^0-9a-z]+", piece.lower()) if t]
     return tokens

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable, MutableMapping
-from typing import Any, TypeVar
+from enum import Enum
+from typing import Any, Literal, TypeVar, get_origin
 
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
@@ -136,11 +137,36 @@ class Redactor:
         return value
 
     def model(self, value: T) -> T:
-        """A pydantic model with every string field redacted (same type back)."""
+        """A pydantic model with every string field redacted (same type back).
+
+        ``Literal`` fields and enum members (a message's ``role``, a part's ``kind``)
+        are structure, not text: a candidate value that happens to equal one
+        ("assistant") must not turn the model into one that no longer validates.
+        """
         if not self or not isinstance(value, BaseModel):
             return value
-        cleaned = self.data(value.model_dump(mode="python"))
-        return type(value).model_validate(cleaned)
+        return self._model(value)  # type: ignore[return-value]
+
+    def _model(self, value: BaseModel) -> BaseModel:
+        updates = {
+            name: self._deep(getattr(value, name))
+            for name, info in type(value).model_fields.items()
+            if get_origin(info.annotation) is not Literal
+        }
+        return value.model_copy(update=updates)
+
+    def _deep(self, value: Any) -> Any:
+        if isinstance(value, BaseModel):
+            return self._model(value)
+        if isinstance(value, Enum):
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self._deep(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return type(value)(self._deep(v) for v in value)
+        return value
 
 
 class RedactingLogger(logging.LoggerAdapter[logging.Logger]):

@@ -9,6 +9,7 @@ that fails half-way keeps what it decided.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -16,6 +17,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
+from typing import TextIO
+
+from pydantic import BaseModel
 
 from thresher import __version__
 from thresher.agents.budget import UsageLimits, UsageMeter
@@ -29,8 +33,8 @@ from thresher.decisions import (
     RunSummary,
     RunUsage,
 )
-from thresher.errors import ExitCode
-from thresher.findings.profile import profile_value
+from thresher.errors import ExitCode, ThresherError
+from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
 from thresher.llm.messages import Usage
 from thresher.llm.model import Model
@@ -43,6 +47,10 @@ from thresher.validators import ValidatorRegistry
 
 # Requests a session usually needs (skills + evidence + submit), for dry-run estimates.
 _REQUESTS_PER_SESSION = 4
+
+
+class RunDirError(ThresherError):
+    """The run directory (transcripts, decisions, report) cannot be written."""
 
 
 class FailOn(StrEnum):
@@ -148,25 +156,29 @@ def run_scan(
     started_at = datetime.now(UTC)
     clock = time.perf_counter()
     models, specs = resolve_models(settings, environ, dry_run=request.dry_run)
-    result = scan(
-        ScanOptions(
-            root=request.root,
-            paths=request.paths,
-            diff=request.diff,
-            staged=request.staged,
-            baseline=request.baseline,
-            custom_rules=request.custom_rules,
-        )
-    )
-    if on_scanned is not None:
-        on_scanned(result)
     run_id = started_at.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
     run_dir = (
         Path.cwd() / request.runs_dir / run_id
         if not request.runs_dir.is_absolute()
         else request.runs_dir / run_id
     )
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        result = scan(
+            ScanOptions(
+                root=request.root,
+                paths=request.paths,
+                diff=request.diff,
+                staged=request.staged,
+                baseline=request.baseline,
+                custom_rules=request.custom_rules,
+            )
+        )
+        if on_scanned is not None:
+            on_scanned(result)
+        journal = _open_journal(run_dir)
+    except BaseException:
+        asyncio.run(_close(models))  # the triage that would close them never starts
+        raise
     run_meter = UsageMeter(
         UsageLimits(max_requests=request.max_requests, max_total_tokens=request.max_tokens), "run"
     )
@@ -188,10 +200,9 @@ def run_scan(
             concurrency=request.concurrency,
         ),
     )
-    journal = (run_dir / "decisions.jsonl").open("a", encoding="utf-8")
 
     def decided(decision: Decision) -> None:
-        journal.write(redactor.text(decision.model_dump_json()) + "\n")
+        journal.write(_redacted_json(redactor, decision) + "\n")
         journal.flush()
         if on_decided is not None:
             on_decided(decision)
@@ -226,9 +237,15 @@ def run_scan(
         ),
         decisions=tuple(decisions),
     )
-    (run_dir / "report.json").write_text(
-        redactor.text(report.model_dump_json(indent=2)), encoding="utf-8"
-    )
+    try:
+        (run_dir / "report.json").write_text(
+            _redacted_json(redactor, report, indent=2), encoding="utf-8"
+        )
+    except OSError as exc:
+        raise RunDirError(
+            f"cannot write {run_dir / 'report.json'}: {exc.strerror or exc}",
+            hint="check free space and permissions of the run directory",
+        ) from exc
     return ScanOutcome(
         report=report,
         exit_code=exit_code_for(decisions, request.fail_on),
@@ -238,12 +255,35 @@ def run_scan(
     )
 
 
+def _open_journal(run_dir: Path) -> TextIO:
+    """The run directory and its decision journal, before any session starts."""
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        return (run_dir / "decisions.jsonl").open("a", encoding="utf-8")
+    except OSError as exc:
+        raise RunDirError(
+            f"cannot create the run directory {run_dir}: {exc.strerror or exc}",
+            hint="run thresher from a writable directory; transcripts and decisions go "
+            "to .thresher/runs/ under it",
+        ) from exc
+
+
+def _redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:
+    """Redact the values, then serialise: JSON escapes a value holding a quote or a
+    backslash, so redacting the serialised text would miss it."""
+    data = redactor.data(model.model_dump(mode="json"))
+    return json.dumps(data, ensure_ascii=False, indent=indent)
+
+
 def is_public_word(value: str) -> bool:
-    """Placeholder vocabulary and words of thresher's own methodology are not secrets."""
-    return (
-        bool(profile_value(value)["placeholder_word"])
-        or value.strip().lower() in public_vocabulary()
-    )
+    """A value that is exactly a placeholder word ("changeme") or a word of thresher's own
+    methodology ("test", a skill name, a vendor's documentation example) is public text.
+
+    Only exact words qualify: a human-chosen password such as "mysupersecretpassword"
+    looks like placeholder vocabulary to the heuristic but is still redacted.
+    """
+    word = value.strip().lower()
+    return word in PLACEHOLDER_WORDS or word in public_vocabulary()
 
 
 async def _close(models: Mapping[AgentName, Model]) -> None:

@@ -146,3 +146,13 @@ def test_no_raw_value_in_transcripts(tmp_path: Path) -> None:
         assert value not in path.read_text()
     for key in ("analysis", "challenge", "judge"):
         assert value not in repr(out[key].messages)
+
+
+def test_e2e_test_directories_are_test_scope(tmp_path: Path) -> None:
+    from thresher.heuristic_rules import in_test_scope
+
+    assert in_test_scope("cypress/e2e/login.cy.ts") and in_test_scope("src/E2E/setup.ts")
+    assert not in_test_scope("app/settings.py") and not in_test_scope("config/latest.yml")
+    value = github_token(seed=7)
+    out = tribunal(tmp_path, "cypress/e2e/login_config.py", value)
+    assert out["analysis"].result.classification.value == "test"

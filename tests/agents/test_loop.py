@@ -190,3 +190,35 @@ def test_scripted_model_reports_exhaustion() -> None:
     session, _ = build(ScriptedModel([]))
     with pytest.raises(ScriptExhausted):
         asyncio.run(session.run())
+
+
+def test_a_submitted_result_is_redacted_like_every_message() -> None:
+    probe, secret = build(ScriptedModel([]))
+    echoed = {
+        **REPORT,
+        "key_finding": f"the token {secret} is live",
+        "evidence": [{"claim": f"read {secret}", "ledger_ids": ["T1"]}],
+    }
+    model = ScriptedModel(
+        [tool_response(*required_calls(probe), ("submit_report", echoed))],
+    )
+    session, _ = build(model)
+    outcome = asyncio.run(session.run())
+    assert secret not in outcome.result.model_dump_json()
+    assert outcome.result.classification.value == "real"  # closed vocabularies untouched
+
+
+def test_a_failed_request_releases_its_reservation() -> None:
+    from thresher.agents.budget import Budget, UsageMeter
+
+    meter = UsageMeter(UsageLimits(max_requests=1), "run")
+    budget = Budget(meter)
+    budget.check_request()
+    with pytest.raises(BudgetExceeded):  # the one allowed request is in flight
+        Budget(meter).check_request()
+    budget.release()
+    budget.check_request()
+    budget.record(Usage(requests=1))
+    assert (meter.in_flight, meter.usage.requests) == (0, 1)
+    with pytest.raises(BudgetExceeded):
+        budget.check_request()

@@ -131,3 +131,43 @@ def test_schema_report(cli: Cli) -> None:
     schema = json.loads(result.stdout)
     assert schema["properties"]["schema_version"]
     assert "decisions" in schema["properties"]
+
+
+@pytest.mark.parametrize("word", ["assistant", "tool_call"])
+def test_a_value_equal_to_a_message_literal_does_not_crash_the_scan(
+    cli: Cli, tmp_path: Path, word: str
+) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo/app.py").write_text(f'password = "{word}"\n')
+    result = cli("-q", "scan", "--root", "repo", "--format", "json")
+    assert result.exit_code == 1, result.stderr
+    assert "internal error" not in result.stderr
+    report = json.loads(result.stdout)
+    assert report["summary"]["findings"] == 1 and report["summary"]["errors"] == 0
+
+
+def test_an_unwritable_run_directory_is_a_named_error(cli: Cli, tmp_path: Path) -> None:
+    (tmp_path / ".thresher").write_text("a file where the run directory would go")
+    (tmp_path / "repo").mkdir()
+    result = cli("-q", "scan", "--root", "repo")
+    assert result.exit_code == 3
+    assert "cannot create the run directory" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+@pytest.mark.parametrize("flag", ["--json", "--sarif", "--markdown"])
+def test_an_output_path_that_cannot_be_written_fails_before_the_scan(
+    cli: Cli, tmp_path: Path, flag: str
+) -> None:
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "outdir").mkdir()
+    (tmp_path / "afile").write_text("")
+    for target, message in (
+        ("outdir", f"{flag} outdir is a directory"),
+        ("afile/r.out", f"{flag} afile/r.out: afile is not a directory"),
+    ):
+        result = cli("scan", "--root", "repo", flag, target)
+        assert result.exit_code == 2, result.stderr
+        assert message in result.stderr
+        assert "scanned" not in result.stderr  # refused before any work
+    assert not (tmp_path / ".thresher").exists()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from pathlib import Path
 
 import pytest
 
-from thresher.errors import ThresherError
-from thresher.reports import ReportWriteError, write_atomic
+from thresher.errors import ThresherError, UsageError
+from thresher.reports import ReportWriteError, check_output_path, write_atomic
 
 
 def _leftovers(directory: Path) -> list[str]:
@@ -65,3 +67,39 @@ def test_parent_that_is_a_file_is_a_named_error(tmp_path: Path) -> None:
     with pytest.raises(ReportWriteError) as caught:
         write_atomic(blocker / "out.json", "{}")
     assert str(blocker / "out.json") in str(caught.value)
+
+
+def test_a_pipe_is_written_through_not_replaced(tmp_path: Path) -> None:
+    # `--sarif /dev/stdout`: renaming a temp file over the target would replace the
+    # device or pipe itself (as root, in /dev) instead of writing to it.
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    write_atomic(fifo, "report\n")
+    reader.join(timeout=10)
+    assert received == ["report\n"]
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert _leftovers(tmp_path) == []
+
+
+def test_a_link_is_written_through_and_kept(tmp_path: Path) -> None:
+    target = tmp_path / "shared" / "report.json"
+    target.parent.mkdir()
+    target.write_text("old")
+    link = tmp_path / "report.json"
+    link.symlink_to(target)
+    write_atomic(link, "new")
+    assert link.is_symlink() and target.read_text() == "new"
+
+
+def test_output_paths_are_checked_before_any_work(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "file").write_text("")
+    with pytest.raises(UsageError, match=r"--markdown .*dir is a directory"):
+        check_output_path(tmp_path / "dir", "--markdown")
+    with pytest.raises(UsageError, match="file is not a directory"):
+        check_output_path(tmp_path / "file" / "deeper" / "r.json", "--json")
+    check_output_path(tmp_path / "new" / "nested" / "r.json", "--json")
+    assert not (tmp_path / "new").exists()  # a check, not a write

@@ -218,3 +218,53 @@ def test_decide_all_keeps_input_order_and_reports_each(tmp_path: Path) -> None:
     )
     assert [d.finding.id for d in decisions] == ["f-1", "f-2"]
     assert seen[0] == "f-2"  # highest severity first
+
+
+class SlowLLM(FakeLLM):
+    """Answers after a network-like pause, so concurrent sessions interleave."""
+
+    async def request(self, messages, tools, settings):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(0.01)
+        return await super().request(messages, tools, settings)
+
+
+def test_concurrent_sessions_cannot_overspend_the_run_budget(tmp_path: Path) -> None:
+    value = github_token()
+    llm = {a: SlowLLM(agent()) for a in AgentName}
+    tribunal, finding = setup(
+        tmp_path,
+        "app/settings.py",
+        value,
+        llm,  # type: ignore[arg-type]
+        escalate=Escalate.ALL,
+        analyses=3,
+        run_limits=UsageLimits(max_requests=4),
+    )
+    decision = decide(tribunal, finding, value)
+    assert sum(len(m.requests) for m in llm.values()) <= 4
+    assert tribunal.factory.run_meter.in_flight == 0  # cancelled sessions released theirs
+    assert decision.decided_by is DecidedBy.HEURISTIC
+    assert "not escalated" in decision.errors[0].message
+
+
+def test_one_session_over_its_own_limit_does_not_void_the_panel(tmp_path: Path) -> None:
+    value = github_token()
+    steady = agent()
+
+    def respond(request: RecordedRequest) -> ModelResponse:
+        task = request.messages[1]
+        if "Analysis 2 of 2" in getattr(task, "text", ""):
+            return tool_response(("list_secret_validators", {}))  # never submits
+        return steady(request)
+
+    llm = all_llm()
+    llm[AgentName.ANALYSIS] = FakeLLM(respond)
+    tribunal, finding = setup(
+        tmp_path, "app/settings.py", value, llm, escalate=Escalate.ALL, analyses=2
+    )
+    tribunal.factory.session_limits = UsageLimits(max_requests=6)
+    decision = decide(tribunal, finding, value)
+    assert decision.escalated and decision.decided_by is DecidedBy.TRIBUNAL
+    assert len(decision.entries) == 1
+    assert decision.verdict.value == "TRUE_POSITIVE"
+    assert [(e.stage, e.error) for e in decision.errors] == [("analysis 1", "BudgetExceeded")]

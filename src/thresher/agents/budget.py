@@ -29,11 +29,15 @@ class UsageMeter:
         self.scope = scope
         self.usage = Usage()
         self.tool_calls = 0
+        # Requests checked and sent but not answered yet: sessions run concurrently,
+        # so without counting these every session in flight would pass the same check.
+        self.in_flight = 0
 
     def check_request(self) -> None:
         limit = self.limits.max_requests
-        if limit is not None and self.usage.requests + 1 > limit:
-            raise BudgetExceeded("request", self.usage.requests, limit, self.scope)
+        sent = self.usage.requests + self.in_flight
+        if limit is not None and sent + 1 > limit:
+            raise BudgetExceeded("request", sent, limit, self.scope)
         tokens = self.limits.max_total_tokens
         if tokens is not None and self.usage.total_tokens >= tokens:
             raise BudgetExceeded("token", self.usage.total_tokens, tokens, self.scope)
@@ -42,6 +46,12 @@ class UsageMeter:
         limit = self.limits.max_tool_calls
         if limit is not None and self.tool_calls + 1 > limit:
             raise BudgetExceeded("tool-call", self.tool_calls, limit, self.scope)
+
+    def reserve(self) -> None:
+        self.in_flight += 1
+
+    def release(self) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
 
     def record(self, usage: Usage) -> None:
         self.usage = self.usage + usage
@@ -57,16 +67,26 @@ class Budget:
         self.meters = meters
 
     def check_request(self) -> None:
+        """Check every meter, then reserve the request in each until ``record``/``release``."""
         for meter in self.meters:
             meter.check_request()
+        for meter in self.meters:
+            meter.reserve()
 
     def check_tool_call(self) -> None:
         for meter in self.meters:
             meter.check_tool_call()
 
     def record(self, usage: Usage) -> None:
+        """The answer to the request reserved by ``check_request``."""
         for meter in self.meters:
             meter.record(usage)
+            meter.release()
+
+    def release(self) -> None:
+        """The reserved request failed without an answer to record."""
+        for meter in self.meters:
+            meter.release()
 
     def record_tool_call(self) -> None:
         for meter in self.meters:

@@ -138,7 +138,11 @@ class AgentSession(Generic[R]):
         add(UserMessage(text=self.task_prompt))
         for turn in range(1, self.limits.max_turns + 1):
             self.budget.check_request()
-            response = await self.model.request(messages, tools, settings)
+            try:
+                response = await self.model.request(messages, tools, settings)
+            except BaseException:
+                self.budget.release()
+                raise
             self.budget.record(response.usage)
             usage = usage + response.usage
             add(response.to_message())
@@ -219,7 +223,8 @@ class AgentSession(Generic[R]):
         if call.arguments_error:
             return f"{self.submit_tool} arguments could not be read: {call.arguments_error}"
         try:
-            result = self.result_type.model_validate(call.arguments)
+            # Redacted like every message: the result goes into reports and SARIF.
+            result = self.redactor.model(self.result_type.model_validate(call.arguments))
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"

@@ -19,21 +19,24 @@ class TranscriptWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._handle = path.open("w", encoding="utf-8")
 
-    def _write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(self.redactor.data(record), ensure_ascii=False, sort_keys=True)
+    def _write(self, kind: str, fields: dict[str, Any]) -> None:
+        # The record type is structure: a candidate value equal to "message" must not
+        # rename it, or ``read_messages`` would skip the line.
+        record = {"type": kind, **fields}
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True)
         self._handle.write(line + "\n")
         self._handle.flush()
 
     def event(self, kind: str, **fields: Any) -> None:
-        self._write({"type": kind, **fields})
+        self._write(kind, self.redactor.data(fields))
 
     def message(self, message: Message) -> None:
-        self._write(
-            {"type": "message", "message": MESSAGE_ADAPTER.dump_python(message, mode="json")}
-        )
+        # Redacted as a model, so its role and part kinds stay valid for ``read_messages``.
+        clean = self.redactor.model(message)
+        self._write("message", {"message": MESSAGE_ADAPTER.dump_python(clean, mode="json")})
 
     def ledger(self, entry: LedgerEntry) -> None:
-        self._write({"type": "ledger", "entry": entry.model_dump(mode="json")})
+        self._write("ledger", self.redactor.data({"entry": entry.model_dump(mode="json")}))
 
     def close(self) -> None:
         self._handle.close()

@@ -32,7 +32,7 @@ def eval_command(
 ) -> None:
     """Precision, recall and F1 for 'real', the confusion matrix, detection recall, usage."""
     from thresher.evaluation import evaluate, render_text
-    from thresher.reports import write_atomic
+    from thresher.reports import check_output_path, write_atomic
     from thresher.tribunal.tribunal import Escalate
 
     from .app import state_of
@@ -40,6 +40,8 @@ def eval_command(
     state = state_of(ctx)
     if not corpus.is_dir():
         raise UsageError(f"corpus directory not found: {corpus}")
+    if json_out is not None:
+        check_output_path(json_out, "--json")
     result = evaluate(
         corpus,
         state.settings().settings,

@@ -96,6 +96,7 @@ def scan_command(
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.findings.model import Severity
     from thresher.findings.scan import CustomRule
+    from thresher.reports import check_output_path
     from thresher.run import FailOn, ScanRequest, run_scan
     from thresher.tribunal.tribunal import Escalate
 
@@ -107,6 +108,9 @@ def scan_command(
         raise UsageError("--diff and --staged cannot be combined", hint="pick one")
     if not root.is_dir():
         raise UsageError(f"--root {root} is not a directory")
+    for flag, out in (("--json", json_out), ("--sarif", sarif_out), ("--markdown", markdown_out)):
+        if out is not None:
+            check_output_path(out, flag)
     root = root.resolve()
     resolved: list[Path] = []
     for path in paths or []:

@@ -13,15 +13,44 @@ import os
 import tempfile
 from pathlib import Path
 
-from thresher.errors import ThresherError
+from thresher.errors import ThresherError, UsageError
 
 
 class ReportWriteError(ThresherError):
     """A report file could not be written; the message names the path."""
 
 
+def check_output_path(path: Path, flag: str) -> None:
+    """Refuse an output path that can never be written, before any work is done.
+
+    A scan can spend minutes and paid requests; finding out only at the end that
+    ``--markdown`` names a directory would throw all of that away.
+    """
+    if path.is_dir():
+        raise UsageError(
+            f"{flag} {path} is a directory", hint=f"give a file path, e.g. {path / 'report'}"
+        )
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise UsageError(f"{flag} {path}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: {parent} is not writable")
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` all at once, creating parent directories."""
+    """Write ``text`` (UTF-8) to ``path`` all at once, creating parent directories.
+
+    A link is written through (the link stays); a pipe or device such as
+    ``/dev/stdout`` is written to directly, since renaming a file over it would
+    replace the device node itself.
+    """
+    if path.exists() and not path.is_file() and not path.is_dir():
+        _write_through(path, text)
+        return
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
     temp: Path | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -44,3 +73,14 @@ def write_atomic(path: Path, text: str) -> None:
     finally:
         if temp is not None:
             temp.unlink(missing_ok=True)
+
+
+def _write_through(path: Path, text: str) -> None:
+    try:
+        with path.open("w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+    except OSError as exc:
+        raise ReportWriteError(
+            f"cannot write report {path}: {exc.strerror or exc}",
+            hint="check that the file or device is writable",
+        ) from exc

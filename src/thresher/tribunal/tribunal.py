@@ -71,6 +71,21 @@ def is_decisive(decision: Decision) -> bool:
     )
 
 
+async def _all(
+    *sessions: Awaitable[SessionOutcome[Any] | None],
+) -> list[SessionOutcome[Any] | None]:
+    """``gather``, but when one raises (the run budget ran out) the others are cancelled
+    instead of going on spending requests whose results nobody will read."""
+    tasks = [asyncio.ensure_future(s) for s in sessions]
+    try:
+        return list(await asyncio.gather(*tasks))
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
 class Tribunal:
     def __init__(
         self, factory: SessionFactory, models: Mapping[AgentName, Model], options: TribunalOptions
@@ -137,12 +152,16 @@ class Tribunal:
     async def _run(
         self, session: Awaitable[SessionOutcome[Any]], stage: str, errors: list[DecisionError]
     ) -> SessionOutcome[Any] | None:
-        """A failed session becomes a typed error; an exhausted budget stops escalation."""
+        """A failed session becomes a typed error; an exhausted run budget stops escalation.
+
+        A session that hits its own (per-session) limit is one failed session, like
+        any other: the panel's other reports still count.
+        """
         try:
             return await session
-        except BudgetExceeded:
-            raise
         except ThresherError as exc:
+            if isinstance(exc, BudgetExceeded) and exc.scope != "session":
+                raise
             errors.append(DecisionError(stage=stage, error=type(exc).__name__, message=str(exc)))
             return None
 
@@ -160,7 +179,7 @@ class Tribunal:
         analysis_model = models[AgentName.ANALYSIS]
         challenger_model = models[AgentName.CHALLENGER]
         judge_model = models[AgentName.JUDGE]
-        outcomes = await asyncio.gather(
+        outcomes = await _all(
             *(
                 self._run(
                     build(
@@ -179,7 +198,7 @@ class Tribunal:
             )
         )
         reports = [o for o in outcomes if o is not None]
-        challenges = await asyncio.gather(
+        challenges = await _all(
             *(
                 self._run(
                     build(
