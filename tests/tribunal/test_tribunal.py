@@ -268,3 +268,19 @@ def test_one_session_over_its_own_limit_does_not_void_the_panel(tmp_path: Path) 
     assert len(decision.entries) == 1
     assert decision.verdict.value == "TRUE_POSITIVE"
     assert [(e.stage, e.error) for e in decision.errors] == [("analysis 1", "BudgetExceeded")]
+
+
+def test_a_bug_in_one_finding_does_not_end_the_run(tmp_path: Path) -> None:
+    value = github_token()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, None)
+    broken = finding.model_copy(update={"id": "f-broken"})
+
+    def value_of(finding_id: str) -> str | None:
+        if finding_id == "f-broken":
+            raise KeyError("vault lost the value")  # a bug, not a thresher error
+        return value
+
+    decisions = asyncio.run(tribunal.decide_all([finding, broken], value_of))
+    assert decisions[0].verdict.value == "TRUE_POSITIVE"
+    assert decisions[1].verdict.value == "INCONCLUSIVE"
+    assert decisions[1].errors[0].error == "KeyError"

@@ -20,7 +20,7 @@ from thresher.agents.loop import SessionOutcome
 from thresher.agents.sessions import SessionFactory
 from thresher.config import AgentName
 from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
-from thresher.errors import ThresherError
+from thresher.errors import ExitCode, ThresherError
 from thresher.findings import Finding
 from thresher.llm.errors import BudgetExceeded
 from thresher.llm.heuristic import HeuristicModel
@@ -111,7 +111,14 @@ class Tribunal:
 
         async def one(finding: Finding) -> Decision:
             async with gate:
-                decision = await self.decide(finding, value_of(finding.id))
+                try:
+                    decision = await self.decide(finding, value_of(finding.id))
+                except ThresherError as exc:
+                    if exc.exit_code is ExitCode.USAGE:
+                        raise  # a configuration error fails every finding: stop the run
+                    decision = self._failed(finding, "decide", exc)
+                except Exception as exc:  # a bug in one finding must not end the run
+                    decision = self._failed(finding, "internal", exc)
             if on_decided is not None:
                 on_decided(decision)
             return decision
@@ -119,6 +126,20 @@ class Tribunal:
         decided = await asyncio.gather(*(one(f) for f in ordered))
         by_id = {d.finding.id: d for d in decided}
         return [by_id[f.id] for f in findings]
+
+    def _failed(self, finding: Finding, stage: str, exc: Exception) -> Decision:
+        """INCONCLUSIVE with the typed error; the run goes on and exits 3."""
+        return Decision(
+            finding=finding,
+            classification=Classification.REAL,
+            verdict=Verdict.INCONCLUSIVE,
+            confidence=0.0,
+            confidence_label=ConfidenceLabel.LOW,
+            risk_level=RiskLevel.HIGH,
+            rationale=f"triage failed: {type(exc).__name__}",
+            decided_by=DecidedBy.HEURISTIC,
+            errors=(DecisionError(stage=stage, error=type(exc).__name__, message=str(exc)),),
+        )
 
     async def decide(self, finding: Finding, value: str | None) -> Decision:
         validations = tuple(self.factory.validators.validate(value, finding)) if value else ()
