@@ -99,3 +99,9 @@ def test_only_exact_public_words_escape_redaction() -> None:
     assert is_public_word("AKIAIOSFODNN7EXAMPLE")  # documented in the bundled skills
     assert not is_public_word("mysupersecretpassword")
     assert not is_public_word("unsecure_session_secret_42")
+
+
+def test_only_known_provider_prefixes_are_shown() -> None:
+    assert redact_value("hunter-secretpass") == "…ass (17 chars)"
+    assert redact_value("xoxb-" + "1" * 40).startswith("xoxb-…")
+    assert redact_value("sk_live_" + "a" * 24).startswith("sk_live_…")

@@ -16,7 +16,12 @@ from typing import Any, Literal, TypeVar, get_origin
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
 
-_PREFIX = re.compile(r"^([A-Za-z]{2,12}[_-]|AKIA|ASIA|AIza|SG\.|eyJ)")
+# Only well-known provider prefixes are shown: they identify the token type and are
+# public. Any other leading text (a human-chosen password's first word) stays hidden.
+_PREFIX = re.compile(
+    r"^(gh[pousr]_|github_pat_|xox[abprse]-|xapp-|(?:sk|rk|pk)_(?:live|test)_|whsec_|"
+    r"AKIA|ASIA|AIza|SG\.|npm_|pypi-|glpat-|sk-proj-|sk-ant-|sk-|eyJ|-----BEGIN )"
+)
 _MIN_LENGTH = 4
 _CACHE_SIZE = 4096
 _ANYWHERE_LENGTH = 12
