@@ -284,3 +284,22 @@ def test_a_bug_in_one_finding_does_not_end_the_run(tmp_path: Path) -> None:
     assert decisions[0].verdict.value == "TRUE_POSITIVE"
     assert decisions[1].verdict.value == "INCONCLUSIVE"
     assert decisions[1].errors[0].error == "KeyError"
+
+
+def test_budget_running_out_at_the_judge_keeps_the_paid_reports(tmp_path: Path) -> None:
+    value = github_token()
+    llm = all_llm()
+    # analysis (2 requests) + challenger (2 requests) fit; the judge does not.
+    tribunal, finding = setup(
+        tmp_path,
+        "app/settings.py",
+        value,
+        llm,
+        escalate=Escalate.ALL,
+        run_limits=UsageLimits(max_requests=4),
+    )
+    decision = decide(tribunal, finding, value)
+    assert decision.escalated and decision.judge is None
+    assert decision.verdict.value == "TRUE_POSITIVE"
+    assert "judge unavailable" in decision.rationale
+    assert [e.error for e in decision.errors] == ["BudgetExceeded"]

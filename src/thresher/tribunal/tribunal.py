@@ -265,18 +265,27 @@ class Tribunal:
                 }
                 for i, e in enumerate(entries)
             ]
-            judged = await self._run(
-                build(
-                    AgentName.JUDGE,
-                    judge_model,
-                    finding,
-                    value,
-                    judge_entries=judge_entries,
-                    tag=tag,
-                ).run(),
-                "judge",
-                errors,
-            )
+            try:
+                judged = await self._run(
+                    build(
+                        AgentName.JUDGE,
+                        judge_model,
+                        finding,
+                        value,
+                        judge_entries=judge_entries,
+                        tag=tag,
+                    ).run(),
+                    "judge",
+                    errors,
+                )
+            except BudgetExceeded as exc:
+                # The reports are paid for: fall back to the best one instead of losing them.
+                errors.append(
+                    DecisionError(
+                        stage="judge", error=type(exc).__name__, message=f"judge not run: {exc}"
+                    )
+                )
+                judged = None
             if judged is not None:
                 usage = usage + judged.usage
                 judge = judged.result
