@@ -234,12 +234,7 @@ class AgentSession(Generic[R]):
                 f"{self.submit_tool} arguments are invalid: {problems}. Fix them and call "
                 f"{self.submit_tool} again."
             )
-        entry = LedgerEntry(
-            id=ledger.next_id(), tool=call.name, arguments=call.arguments, result="accepted"
-        )
-        ledger.record(entry)
-        if self.transcript:
-            self.transcript.ledger(entry)
+        self._record(call, ledger, result="accepted")
         return result
 
     def _run_tool(self, call: ToolCallPart, ledger: Ledger) -> ToolResultPart:
@@ -261,17 +256,13 @@ class AgentSession(Generic[R]):
             log.info("%s tool %s failed: %s", self.info.agent, call.name, exc)
             return self._error(call, ledger, str(exc), {})
         log.debug("%s %s -> %s", self.info.agent, call.name, output.text[:2000])
-        entry = LedgerEntry(
-            id=ledger.next_id(),
-            tool=call.name,
-            arguments=self.redactor.data(call.arguments),
+        entry = self._record(
+            call,
+            ledger,
             result=self.redactor.text(output.text),
             data=self.redactor.data(output.data),
             duration_ms=round((self.clock() - started) * 1000, 2),
         )
-        ledger.record(entry)
-        if self.transcript:
-            self.transcript.ledger(entry)
         return ToolResultPart(
             call_id=call.id,
             name=call.name,
@@ -283,17 +274,9 @@ class AgentSession(Generic[R]):
     def _error(
         self, call: ToolCallPart, ledger: Ledger, message: str, data: dict[str, Any]
     ) -> ToolResultPart:
-        entry = LedgerEntry(
-            id=ledger.next_id(),
-            tool=call.name,
-            arguments=self.redactor.data(call.arguments),
-            result=self.redactor.text(message),
-            is_error=True,
-            data=data,
+        entry = self._record(
+            call, ledger, result=self.redactor.text(message), is_error=True, data=data
         )
-        ledger.record(entry)
-        if self.transcript:
-            self.transcript.ledger(entry)
         return ToolResultPart(
             call_id=call.id,
             name=call.name,
@@ -302,6 +285,19 @@ class AgentSession(Generic[R]):
             is_error=True,
             data=data,
         )
+
+    def _record(self, call: ToolCallPart, ledger: Ledger, **fields: Any) -> LedgerEntry:
+        """Give the call the next ledger id, keep it, and write it to the transcript."""
+        entry = LedgerEntry(
+            id=ledger.next_id(),
+            tool=call.name,
+            arguments=self.redactor.data(call.arguments),
+            **fields,
+        )
+        ledger.record(entry)
+        if self.transcript:
+            self.transcript.ledger(entry)
+        return entry
 
     def _finish(self, outcome: SessionOutcome[R]) -> None:
         if self.transcript:

@@ -50,6 +50,3 @@ class Ledger:
 
     def ids(self) -> set[str]:
         return {entry.id for entry in self.entries}
-
-    def get(self, ledger_id: str) -> LedgerEntry | None:
-        return next((e for e in self.entries if e.id == ledger_id), None)

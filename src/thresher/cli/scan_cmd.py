@@ -12,6 +12,7 @@ from thresher.errors import UsageError
 
 if TYPE_CHECKING:
     from thresher.decisions import Decision, RunReport
+    from thresher.findings.scan import ScanResult
     from thresher.run import ScanOutcome
 
     from .app import RunState
@@ -164,12 +165,10 @@ class _Progress:
         self._bar: object | None = None
         self._task: object | None = None
 
-    def scanned(self, result: object) -> None:
-        findings = getattr(result, "findings", ())
-        stats = getattr(result, "stats", None)
+    def scanned(self, result: ScanResult) -> None:
+        findings = result.findings
         self.state.info(
-            f"scanned {getattr(stats, 'files_scanned', '?')} files: "
-            f"{len(findings)} distinct candidate(s)"
+            f"scanned {result.stats.files_scanned} files: {len(findings)} distinct candidate(s)"
         )
         console = self.state.console()
         if self.state.quiet or len(findings) < 20 or not console.is_terminal:

@@ -63,10 +63,6 @@ class ModelInfo:
     key_present: bool
     key_required: bool
 
-    @property
-    def ready(self) -> bool:
-        return self.key_present or not self.key_required
-
 
 def parse_spec(spec: str) -> tuple[ProviderName, str]:
     provider, sep, model = spec.partition(":")

@@ -62,6 +62,20 @@ class _Panel:
     errors: list[DecisionError]
 
 
+def undecided(rationale: str, decided_by: DecidedBy, **fields: Any) -> Decision:
+    """INCONCLUSIVE, assumed real (the safe guess) until someone looks."""
+    return Decision(
+        classification=Classification.REAL,
+        verdict=Verdict.INCONCLUSIVE,
+        confidence=0.0,
+        confidence_label=ConfidenceLabel.LOW,
+        risk_level=RiskLevel.HIGH,
+        rationale=rationale,
+        decided_by=decided_by,
+        **fields,
+    )
+
+
 def is_decisive(decision: Decision) -> bool:
     """The heuristic settles a finding when its verdict is firm and confident."""
     return (
@@ -129,16 +143,12 @@ class Tribunal:
 
     def _failed(self, finding: Finding, stage: str, exc: Exception) -> Decision:
         """INCONCLUSIVE with the typed error; the run goes on and exits 3."""
-        return Decision(
+        error = DecisionError(stage=stage, error=type(exc).__name__, message=str(exc))
+        return undecided(
+            f"triage failed: {type(exc).__name__}",
+            DecidedBy.HEURISTIC,
             finding=finding,
-            classification=Classification.REAL,
-            verdict=Verdict.INCONCLUSIVE,
-            confidence=0.0,
-            confidence_label=ConfidenceLabel.LOW,
-            risk_level=RiskLevel.HIGH,
-            rationale=f"triage failed: {type(exc).__name__}",
-            decided_by=DecidedBy.HEURISTIC,
-            errors=(DecisionError(stage=stage, error=type(exc).__name__, message=str(exc)),),
+            errors=(error,),
         )
 
     async def decide(self, finding: Finding, value: str | None) -> Decision:
@@ -320,16 +330,7 @@ class Tribunal:
             "errors": tuple(panel.errors),
         }
         if not panel.entries:
-            return Decision(
-                classification=Classification.REAL,
-                verdict=Verdict.INCONCLUSIVE,
-                confidence=0.0,
-                confidence_label=ConfidenceLabel.LOW,
-                risk_level=RiskLevel.HIGH,
-                rationale="every analysis session failed; see errors",
-                decided_by=decided_by,
-                **common,
-            )
+            return undecided("every analysis session failed; see errors", decided_by, **common)
         if panel.judge is not None and panel.judge.winner_index >= 0:
             winner = panel.entries[panel.judge.winner_index].report
             classification, verdict = panel.judge.final_classification, panel.judge.final_verdict
