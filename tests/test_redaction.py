@@ -2,12 +2,37 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
+from typer.testing import Result
+
+from tests.agent_emulator import FACTORS, finding_id, has_results, submission, tools_of
+from tests.fakes.servers import OpenAIFake
+from tests.fakes.wire import CapturedRequest, Reply
 from tests.tokens import github_token, random_secret
 from thresher.agents.transcript import TranscriptWriter, read_messages
+from thresher.decisions import DecidedBy, Decision, DecisionError, ReportCheck, ReportEntry
+from thresher.findings.model import Finding, GitHubAlertSource, Location
 from thresher.llm.messages import AssistantMessage, TextPart, ToolCallPart, UserMessage
 from thresher.redaction import Redactor, redact_value
+from thresher.results import (
+    AnalysisReport,
+    ChallengeOutcome,
+    ChallengeResult,
+    Classification,
+    ConfidenceFactors,
+    ConfidenceLabel,
+    EvidenceItem,
+    JudgeResult,
+    RiskLevel,
+    Verdict,
+)
+from thresher.skills.compliance import Compliance
+from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
 
 
 def test_redacted_form_shows_prefix_tail_and_length_only() -> None:
@@ -105,3 +130,183 @@ def test_only_known_provider_prefixes_are_shown() -> None:
     assert redact_value("hunter-secretpass") == "…ass (17 chars)"
     assert redact_value("xoxb-" + "1" * 40).startswith("xoxb-…")
     assert redact_value("sk_live_" + "a" * 24).startswith("sk_live_…")
+
+
+AGENTS = ("analysis", "challenger", "judge")
+RULE = "Secret Keyword"  # detect-secrets' keyword rule: also a value some repos hold
+PATH = "deploy/prod.env"
+
+
+def decision_quoting(token: str) -> Decision:
+    """A decision whose structure and free text both hold the run's candidate values."""
+    finding = Finding(
+        id="s-0123456789ab",
+        rule_id=RULE,
+        locations=(Location(path=PATH, line=1, commit="c0ffee" * 6),),
+        fingerprint="sha256:" + "ab" * 32,
+        redacted="…(14 chars)",
+        source=GitHubAlertSource(
+            repo="octo/app", number=7, url=f"https://github.com/octo/app/{PATH}", state="open"
+        ),
+    )
+    report = AnalysisReport(
+        classification=Classification.REAL,
+        verdict=Verdict.TRUE_POSITIVE,
+        confidence_factors=ConfidenceFactors(**dict.fromkeys(FACTORS, 8)),
+        confidence_score=8.0,
+        confidence_label=ConfidenceLabel.HIGH,
+        risk_level=RiskLevel.HIGH,
+        key_finding=f"{RULE} is the value in {PATH}, next to {token}.",
+        evidence=(EvidenceItem(claim=f"{PATH} is deployed", ledger_ids=("T1",)),),
+    )
+    return Decision(
+        finding=finding,
+        classification=Classification.REAL,
+        verdict=Verdict.TRUE_POSITIVE,
+        confidence=8.0,
+        confidence_label=ConfidenceLabel.HIGH,
+        risk_level=RiskLevel.HIGH,
+        rationale=f"The value {RULE} in {PATH} ({finding.id}) is live; so is {token}.",
+        decided_by=DecidedBy.TRIBUNAL,
+        entries=(
+            ReportEntry(
+                model=RULE,
+                report=report,
+                compliance=Compliance(applicable=(RULE,), loaded=(RULE,), skipped=(), score=1),
+                checks=(ReportCheck(name=RULE, passed=True, detail=f"{RULE} checked"),),
+                challenge=ChallengeResult(outcome=ChallengeOutcome.CONFIRMED, reasoning=RULE),
+                challenger_model=RULE,
+            ),
+        ),
+        judge=JudgeResult(
+            winner_index=0,
+            rationale=f"{RULE} wins",
+            final_verdict=Verdict.TRUE_POSITIVE,
+            final_classification=Classification.REAL,
+        ),
+        judge_model=RULE,
+        validations=(
+            ValidationResult(
+                validator=RULE,
+                kind=CheckKind.PLACEHOLDER,
+                status=ValidationStatus.VALID,
+                detail=f"{RULE} is no placeholder",
+            ),
+        ),
+        errors=(DecisionError(stage=RULE, error=RULE, message=f"{RULE} failed"),),
+    )
+
+
+def test_redaction_keeps_structure_and_redacts_free_text() -> None:
+    token = github_token(seed=5)
+    decision = decision_quoting(token)
+    finding = decision.finding
+    values = [RULE, PATH, finding.id, finding.fingerprint, "c0ffee" * 6, "octo/app", token]
+    clean = Redactor(values).model(decision)
+    assert clean.finding == finding  # id, rule, path, commit, fingerprint, source, redacted
+    assert clean.judge_model == RULE and clean.entries[0].model == RULE
+    assert clean.entries[0].challenger_model == RULE
+    assert clean.entries[0].compliance == decision.entries[0].compliance
+    assert clean.entries[0].checks[0].name == RULE
+    assert clean.validations[0].validator == RULE
+    assert (clean.errors[0].stage, clean.errors[0].error) == (RULE, RULE)
+    free_text = [
+        clean.rationale,
+        clean.entries[0].report.key_finding,
+        clean.entries[0].report.evidence[0].claim,
+        clean.entries[0].checks[0].detail,
+        clean.entries[0].challenge.reasoning,  # type: ignore[union-attr]
+        clean.judge.rationale,  # type: ignore[union-attr]
+        clean.validations[0].detail,
+        clean.errors[0].message,
+    ]
+    for text in free_text:
+        assert RULE not in text and PATH not in text and token not in text
+        assert "…" in text
+    assert clean.rationale == (
+        f"The value {redact_value(RULE)} in {redact_value(PATH)} ({redact_value(finding.id)}) "
+        f"is live; so is {redact_value(token)}."
+    )
+
+
+def quote_in_submissions(server: OpenAIFake, text: str) -> None:
+    """Every agent loads its skills, reads the finding, then submits free text that
+    quotes ``text`` (as a model that read the file would)."""
+    free_text = {"submit_report": "key_finding", "submit_challenge": "reasoning"}
+
+    def respond(request: CapturedRequest, index: int) -> Reply:
+        body = request.json()
+        tools = tools_of(server, body)
+        submit = next(name for name in tools if name.startswith("submit_"))
+        if has_results(server, body):
+            arguments: dict[str, Any] = submission(submit, "real")
+            arguments[free_text.get(submit, "rationale")] = f"It is {text}."
+            calls = [("submit", submit, arguments)]
+        else:
+            skills = tools["skill"]["properties"]["name"]["enum"]
+            calls = [(f"s{i}", "skill", {"name": s}) for i, s in enumerate(skills)]
+            calls.append(("f", "get_finding", {"finding_id": finding_id(body)}))
+        return server.tool_calls([(i, n, json.dumps(a)) for i, n, a in calls])
+
+    server.responder = respond
+
+
+def test_a_run_keeps_rule_ids_and_paths_equal_to_candidate_values(
+    cli: Callable[..., Result],
+    tmp_path: Path,
+    openai_server: OpenAIFake,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """171 decisions of an evaluation run lost their rule_id this way: the scanned code
+    held ``password = "Secret Keyword"``, and every keyword finding was renamed."""
+    token = github_token(seed=6)
+    root = tmp_path / "repo"
+    (root / "app").mkdir(parents=True)
+    (root / "deploy").mkdir()
+    (root / "app/settings.py").write_text(
+        f'password = "{RULE}"\napi_secret = "{PATH}"\nTOKEN = "{token}"\n'
+    )
+    (root / PATH).write_text("DB_PASSWORD=hunter2horse99\n")
+    agents = "".join(f'[agents.{a}]\nmodel = "openai:gpt-4.1"\n' for a in AGENTS)
+    (tmp_path / "thresher.toml").write_text(
+        f'{agents}[providers.openai]\nbase_url = "{openai_server.api_base}"\n'
+    )
+    monkeypatch.setenv("OPENAI_API_KEY", "loopback-test-key")
+    quote_in_submissions(openai_server, f"{RULE} in {PATH}, like {token}")
+    result = cli("scan", "--root", str(root), "--escalate", "all")
+    assert result.exit_code == 1, result.stderr
+
+    run_dir = next((tmp_path / ".thresher/runs").iterdir())
+    report = json.loads((run_dir / "report.json").read_text())
+    lines = (run_dir / "decisions.jsonl").read_text().splitlines()
+    for decisions in (report["decisions"], [json.loads(line) for line in lines]):
+        located = sorted(
+            (d["finding"]["rule_id"], d["finding"]["locations"][0]["path"]) for d in decisions
+        )
+        assert located == [
+            ("GitHub Token", "app/settings.py"),
+            (RULE, "app/settings.py"),
+            (RULE, "app/settings.py"),
+            (RULE, PATH),
+        ]
+        for decision in decisions:
+            assert decision["escalated"] and decision["finding"]["id"].startswith("s-")
+            assert decision["finding"]["fingerprint"].startswith("sha256:")
+            assert decision["entries"][0]["model"] == "openai:gpt-4.1"
+            key_finding = decision["entries"][0]["report"]["key_finding"]
+            for text in (decision["rationale"], key_finding):
+                assert RULE not in text and PATH not in text and token not in text
+                assert redact_value(token) in text and redact_value(PATH) in text
+    transcripts = [p.read_text() for p in run_dir.glob("transcripts/*.jsonl")]
+    assert transcripts and all(RULE not in t and token not in t for t in transcripts)
+    results = [
+        json.loads(line)["result"]
+        for text in transcripts
+        for line in text.splitlines()
+        if json.loads(line)["type"] == "result"
+    ]
+    assert results
+    for record in results:  # what each agent submitted still validates as its result
+        kind = {"key_finding": AnalysisReport, "outcome": ChallengeResult}
+        model = next((m for key, m in kind.items() if key in record), JudgeResult)
+        assert model.model_validate(record)

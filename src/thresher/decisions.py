@@ -3,17 +3,23 @@
 A ``Decision`` carries everything behind the conclusion — reports, challenges,
 the judgement, compliance, deterministic checks, validator results, usage and
 typed errors — so every renderer (JSON, SARIF, Markdown) works from one model.
+
+Fields that are structure — names of models, stages, errors and checks, run ids,
+the configuration — are marked ``Structural`` so redaction leaves them as they are;
+rationales, details and messages are free text and are redacted.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from thresher.findings import Finding
 from thresher.llm.messages import Usage
+from thresher.redaction import Structural
 from thresher.results import (
     AnalysisReport,
     ChallengeResult,
@@ -42,15 +48,15 @@ class DecidedBy(StrEnum):
 class DecisionError(_Frozen):
     """A typed failure recorded instead of crashing the run."""
 
-    stage: str
-    error: str
+    stage: Annotated[str, Structural]
+    error: Annotated[str, Structural]
     message: str
 
 
 class ReportCheck(_Frozen):
     """One deterministic check of one analysis report."""
 
-    name: str
+    name: Annotated[str, Structural]
     passed: bool
     detail: str = ""
 
@@ -58,12 +64,13 @@ class ReportCheck(_Frozen):
 class ReportEntry(_Frozen):
     """One analysis session's output with what the judge weighs beside it."""
 
-    model: str
+    model: Annotated[str, Structural]
     report: AnalysisReport
-    compliance: Compliance
+    # Skill names: thresher's methodology, not text from the scanned repository.
+    compliance: Annotated[Compliance, Structural]
     checks: tuple[ReportCheck, ...] = ()
     challenge: ChallengeResult | None = None
-    challenger_model: str | None = None
+    challenger_model: Annotated[str | None, Structural] = None
     transcript: str | None = None
 
     @property
@@ -83,7 +90,7 @@ class Decision(_Frozen):
     escalated: bool = False
     entries: tuple[ReportEntry, ...] = ()
     judge: JudgeResult | None = None
-    judge_model: str | None = None
+    judge_model: Annotated[str | None, Structural] = None
     validations: tuple[ValidationResult, ...] = ()
     guardrail: str | None = None
     usage: Usage = Field(default_factory=Usage)
@@ -112,16 +119,16 @@ class RunUsage(_Frozen):
 class RunReport(_Frozen):
     """The JSON report: versioned; ``thresher schema report`` prints its schema."""
 
-    schema_version: str = REPORT_SCHEMA_VERSION
-    tool: str = "thresher"
-    tool_version: str
-    run_id: str
+    schema_version: Annotated[str, Structural] = REPORT_SCHEMA_VERSION
+    tool: Annotated[str, Structural] = "thresher"
+    tool_version: Annotated[str, Structural]
+    run_id: Annotated[str, Structural]
     started_at: datetime
     finished_at: datetime
     dry_run: bool = False
-    escalate: str
+    escalate: Annotated[str, Structural]
     analyses: int
-    models: dict[str, str]
+    models: Annotated[dict[str, str], Structural]
     summary: RunSummary
     usage: RunUsage
     decisions: tuple[Decision, ...]

@@ -3,6 +3,13 @@
 A ``Redactor`` knows every candidate value of the run and replaces each with its
 redacted form. Every prompt, tool result, transcript line and log message
 passes through it before it leaves the process.
+
+Redaction is by value, so it must not touch structure: a candidate value that
+happens to equal a rule name ("Secret Keyword"), a path or an id would otherwise
+rewrite the finding it belongs to. Fields that are structure say so once, where
+they are declared, with ``Annotated[str, Structural]``; ``Redactor.model`` reads
+that marker, so every writer that redacts a model (journal, report, transcript)
+keeps them without a list of special cases of its own.
 """
 
 from __future__ import annotations
@@ -11,10 +18,11 @@ import logging
 import re
 from collections.abc import Iterable, MutableMapping
 from enum import Enum
-from typing import Any, Literal, TypeVar, get_origin
+from typing import Any, Final, Literal, TypeVar, final, get_origin
 
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 # Only well-known provider prefixes are shown: they identify the token type and are
 # public. Any other leading text (a human-chosen password's first word) stays hidden.
@@ -27,6 +35,33 @@ _CACHE_SIZE = 4096
 _ANYWHERE_LENGTH = 12
 
 T = TypeVar("T")
+
+
+@final
+class _StructuralMarker:
+    """The type of ``Structural``; one instance, compared by identity."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Structural"
+
+
+Structural: Final = _StructuralMarker()
+"""Field metadata: ``rule_id: Annotated[str, Structural]`` is never redacted.
+
+For ids, rule and model names, paths, fingerprints and names from a closed set that
+is typed as ``str``. Enum and ``Literal`` fields are structural by their type and
+need no marker; free text (rationales, claims, details, messages) must not carry it.
+
+Why a marker on the field rather than a set of key names checked in the dumped
+JSON: a key name means different things in different models (``name`` is a check
+in one and a tool in another; ``path`` is structure in a location but free text a
+model chose in a tool's arguments), and a set kept apart from the models drifts
+when a field is added. The marker sits on the declaration, is checked by mypy like
+any annotation, and leaves the models' JSON schemas unchanged. A marked field of a
+model type (``source``) is structural as a whole.
+"""
 
 
 def redact_value(value: str) -> str:
@@ -131,7 +166,9 @@ class Redactor:
         """Redact string values anywhere inside dicts, lists and tuples.
 
         Keys are left alone: they are field names, and a short candidate value that
-        happens to be a word ("error") must not corrupt a structure's shape.
+        happens to be a word ("error") must not corrupt a structure's shape. Plain
+        data carries no declaration of which values are structure, so every value is
+        redacted: a model is redacted with ``model`` before it is dumped, never after.
         """
         if isinstance(value, str):
             return self.text(value)
@@ -142,11 +179,13 @@ class Redactor:
         return value
 
     def model(self, value: T) -> T:
-        """A pydantic model with every string field redacted (same type back).
+        """A pydantic model with every free-text field redacted (same type back).
 
-        ``Literal`` fields and enum members (a message's ``role``, a part's ``kind``)
-        are structure, not text: a candidate value that happens to equal one
-        ("assistant") must not turn the model into one that no longer validates.
+        ``Literal`` fields, enum members (a message's ``role``, a part's ``kind``)
+        and fields marked ``Structural`` (a finding's ``rule_id``, its paths) are
+        structure, not text: a candidate value that happens to equal one
+        ("assistant", "Secret Keyword") must neither turn the model into one that no
+        longer validates nor rename the rule or the file it is reported under.
         """
         if not self or not isinstance(value, BaseModel):
             return value
@@ -156,7 +195,7 @@ class Redactor:
         updates = {
             name: self._deep(getattr(value, name))
             for name, info in type(value).model_fields.items()
-            if get_origin(info.annotation) is not Literal
+            if not _is_structural(info)
         }
         return value.model_copy(update=updates)
 
@@ -172,6 +211,11 @@ class Redactor:
         if isinstance(value, list | tuple):
             return type(value)(self._deep(v) for v in value)
         return value
+
+
+def _is_structural(info: FieldInfo) -> bool:
+    """Whether a model field is structure that redaction leaves as it is."""
+    return get_origin(info.annotation) is Literal or any(m is Structural for m in info.metadata)
 
 
 class RedactingLogger(logging.LoggerAdapter[logging.Logger]):

@@ -34,6 +34,7 @@ from thresher.decisions import (
     RunUsage,
 )
 from thresher.errors import ExitCode, ThresherError
+from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
 from thresher.llm.messages import Usage
@@ -259,6 +260,7 @@ def _open_journal(run_dir: Path) -> TextIO:
     """The run directory and its decision journal, before any session starts."""
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
+        _ignore_own_output(run_dir)
         return (run_dir / "decisions.jsonl").open("a", encoding="utf-8")
     except OSError as exc:
         raise RunDirError(
@@ -268,10 +270,37 @@ def _open_journal(run_dir: Path) -> TextIO:
         ) from exc
 
 
+def _ignore_own_output(run_dir: Path) -> None:
+    """Drop a ``.gitignore`` holding ``*`` into the ``.thresher/`` directory above the run.
+
+    Runs usually land inside the repository being scanned; without it, ``git status``
+    lists every transcript and ``git add -A`` commits reports that describe the
+    repository's secrets. ``*`` ignores the directory's whole content, the
+    ``.gitignore`` included, so it never shows up either. An existing file is the
+    user's choice and is left alone; a directory created by an older version gets one
+    on its next run. A runs directory configured outside any ``.thresher/`` is the
+    user's own layout and is not touched.
+    """
+    own = next((d for d in (run_dir, *run_dir.parents) if d.name == OWN_OUTPUT_DIR), None)
+    if own is None:
+        return
+    try:
+        with (own / ".gitignore").open("x", encoding="utf-8") as handle:
+            handle.write("*\n")
+    except FileExistsError:
+        pass
+
+
 def _redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:
-    """Redact the values, then serialise: JSON escapes a value holding a quote or a
-    backslash, so redacting the serialised text would miss it."""
-    data = redactor.data(model.model_dump(mode="json"))
+    """Redact the model, then serialise.
+
+    Not the serialised text: JSON escapes a value holding a quote or a backslash, so
+    redacting it would miss the value. Not the dumped dict either: it no longer says
+    which strings are structure, and a value equal to a rule name ("Secret Keyword")
+    or a path would rename the finding. ``Redactor.model`` keeps the fields the
+    models mark ``Structural`` and redacts the free text.
+    """
+    data = redactor.model(model).model_dump(mode="json")
     return json.dumps(data, ensure_ascii=False, indent=indent)
 
 

@@ -103,3 +103,46 @@ def test_bad_roots_and_paths_are_usage_errors(tmp_path: Path) -> None:
         scan(ScanOptions(root=tmp_path, paths=(Path("nope.py"),)))
     with pytest.raises(ScanError, match="workers"):
         scan(ScanOptions(root=tmp_path, workers=0))
+
+
+def own_output(root: Path, seed: int) -> list[str]:
+    """What earlier runs leave in a tree: reports and transcripts quoting findings."""
+    files = [
+        ".thresher/runs/x/report.json",
+        ".thresher/runs/x/transcripts/analysis-1.jsonl",
+        "pkg/.thresher/runs/y/decisions.jsonl",
+    ]
+    for offset, name in enumerate(files):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(
+            f'{{"rule_id": "GitHub Token", "token": "{github_token(seed=seed + offset)}"}}\n'
+        )
+    return files
+
+
+def test_thresher_run_directories_are_never_scanned(tmp_path: Path) -> None:
+    skipped = own_output(tmp_path, seed=10)
+    (tmp_path / "src/thresher").mkdir(parents=True)  # a package named thresher is code
+    (tmp_path / "src/thresher/app.py").write_text(secret_line(1))
+    result = scan(ScanOptions(root=tmp_path, workers=1))
+    assert {c.path for c in result.candidates} == {"src/thresher/app.py"}
+    assert result.stats.files_scanned == 1
+    assert result.stats.files_skipped == len(skipped)
+    # Named explicitly, it is still thresher's own output.
+    assert paths_of(tmp_path, paths=(Path(".thresher"),)) == set()
+
+
+def test_thresher_run_directories_are_never_scanned_in_git(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "app.py").write_text(secret_line(1))
+    git(tmp_path, "add", "app.py")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    git(tmp_path, "tag", "base")
+    # Untracked and not ignored, as an older version left it, then committed by mistake.
+    own_output(tmp_path, seed=20)
+    assert paths_of(tmp_path) == {"app.py"}
+    git(tmp_path, "add", "-A")
+    assert paths_of(tmp_path, staged=True) == set()
+    git(tmp_path, "commit", "-q", "-m", "runs")
+    assert paths_of(tmp_path) == {"app.py"}
+    assert paths_of(tmp_path, diff="base..HEAD") == set()

@@ -303,9 +303,9 @@ class AgentSession(Generic[R]):
         if self.transcript:
             self.transcript.event(
                 "result",
-                result=outcome.result.model_dump(mode="json"),
-                compliance=outcome.compliance.model_dump(mode="json"),
-                usage=outcome.usage.model_dump(mode="json"),
+                result=outcome.result,
+                compliance=outcome.compliance,
+                usage=outcome.usage,
                 turns=outcome.turns,
                 seconds=round(outcome.seconds, 3),
             )

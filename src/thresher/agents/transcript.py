@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from thresher.agents.tooling import LedgerEntry
 from thresher.llm.messages import MESSAGE_ADAPTER, Message, message_from_json
 from thresher.redaction import Redactor
@@ -28,7 +30,18 @@ class TranscriptWriter:
         self._handle.flush()
 
     def event(self, kind: str, **fields: Any) -> None:
-        self._write(kind, self.redactor.data(fields))
+        """A record of ``fields``; pass models as models, not dumped.
+
+        A model is redacted with ``Redactor.model`` before it is dumped, so its
+        structural fields (enums, names) survive a candidate value equal to one;
+        a dumped dict no longer says which strings are structure.
+        """
+        self._write(kind, {name: self._clean(value) for name, value in fields.items()})
+
+    def _clean(self, value: Any) -> Any:
+        if isinstance(value, BaseModel):
+            return self.redactor.model(value).model_dump(mode="json")
+        return self.redactor.data(value)
 
     def message(self, message: Message) -> None:
         # Redacted as a model, so its role and part kinds stay valid for ``read_messages``.
@@ -36,7 +49,7 @@ class TranscriptWriter:
         self._write("message", {"message": MESSAGE_ADAPTER.dump_python(clean, mode="json")})
 
     def ledger(self, entry: LedgerEntry) -> None:
-        self._write("ledger", self.redactor.data({"entry": entry.model_dump(mode="json")}))
+        self._write("ledger", {"entry": self._clean(entry)})
 
     def close(self) -> None:
         self._handle.close()

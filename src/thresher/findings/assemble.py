@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from thresher.findings.engine import Detection
+from thresher.findings.filekind import in_test_scope
 from thresher.findings.model import (
     DetectSecretsSource,
     Finding,
@@ -154,13 +155,20 @@ def assemble(
     rules: Mapping[str, CustomRule],
     commit: str | None = None,
 ) -> tuple[tuple[Finding, ...], SecretVault]:
-    """One finding per distinct value; its raw value goes to the vault only."""
-    groups: dict[str, list[Detection]] = {}
+    """One finding per distinct value and scope; its raw value goes to the vault only.
+
+    A value's copies in test code and its copies in deployable code are two findings:
+    they answer different questions (is this fixture ever live? / must this be
+    rotated?) and are decided, reported and suppressed separately. Both carry the
+    same fingerprint, so the credential is still recognisable as one.
+    """
+    groups: dict[tuple[str, bool], list[Detection]] = {}
     for detection in detections:
-        groups.setdefault(fingerprint(detection.value), []).append(detection)
+        key = (fingerprint(detection.value), in_test_scope(detection.path))
+        groups.setdefault(key, []).append(detection)
     vault = SecretVault()
     findings: list[Finding] = []
-    for fingerprint_, hits in groups.items():
+    for (fingerprint_, _scope), hits in groups.items():
         places = sorted({(hit.path, hit.line) for hit in hits})
         locations = tuple(Location(path=p, line=n, commit=commit) for p, n in places)
         best = min(hits, key=_rank)

@@ -36,6 +36,9 @@ _REV = re.compile(r"[0-9A-Za-z_][0-9A-Za-z._/~^@{}+-]{0,199}")
 _HUNK = re.compile(rb"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _SKIP_MODES = {"120000", "160000"}  # symlinks and submodules are not file content
 
+# Where thresher writes its run directories (transcripts, journals, reports).
+OWN_OUTPUT_DIR = ".thresher"
+
 
 @dataclass(frozen=True)
 class Listed:
@@ -106,6 +109,17 @@ def list_files(root: Path) -> tuple[list[Listed], int]:
         names = sorted({os.fsdecode(n) for n in proc.stdout.split(b"\0") if n})
         return _stat_all(root, names)
     return _walk(root)
+
+
+def is_own_output(path: str) -> bool:
+    """Whether a root-relative posix path lies inside a ``.thresher/`` directory.
+
+    Those directories hold thresher's own runs: reports and transcripts that quote
+    findings, rule names and redacted forms. Scanning them would turn every run's
+    output into the next run's candidates, so no scope ever includes them, at any
+    depth (a monorepo may hold one per package).
+    """
+    return OWN_OUTPUT_DIR in path.split("/")[:-1]
 
 
 def _stat_all(root: Path, names: list[str]) -> tuple[list[Listed], int]:

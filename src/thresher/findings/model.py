@@ -2,7 +2,9 @@
 
 A finding never holds the raw secret: only its fingerprint and redacted form.
 The raw value lives in an in-memory vault keyed by finding id and is never
-serialised, so a Finding can be written to any report or prompt safely.
+serialised, so a Finding can be written to any report or prompt safely. Every
+field is therefore structure (``Structural``): redacting a run's values must not
+rename the rule, the file or the id a finding is reported under.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from thresher.redaction import Structural
 
 
 class FindingKind(StrEnum):
@@ -89,10 +93,10 @@ class _Frozen(BaseModel):
 
 
 class Location(_Frozen):
-    path: str
+    path: Annotated[str, Structural]
     line: int = Field(ge=1)
-    commit: str | None = None
-    github_location_type: str | None = None
+    commit: Annotated[str | None, Structural] = None
+    github_location_type: Annotated[str | None, Structural] = None
 
 
 class DetectSecretsSource(_Frozen):
@@ -124,14 +128,16 @@ FindingSource = Annotated[
 class Finding(_Frozen):
     """One candidate to decide; safe to serialise (no raw value)."""
 
-    id: str = Field(min_length=1)
+    id: Annotated[str, Structural] = Field(min_length=1)
     kind: FindingKind = FindingKind.SECRET
-    rule_id: str = Field(min_length=1)
+    rule_id: Annotated[str, Structural] = Field(min_length=1)
     severity: Severity = Severity.HIGH
     locations: tuple[Location, ...] = Field(min_length=1)
-    fingerprint: str = Field(min_length=1)
-    redacted: str
-    source: FindingSource = Field(default_factory=DetectSecretsSource)
+    fingerprint: Annotated[str, Structural] = Field(min_length=1)
+    # Already the redacted form; redacting it again would garble "(14 chars)".
+    redacted: Annotated[str, Structural]
+    # Where the finding came from: repository, alert number and URL, package, lockfile.
+    source: Annotated[FindingSource, Structural] = Field(default_factory=DetectSecretsSource)
     secret_type: SecretType | None = None
 
     @property

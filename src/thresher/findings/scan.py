@@ -63,7 +63,8 @@ _BATCHES_PER_WORKER = 6
 @dataclass(frozen=True)
 class ScanStats:
     files_scanned: int
-    files_skipped: int  # binary, oversized, not UTF-8, excluded by name, unreadable
+    # binary, oversized, not UTF-8, excluded by name, thresher's own output, unreadable
+    files_skipped: int
     raw_candidates: int  # detections before the baseline and de-duplication
     seconds: float
 
@@ -158,7 +159,10 @@ def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
     listed += _named_but_unlisted(root, scopes, {item.path for item in listed})
     jobs: list[FileJob] = []
     for item in listed:
-        if item.size > options.max_file_bytes:
+        if gitscope.is_own_output(item.path):
+            skipped += 1
+            log.debug("skipped %s: thresher's own output", item.path)
+        elif item.size > options.max_file_bytes:
             skipped += 1
             log.debug("skipped %s: over the size limit", item.path)
         else:
@@ -181,11 +185,13 @@ def _named_but_unlisted(
 def _plan_diff(
     root: Path, scope: gitscope.DiffScope, scopes: tuple[str, ...], max_bytes: int
 ) -> _Plan:
-    paths = sorted(path for path in scope.added if in_scopes(path, scopes))
+    in_scope = sorted(path for path in scope.added if in_scopes(path, scopes))
+    paths = [path for path in in_scope if not gitscope.is_own_output(path)]
     with_blob = [path for path in paths if path in scope.blobs]
     contents, oversized = gitscope.read_blobs(root, [scope.blobs[p] for p in with_blob], max_bytes)
     jobs: list[FileJob] = []
-    skipped = len(paths) - len(with_blob)  # symlinks, submodules
+    # thresher's own output (committed by mistake), symlinks, submodules
+    skipped = len(in_scope) - len(with_blob)
     for path in with_blob:
         blob = contents.get(scope.blobs[path])
         if blob is None:

@@ -53,7 +53,7 @@ class AwsKeyValidator(Validator):
         ):
             return [
                 self.invalid(
-                    CheckKind.PLACEHOLDER,
+                    CheckKind.DOCUMENTATION,
                     "an AWS documentation example value: never a credential",
                 )
             ]

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from enum import StrEnum
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict
 
 from thresher.errors import ThresherError
 from thresher.findings import Finding, SecretType
+from thresher.redaction import Structural
 
 
 class ValidationStatus(StrEnum):
@@ -28,6 +30,8 @@ class CheckKind(StrEnum):
     FORMAT = "format"
     CHECKSUM = "checksum"
     PLACEHOLDER = "placeholder"
+    # A vendor's published example value: hard evidence, unlike placeholder patterns.
+    DOCUMENTATION = "documentation"
     STRUCTURE = "structure"
     LIVE = "live"
 
@@ -35,7 +39,7 @@ class CheckKind(StrEnum):
 class ValidationResult(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    validator: str
+    validator: Annotated[str, Structural]  # the validator's name
     kind: CheckKind
     status: ValidationStatus
     detail: str

@@ -123,7 +123,7 @@ class JwtValidator(Validator):
         if not isinstance(alg, str) or not _ALG.match(alg):
             return [self.invalid(CheckKind.STRUCTURE, "the header has no usable alg")]
         if _is_jwt_io_example(claims):
-            return [self.invalid(CheckKind.PLACEHOLDER, "the jwt.io documentation example token")]
+            return [self.invalid(CheckKind.DOCUMENTATION, "the jwt.io documentation example token")]
         signature = self._signature(alg, segments[2])
         if signature is not None:
             return [signature]

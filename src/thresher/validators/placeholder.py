@@ -113,6 +113,12 @@ class PlaceholderValidator(Validator):
     description = "Known documentation values, templated values and placeholder text"
 
     def check(self, value: str, finding: Finding) -> list[ValidationResult]:
+        if is_documentation_value(value.strip().strip("\"'`")):
+            return [
+                self.invalid(
+                    CheckKind.DOCUMENTATION, "a vendor's published documentation example value"
+                )
+            ]
         reason = placeholder_reason(value)
         if reason:
             return [self.invalid(CheckKind.PLACEHOLDER, reason)]

@@ -1,0 +1,99 @@
+"""Build each finding's ``CandidateContext`` from a scan: the line, the paths, every
+rule that matched the value, how crowded its file is, and the offline checks.
+
+Reading is bounded: a file is read once however many findings it holds, at most
+``MAX_FILE_BYTES`` of it, and the line handed on is capped, so a huge minified
+file cannot make scoring slow.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+from thresher.findings.assemble import Candidate
+from thresher.findings.filekind import in_test_scope
+from thresher.findings.model import Finding
+from thresher.scoring.features import CandidateContext
+from thresher.validators.base import ValidationResult
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_LINE_CHARS = 64 * 1024
+
+
+class LineReader:
+    """Lines of files under ``root``, each file read once and cached."""
+
+    def __init__(self, root: Path) -> None:
+        self._root = root.resolve()
+        self._files: dict[str, list[str]] = {}
+
+    def line(self, path: str, number: int) -> str:
+        lines = self._files.get(path)
+        if lines is None:
+            lines = self._read(path)
+            self._files[path] = lines
+        if 1 <= number <= len(lines):
+            return lines[number - 1][:MAX_LINE_CHARS]
+        return ""
+
+    def _read(self, path: str) -> list[str]:
+        target = (self._root / path).resolve()
+        if not target.is_relative_to(self._root) or not target.is_file():
+            return []
+        try:
+            with target.open("rb") as handle:
+                data = handle.read(MAX_FILE_BYTES)
+        except OSError:
+            return []
+        return data.decode("utf-8", "replace").splitlines()
+
+
+def primary_location(finding: Finding) -> tuple[str, int]:
+    """The location that speaks for the finding: the first outside test code, else the
+    first. A value that also sits in deployable code is judged where it is riskiest."""
+    for location in finding.locations:
+        if not in_test_scope(location.path):
+            return location.path, location.line
+    first = finding.locations[0]
+    return first.path, first.line
+
+
+def build_contexts(
+    findings: Sequence[Finding],
+    value_of: Callable[[str], str | None],
+    candidates: Iterable[Candidate],
+    line_of: Callable[[str, int], str],
+    validations: Mapping[str, Sequence[ValidationResult]] | None = None,
+) -> dict[str, CandidateContext]:
+    """finding id -> context, for every finding whose value is known."""
+    rules: dict[str, set[str]] = defaultdict(set)
+    files: dict[str, set[str]] = defaultdict(set)
+    per_file: Counter[str] = Counter()
+    for candidate in candidates:
+        rules[candidate.fingerprint].add(candidate.type)
+        files[candidate.fingerprint].add(candidate.path)
+        per_file[candidate.path] += 1
+    contexts: dict[str, CandidateContext] = {}
+    for finding in findings:
+        value = value_of(finding.id)
+        if value is None:
+            continue
+        path, number = primary_location(finding)
+        checks = tuple(
+            (r.kind.value, r.status.value) for r in (validations or {}).get(finding.id, ())
+        )
+        contexts[finding.id] = CandidateContext(
+            value=value,
+            rule_id=finding.rule_id,
+            path=path,
+            line=line_of(path, number),
+            paths=tuple(loc.path for loc in finding.locations),
+            rules=tuple(sorted(rules.get(finding.fingerprint, set()))),
+            file_candidates=max(1, per_file.get(path, 1)),
+            value_files=max(1, len(files.get(finding.fingerprint, ()))),
+            copies_in_tests=any(in_test_scope(p) for p in files.get(finding.fingerprint, ())),
+            checks=checks,
+        )
+    return contexts

@@ -1,0 +1,603 @@
+"""Features of one candidate, as an analyst reads it: the value, its assignment, its
+file and its repository.
+
+Every feature is a named number (mostly 0/1 flags), so the shipped model is a
+readable table of weights and each decision can cite the features that moved it.
+Two rules shape the vocabulary:
+
+- **Robust to the training data.** The dev corpus replaced each labelled real
+  and test value with random characters of the same class, while values
+  labelled ``not_secret`` kept their text. A feature that reads the *words* of a
+  value ("admin", "changeme", dictionary-likeness) would learn "words mean not a
+  secret" from that artefact and dismiss every weak real password on code it
+  was not tuned for. The value is therefore described only by what scrambling
+  keeps: length, character classes, shape, punctuation, reference syntax and
+  known prefixes. Words come from the *context* (key names, the line, the path),
+  which the corpus left intact.
+- **Bounded work on hostile text.** Only a window of the line around the value is
+  examined, and every pattern is a simple, anchored or character-class scan, so a
+  60 kB minified line costs the same as a short one.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens
+
+Features = dict[str, float]
+
+# How much of the line around the value is read.
+_BEFORE, _AFTER = 160, 80
+_MAX_VALUE = 4096
+
+_KEY_TOKENS = frozenset(
+    [
+        "password",
+        "passwd",
+        "pwd",
+        "pass",
+        "passphrase",
+        "secret",
+        "secrets",
+        "token",
+        "tokens",
+        "key",
+        "keys",
+        "api",
+        "apikey",
+        "auth",
+        "authorization",
+        "access",
+        "private",
+        "client",
+        "id",
+        "salt",
+        "hash",
+        "sha",
+        "md5",
+        "digest",
+        "checksum",
+        "integrity",
+        "signature",
+        "sig",
+        "keyid",
+        "nonce",
+        "iv",
+        "uuid",
+        "guid",
+        "session",
+        "cookie",
+        "csrf",
+        "bearer",
+        "jwt",
+        "cert",
+        "certificate",
+        "pem",
+        "public",
+        "pub",
+        "user",
+        "username",
+        "login",
+        "email",
+        "host",
+        "url",
+        "uri",
+        "endpoint",
+        "label",
+        "placeholder",
+        "title",
+        "text",
+        "message",
+        "hint",
+        "description",
+        "name",
+        "field",
+        "ref",
+        "rev",
+        "commit",
+        "version",
+        "example",
+        "test",
+        "mock",
+        "dummy",
+        "fake",
+        "default",
+        "old",
+        "new",
+        "confirm",
+        "encrypted",
+        "encoded",
+        "credential",
+        "credentials",
+        "cred",
+        "creds",
+        "database",
+        "db",
+        "mysql",
+        "postgres",
+        "redis",
+        "smtp",
+        "mail",
+        "aws",
+        "github",
+        "slack",
+        "stripe",
+        "google",
+        "azure",
+        "app",
+        "consumer",
+        "oauth",
+        "webhook",
+        "master",
+        "root",
+        "admin",
+        "seed",
+        "nkey",
+        "verifier",
+        "code",
+        "pin",
+        "otp",
+        "license",
+        "serial",
+        "hmac",
+        "encryption",
+        "signing",
+        "refresh",
+        "type",
+        "format",
+        "path",
+        "file",
+        "dir",
+        "lang",
+        "i18n",
+        "msg",
+        "error",
+        "prompt",
+        "value",
+    ]
+)
+_UI_KEYS = frozenset(
+    [
+        "label",
+        "placeholder",
+        "title",
+        "text",
+        "message",
+        "hint",
+        "description",
+        "prompt",
+        "caption",
+        "tooltip",
+        "msg",
+        "error",
+        "help",
+        "heading",
+    ]
+)
+_HASH_KEYS = frozenset(
+    [
+        "hash",
+        "sha",
+        "md5",
+        "digest",
+        "checksum",
+        "integrity",
+        "signature",
+        "sig",
+        "keyid",
+        "fingerprint",
+        "etag",
+        "commit",
+        "rev",
+        "revision",
+        "sum",
+        "ref",
+        "nonce",
+        "salt",
+        "iv",
+    ]
+)
+_PROVIDER_PREFIX = re.compile(
+    r"^(gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|sk_live_|sk_test_|rk_live_|rk_test_|SG\.|"
+    r"AIza|npm_|pypi-|glpat-|sk-|hf_|dop_v1_|shpat_|shpss_|EAA|ya29\.|AC[0-9a-f]{32}|SK[0-9a-f]{32})"
+)
+_REFERENCE = re.compile(
+    r"\$\{|\$\(|^\$[A-Za-z_]|%\([A-Za-z_]+\)[sd]|\{\{|\}\}|\{%|^%[A-Za-z_]+%$|^<%|"
+    r"^\{[A-Za-z_][A-Za-z0-9_.]*\}$|^<[A-Za-z_][^<>]*>$|^\[[A-Za-z_ -]+\]$|^ENC\(|^vault:|"
+    r"^#\{|^@[A-Za-z_]+@$|^__[A-Z_]+__$"
+)
+_ENV_ACCESS = re.compile(
+    r"getenv|environ|process\.env|System\.getenv|ENV\[|env\(|secrets\.|config\[|settings\.",
+    re.IGNORECASE,
+)
+_CODE_CHARS = frozenset("(){};")
+_COMMENT_START = re.compile(r"^\s*(#|//|/\*|\*|<!--|--|;|rem\s|')", re.IGNORECASE)
+_I18N_CALL = re.compile(r"(?:\b_|\bt|gettext|translate|i18n|__|trans|lang)\s*\(\s*$")
+_ASSERTION = re.compile(r"assert|expect\(|should|\.to(Be|Equal)|mock|stub|fake", re.IGNORECASE)
+_CLI_FLAG = re.compile(r"(?:^|\s)(-p|--password|--pass|--token|--secret|-P|--api-key|-u)[ =]?$")
+_EXPLICIT_PLACEHOLDER = re.compile(
+    r"^(x{3,}|X{3,}|\*{3,}|\.{3,}|-{3,}|_{3,}|0{6,}|<.*>|\[.*\]|\{.*\}|your[_-].*|.*[_-]here|"
+    r"changeme|change[_-]?me|replace[_-]?me|todo|tbd|redacted|placeholder)$",
+    re.IGNORECASE,
+)
+_URL_CREDS = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]*@", re.IGNORECASE)
+_SPLIT = re.compile(r"[^0-9a-z]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_LINE_WORDS = frozenset(
+    [
+        "example",
+        "sample",
+        "test",
+        "dummy",
+        "fake",
+        "mock",
+        "todo",
+        "fixme",
+        "default",
+        "demo",
+        "your",
+        "replace",
+        "change",
+        "here",
+        "password",
+        "secret",
+        "token",
+        "key",
+        "export",
+        "set",
+        "env",
+        "docker",
+        "compose",
+        "deploy",
+        "prod",
+        "production",
+        "staging",
+        "dev",
+        "local",
+        "localhost",
+        "assert",
+        "expect",
+        "label",
+        "placeholder",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class CandidateContext:
+    """Everything the scorer reads about one finding: never leaves the process."""
+
+    value: str
+    rule_id: str
+    path: str  # repository-relative, the primary location
+    line: str  # the text of that line
+    paths: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()  # every scanner rule that matched the value
+    file_candidates: int = 1  # candidates detected in the primary file
+    value_files: int = 1  # files of the repository holding the same value
+    copies_in_tests: bool = False  # the same value also sits in test code
+    checks: tuple[tuple[str, str], ...] = ()  # (check kind, status) of offline validators
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in _SPLIT.split(_CAMEL.sub(" ", text).lower()) if t]
+
+
+def key_name(before: str) -> str | None:
+    """The identifier the value is assigned to, read backwards from the value:
+    ``password = "``, ``"apiKey": "``, ``<password>``, ``--token ``, ``PASS=``."""
+    text = before.rstrip(" \t\"'`([")
+    if text.endswith(("=>", ":=", "==")):
+        text = text[:-2]
+    elif text.endswith(("=", ":", ">", ",")):
+        text = text[:-1]
+    text = text.rstrip(" \t\"'`")
+    end = len(text)
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
+        start -= 1
+    name = text[start:end].strip("._-")
+    return name or None
+
+
+def _shape(value: str) -> str:
+    if re.fullmatch(
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", value
+    ):
+        return "uuid"
+    if value.isdigit():
+        return "digits"
+    if len(value) >= 16 and all(c in "0123456789abcdefABCDEF" for c in value):
+        return "hex"
+    if any(c.isspace() for c in value.strip()):
+        return "words"
+    if len(value) >= 20 and re.fullmatch(r"[A-Za-z0-9+/=_-]+", value):
+        return "base64"
+    if value.isalnum():
+        return "alphanumeric"
+    return "mixed"
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in counts.values()) if n else 0.0
+
+
+def value_features(value: str, key: str | None) -> Features:
+    """What scrambling keeps: size, classes, shape, punctuation, syntax, prefixes."""
+    v = value.strip().strip("\"'`")[:_MAX_VALUE]
+    f: Features = {}
+    n = len(v)
+    f["len_log2"] = math.log2(1 + n) / 8
+    for low, high in ((0, 5), (5, 8), (8, 12), (12, 20), (20, 32), (32, 64), (64, 10**9)):
+        if low <= n < high:
+            f[f"len_{low}_{high if high < 10**9 else 'inf'}"] = 1.0
+    classes = [
+        any(c.islower() for c in v),
+        any(c.isupper() for c in v),
+        any(c.isdigit() for c in v),
+        any(not c.isalnum() and not c.isspace() for c in v),
+    ]
+    for name, present in zip(("lower", "upper", "digit", "symbol"), classes, strict=True):
+        if present:
+            f[f"has_{name}"] = 1.0
+    f[f"classes_{sum(classes)}"] = 1.0
+    shape = _shape(v)
+    f[f"shape_{shape}"] = 1.0
+    if shape == "hex" and n in (32, 40, 56, 64, 96, 128):
+        f["hex_digest_length"] = 1.0
+    f["entropy_per_char"] = _entropy(v) / math.log2(max(2, min(n, 64))) if n > 1 else 0.0
+    if n and len(set(v)) <= 2:
+        f["few_distinct_chars"] = 1.0
+    if any(ch in _CODE_CHARS for ch in v):
+        f["value_code_chars"] = 1.0
+    if v.endswith(("(", ")", "{", ";", ",")) or v.startswith(("(", ")")):
+        f["value_code_edge"] = 1.0
+    if re.search(r"[A-Za-z_]\w*\.[A-Za-z_]\w*", v) and not _URL_CREDS.match(v):
+        f["value_dotted_name"] = 1.0
+    if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+", v):
+        f["value_identifier_case"] = 1.0
+    if _REFERENCE.search(v):
+        f["value_reference"] = 1.0
+    if v.startswith(("$", "%", "@", "#{", "{")):
+        f["value_sigil"] = 1.0
+    if _EXPLICIT_PLACEHOLDER.match(v):
+        f["value_explicit_placeholder"] = 1.0
+    if _URL_CREDS.match(v):
+        f["value_url_credentials"] = 1.0
+    elif "://" in v:
+        f["value_url"] = 1.0
+    if "/" in v and not _URL_CREDS.match(v) and v.count("/") >= 2 and shape != "base64":
+        f["value_path_like"] = 1.0
+    if "@" in v and "." in v.split("@")[-1] and " " not in v:
+        f["value_email_like"] = 1.0
+    if _PROVIDER_PREFIX.match(v):
+        f["value_provider_prefix"] = 1.0
+    if v.startswith(("MII", "MFk", "MCow", "MFw")):
+        f["value_der_base64"] = 1.0
+    if v.count(".") == 2 and v.startswith("eyJ"):
+        f["value_jwt_shape"] = 1.0
+    if "PRIVATE KEY" in v or "BEGIN" in v:
+        f["value_pem_marker"] = 1.0
+    if key is not None:
+        norm_v = re.sub(r"[^a-z0-9]", "", v.lower())
+        norm_k = re.sub(r"[^a-z0-9]", "", key.lower())
+        if norm_v and len(norm_v) >= 3 and (norm_v == norm_k or norm_v in norm_k):
+            f["value_repeats_key"] = 1.0
+    return f
+
+
+def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
+    """How the value sits in its line: literal or expression, comment, UI string,
+    environment lookup, CLI flag, assertion; and the tokens of its key name."""
+    f: Features = {}
+    index = line.find(value) if value else -1
+    if index < 0:
+        stripped = value.strip()
+        index = line.find(stripped) if stripped else -1
+    if index < 0:
+        f["value_not_on_line"] = 1.0
+        before, after = line[:_BEFORE], ""
+    else:
+        before = line[max(0, index - _BEFORE) : index]
+        after = line[index + len(value) : index + len(value) + _AFTER]
+    key = key_name(before)
+    if key is None:
+        f["key_none"] = 1.0
+    else:
+        tokens = _tokens(key)
+        known = [t for t in tokens if t in _KEY_TOKENS]
+        for token in set(known):
+            f[f"key_{token}"] = 1.0
+        if not known:
+            f["key_unknown_words"] = 1.0
+        if any(t in _UI_KEYS for t in tokens):
+            f["key_ui"] = 1.0
+        if any(t in _HASH_KEYS for t in tokens):
+            f["key_hash"] = 1.0
+    stripped_before = before.rstrip()
+    quote_before = stripped_before[-1:] in ("'", '"', "`")
+    if quote_before:
+        f["quoted"] = 1.0
+    if stripped_before.endswith(("=", ":", "=>", ":=")):
+        f["assigned_bare"] = 1.0
+    if quote_before and stripped_before[:-1].rstrip().endswith(("=", ":", "=>", ":=", ",", "(")):
+        f["assigned_literal"] = 1.0
+    if re.search(r"[=:]\s*\(?\s*$", stripped_before) and not quote_before:
+        f["unquoted_after_operator"] = 1.0
+    if _COMMENT_START.match(line):
+        f["line_comment"] = 1.0
+    if _I18N_CALL.search(stripped_before.rstrip("\"'`")):
+        f["i18n_call"] = 1.0
+    if _ENV_ACCESS.search(before[-80:]) or _ENV_ACCESS.search(after[:40]):
+        f["env_lookup_near"] = 1.0
+    if _ASSERTION.search(before):
+        f["assertion_before"] = 1.0
+    if _CLI_FLAG.search(stripped_before):
+        f["cli_flag"] = 1.0
+    if after.lstrip().startswith(("(", ".", "[")):
+        f["followed_by_call"] = 1.0
+    if after.lstrip().startswith(("+", "||", "&&", "?")):
+        f["followed_by_operator"] = 1.0
+    if re.match(r"\s*(//|#|/\*)", after):
+        f["trailing_comment"] = 1.0
+    if "<" in before[-40:] and ">" in before[-40:] and "</" in after[:60]:
+        f["xml_text"] = 1.0
+    words = {w.lower() for w in _WORD.findall(before[-120:] + " " + after[:60])}
+    for word in words & _LINE_WORDS:
+        f[f"line_{word}"] = 1.0
+    if len(line) > 400:
+        f["long_line"] = 1.0
+    return f, key
+
+
+def path_features(path: str, paths: Iterable[str]) -> Features:
+    f: Features = {}
+    kind = file_kind(path)
+    f[f"file_{kind.value}"] = 1.0
+    tokens = set(path_tokens(path))
+    for group, names in _DIR_GROUPS.items():
+        if tokens & names:
+            f[f"path_{group}"] = 1.0
+    name = path.rsplit("/", 1)[-1].lower()
+    suffix = name.rsplit(".", 1)[-1] if "." in name else ""
+    if suffix in _SUFFIXES:
+        f[f"ext_{suffix}"] = 1.0
+    if name.startswith(".env") or name.endswith(".env"):
+        f["ext_env"] = 1.0
+    all_paths = list(paths) or [path]
+    test = [in_test_scope(p) for p in all_paths]
+    if all(test):
+        f["all_locations_test"] = 1.0
+    elif any(test):
+        f["some_locations_test"] = 1.0
+    f["depth"] = min(path.count("/"), 8) / 8
+    return f
+
+
+_DIR_GROUPS: dict[str, frozenset[str]] = {
+    "docs": frozenset({"doc", "docs", "documentation", "wiki", "guide", "guides", "tutorial"}),
+    "vendor": frozenset({"vendor", "third", "node", "modules", "bower", "dist", "min", "lib"}),
+    "certs": frozenset({"cert", "certs", "ssl", "tls", "pki", "keys", "keystore", "ca"}),
+    "deploy": frozenset(
+        {
+            "deploy",
+            "deployment",
+            "k8s",
+            "kubernetes",
+            "helm",
+            "charts",
+            "ansible",
+            "roles",
+            "terraform",
+            "docker",
+            "compose",
+            "playbooks",
+            "inventory",
+            "ops",
+            "infra",
+        }
+    ),
+    "config": frozenset({"config", "configs", "conf", "settings", "etc", "env", "environments"}),
+    "i18n": frozenset({"i18n", "locale", "locales", "lang", "translations", "l10n", "messages"}),
+    "template": frozenset({"template", "templates", "tpl", "skeleton", "scaffold", "boilerplate"}),
+}
+_SUFFIXES = frozenset(
+    [
+        "py",
+        "js",
+        "ts",
+        "go",
+        "java",
+        "rb",
+        "php",
+        "cs",
+        "kt",
+        "scala",
+        "rs",
+        "c",
+        "cpp",
+        "h",
+        "swift",
+        "sh",
+        "bash",
+        "ps1",
+        "yml",
+        "yaml",
+        "json",
+        "toml",
+        "ini",
+        "cfg",
+        "conf",
+        "properties",
+        "xml",
+        "env",
+        "md",
+        "rst",
+        "txt",
+        "html",
+        "vue",
+        "jsx",
+        "tsx",
+        "sql",
+        "tf",
+        "gradle",
+        "lock",
+        "ipynb",
+        "pem",
+        "key",
+        "crt",
+        "example",
+        "sample",
+        "dist",
+        "template",
+        "tpl",
+        "j2",
+        "erb",
+    ]
+)
+
+
+def rule_features(rule_id: str, rules: Iterable[str]) -> Features:
+    f: Features = {f"rule_{_slug(rule_id)}": 1.0}
+    others = {_slug(r) for r in rules} - {_slug(rule_id)}
+    for other in others:
+        f[f"also_{other}"] = 1.0
+    return f
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "custom"
+
+
+def features(ctx: CandidateContext) -> Features:
+    """The full feature vector of one candidate."""
+    assignment, key = assignment_features(ctx.line[: 64 * 1024], ctx.value)
+    f: Features = {"bias": 1.0}
+    f.update(value_features(ctx.value, key))
+    f.update(assignment)
+    f.update(path_features(ctx.path, ctx.paths))
+    f.update(rule_features(ctx.rule_id, ctx.rules))
+    for kind, status in ctx.checks:
+        f[f"check_{kind}_{status}"] = 1.0
+    places = len(ctx.paths) or 1
+    f["places_log2"] = min(math.log2(places), 6) / 6
+    f["value_files_log2"] = min(math.log2(max(1, ctx.value_files)), 6) / 6
+    if ctx.value_files > 1:
+        f["several_files"] = 1.0
+    if ctx.copies_in_tests:
+        f["copies_in_tests"] = 1.0
+    f["file_candidates_log2"] = min(math.log2(max(1, ctx.file_candidates)), 8) / 8
+    if ctx.file_candidates >= 10:
+        f["dense_file"] = 1.0
+    return f
+
+
+__all__ = ["CandidateContext", "Features", "FileKind", "features", "file_kind", "key_name"]

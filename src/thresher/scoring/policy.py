@@ -1,0 +1,179 @@
+"""The offline call and the escalation policy.
+
+The offline call turns hard evidence and the scorer's probabilities into a
+classification. Hard evidence — a live check that says valid, a vendor's
+published documentation value, a failed format checksum — settles a finding
+whatever the probabilities say; nothing else does.
+
+Escalation decides which calls the LLM tribunal should look at. It is driven by
+risk, not by which way the call went: a ``test`` or ``not_secret`` call without
+hard evidence is as escalatable as a ``real`` one, because a confident miss
+that never reaches a model caps recall for good. Every decision records what the
+policy says, also in runs that call no model, so ``thresher eval`` can report
+the escalation rate and the oracle ceiling.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+from thresher.results import Classification
+from thresher.scoring.model import Assessment, OperatingPoint
+from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
+
+
+class Escalate(StrEnum):
+    UNCERTAIN = "uncertain"
+    ALL = "all"
+    NEVER = "never"
+
+
+class HardEvidence(StrEnum):
+    LIVE_VALID = "live-valid"
+    DOCUMENTATION_VALUE = "documentation-value"
+    CHECKSUM_INVALID = "checksum-invalid"
+
+
+class Escalation(BaseModel):
+    """What the escalation policy says about one decision."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    policy: Escalate
+    would_escalate: bool
+    reason: str
+
+
+@dataclass(frozen=True)
+class Band:
+    """P(real) strictly between ``low`` and ``high`` is not decisive."""
+
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, point: OperatingPoint) -> Band:
+        return cls(point.band_low, point.band_high)
+
+    def __str__(self) -> str:
+        return f"({self.low:g}, {self.high:g})"
+
+
+@dataclass(frozen=True)
+class OfflineCall:
+    classification: Classification
+    probability: float  # the scorer's probability of the called class (1.0 on hard evidence)
+    reason: str
+    hard: HardEvidence | None = None
+    checksum_valid: bool = False
+
+
+def _has(results: Sequence[ValidationResult], kind: CheckKind, status: ValidationStatus) -> bool:
+    return any(r.kind is kind and r.status is status for r in results)
+
+
+def hard_evidence(results: Sequence[ValidationResult]) -> HardEvidence | None:
+    if _has(results, CheckKind.LIVE, ValidationStatus.VALID):
+        return HardEvidence.LIVE_VALID
+    if _has(results, CheckKind.DOCUMENTATION, ValidationStatus.INVALID):
+        return HardEvidence.DOCUMENTATION_VALUE
+    if _has(results, CheckKind.CHECKSUM, ValidationStatus.INVALID):
+        return HardEvidence.CHECKSUM_INVALID
+    return None
+
+
+def offline_call(
+    assessment: Assessment, results: Sequence[ValidationResult], point: OperatingPoint
+) -> OfflineCall:
+    checksum_valid = _has(results, CheckKind.CHECKSUM, ValidationStatus.VALID)
+    match hard_evidence(results):
+        case HardEvidence.LIVE_VALID:
+            return OfflineCall(
+                Classification.REAL,
+                1.0,
+                "live verification says the credential is valid right now",
+                HardEvidence.LIVE_VALID,
+                checksum_valid,
+            )
+        case HardEvidence.DOCUMENTATION_VALUE:
+            return OfflineCall(
+                Classification.NOT_SECRET,
+                1.0,
+                "the value is a vendor's published documentation example",
+                HardEvidence.DOCUMENTATION_VALUE,
+                checksum_valid,
+            )
+        case HardEvidence.CHECKSUM_INVALID:
+            return OfflineCall(
+                Classification.TEST,
+                1.0,
+                "the value fails its format checksum, so its provider never issued it",
+                HardEvidence.CHECKSUM_INVALID,
+                checksum_valid,
+            )
+        case None:
+            pass
+    if assessment.p_real >= point.real_threshold:
+        return OfflineCall(
+            Classification.REAL,
+            assessment.p_real,
+            f"the calibrated scorer gives P(real) = {assessment.p_real:.2f}",
+            None,
+            checksum_valid,
+        )
+    other = (
+        Classification.TEST
+        if assessment.p_test >= assessment.p_not_secret
+        else Classification.NOT_SECRET
+    )
+    return OfflineCall(
+        other,
+        assessment.probability(other.value),
+        f"the calibrated scorer gives P(real) = {assessment.p_real:.2f}, "
+        f"P({other.value}) = {assessment.probability(other.value):.2f}",
+        None,
+        checksum_valid,
+    )
+
+
+def escalation_for(
+    call: OfflineCall, assessment: Assessment | None, policy: Escalate, band: Band
+) -> Escalation:
+    """Would this call go to the LLM tribunal under ``policy``, and why."""
+    match policy:
+        case Escalate.NEVER:
+            return Escalation(policy=policy, would_escalate=False, reason="--escalate never")
+        case Escalate.ALL:
+            return Escalation(policy=policy, would_escalate=True, reason="--escalate all")
+        case Escalate.UNCERTAIN:
+            pass
+    if call.hard is not None:
+        return Escalation(
+            policy=policy, would_escalate=False, reason=f"hard evidence ({call.hard.value})"
+        )
+    if assessment is None:
+        return Escalation(
+            policy=policy, would_escalate=True, reason="no offline assessment for this finding"
+        )
+    if call.checksum_valid and call.classification is not Classification.REAL:
+        return Escalation(
+            policy=policy,
+            would_escalate=True,
+            reason=f"a checksum-valid token called '{call.classification.value}' from its "
+            "context alone",
+        )
+    p = assessment.p_real
+    if band.low < p < band.high:
+        return Escalation(
+            policy=policy,
+            would_escalate=True,
+            reason=f"P(real) = {p:.3f} is inside the uncertainty band {band}",
+        )
+    side = f">= {band.high:g}" if p >= band.high else f"<= {band.low:g}"
+    return Escalation(
+        policy=policy, would_escalate=False, reason=f"P(real) = {p:.3f} {side}: decisive"
+    )

@@ -1,0 +1,24 @@
+"""One training or evaluation example: a finding with the labels of its lines.
+
+Kept apart from ``train`` so that code which only builds or scores samples never
+imports numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from thresher.scoring.features import Features
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One finding: its repository, features, offline checks and the labels of its
+    flagged lines (label -> how many lines carry it; empty when unlabelled)."""
+
+    group: str
+    features: Features
+    checks: tuple[tuple[str, str], ...] = ()
+    labels: dict[str, int] = field(default_factory=dict)
+    rule: str = ""
+    file_kind: str = ""
