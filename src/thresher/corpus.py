@@ -156,7 +156,12 @@ def scan_repositories(
         }
         reader = LineReader(root)
         contexts = build_contexts(
-            result.findings, result.vault.get, result.candidates, reader.line, validations
+            result.findings,
+            result.vault.get,
+            result.candidates,
+            reader.line,
+            validations,
+            root=root,
         )
         yield RepoScan(repo, root, result, lines, contexts, validations)
 

@@ -29,6 +29,8 @@ from thresher.results import (
     RiskLevel,
     Verdict,
 )
+from thresher.scoring.model import Assessment
+from thresher.scoring.policy import Escalation
 from thresher.skills.compliance import Compliance
 from thresher.validators.base import ValidationResult
 
@@ -88,6 +90,11 @@ class Decision(_Frozen):
     rationale: str
     decided_by: DecidedBy
     escalated: bool = False
+    # What the escalation policy says, recorded in every run, also when no model is
+    # configured; ``escalated`` says whether the LLM tribunal actually ran.
+    escalation: Escalation | None = None
+    # The calibrated offline scorer's probabilities and the features behind them.
+    assessment: Assessment | None = None
     entries: tuple[ReportEntry, ...] = ()
     judge: JudgeResult | None = None
     judge_model: Annotated[str | None, Structural] = None

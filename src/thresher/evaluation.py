@@ -22,7 +22,7 @@ from thresher.config import Settings
 from thresher.errors import UsageError
 from thresher.results import Classification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
-from thresher.tribunal.tribunal import Escalate
+from thresher.scoring.policy import Escalate
 
 LABELS = ("real", "test", "not_secret")
 

@@ -6,75 +6,13 @@ the tools returned (the ledger), so every conclusion cites the calls behind it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
+from thresher.findings.filekind import in_test_scope, path_tokens
 from thresher.results import Classification, ConfidenceFactors, EvidenceItem, RiskLevel
 
-# The test-scope vocabulary: a path component token equal to one of these.
-TEST_TOKENS = frozenset(
-    {
-        "conftest",
-        "demo",
-        "demos",
-        "dummy",
-        "e2e",
-        "example",
-        "examples",
-        "fake",
-        "fakes",
-        "fixture",
-        "fixtures",
-        "httptest",
-        "itest",
-        "itests",
-        "mock",
-        "mocked",
-        "mocking",
-        "mocks",
-        "pytest",
-        "sample",
-        "samples",
-        "spec",
-        "specs",
-        "stub",
-        "stubs",
-        "test",
-        "testcase",
-        "testcases",
-        "testdata",
-        "testhelper",
-        "testhelpers",
-        "testing",
-        "tests",
-        "testsuite",
-        "testsupport",
-        "testutil",
-        "testutils",
-        "unittest",
-        "unittests",
-    }
-)
-_CAMEL = re.compile(
-    r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])"
-    r"|(?<=[0-9])(?=[A-Za-z])"
-)
-
-
-def path_tokens(path: str) -> list[str]:
-    tokens: list[str] = []
-    for part in PurePosixPath(path).parts:
-        # Whole words too: the letter/digit split below would cut "e2e" into e, 2, e.
-        tokens += [t for t in re.split(r"[^0-9a-z]+", part.lower()) if t]
-        for piece in _CAMEL.split(part):
-            tokens += [t for t in re.split(r"[^0-9a-z]+", piece.lower()) if t]
-    return tokens
-
-
-def in_test_scope(path: str) -> bool:
-    return any(token in TEST_TOKENS for token in path_tokens(path))
+__all__ = ["Conclusion", "Evidence", "conclude", "in_test_scope", "lookalike", "path_tokens"]
 
 
 @dataclass
@@ -90,6 +28,9 @@ class Evidence:
     history: list[dict[str, Any]] = field(default_factory=list)
     history_id: str | None = None
     context_id: str | None = None
+    # From get_finding: the calibrated scorer's probabilities and the offline call.
+    assessment: dict[str, Any] = field(default_factory=dict)
+    offline_call: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -154,10 +95,17 @@ def conclude(evidence: Evidence) -> Conclusion:
                 claim=f"git history of the value: {history}", ledger_ids=_cite(evidence.history_id)
             )
         )
+    call = evidence.offline_call
     if live_valid:
         classification, risk = Classification.REAL, RiskLevel.CRITICAL
         key = "Live verification says the credential is valid right now."
         factors = _factors(verification=10, directness=9)
+    elif call.get("classification") in {c.value for c in Classification}:
+        classification = Classification(call["classification"])
+        probability = float(call.get("probability", 0.5))
+        risk = _risk(classification, checksum_ok)
+        key = _scored_key(classification, str(call.get("reason", "")), evidence.assessment)
+        factors = _uniform(probability)
     elif placeholder is not None:
         classification, risk = Classification.NOT_SECRET, RiskLevel.NONE
         key = f"The value is a placeholder or documentation value ({placeholder['detail']})."
@@ -198,6 +146,37 @@ def conclude(evidence: Evidence) -> Conclusion:
             )
         )
     return Conclusion(classification, factors, risk, key, tuple(items))
+
+
+def _risk(classification: Classification, checksum_ok: bool) -> RiskLevel:
+    if classification is not Classification.REAL:
+        return RiskLevel.NONE
+    return RiskLevel.HIGH if checksum_ok else RiskLevel.MEDIUM
+
+
+def _scored_key(classification: Classification, reason: str, assessment: dict[str, Any]) -> str:
+    """The offline call in words, with the features that moved the scorer most."""
+    top = [
+        f"{f.get('feature')} ({float(f.get('contribution', 0)):+.2f})"
+        for f in assessment.get("top_features", [])[:3]
+        if isinstance(f, dict)
+    ]
+    because = f"; strongest features toward real: {', '.join(top)}" if top else ""
+    return f"Offline call '{classification.value}': {reason}{because}."
+
+
+def _uniform(probability: float) -> ConfidenceFactors:
+    """Every factor at the calibrated probability of the call, on the 0-10 scale."""
+    score = max(0, min(10, round(probability * 10)))
+    return ConfidenceFactors(
+        recency=score,
+        directness=score,
+        completeness=score,
+        source_reliability=score,
+        verification_confidence=score,
+        test_results=score,
+        findings_review=score,
+    )
 
 
 def _factors(*, verification: int, directness: int) -> ConfidenceFactors:

@@ -43,7 +43,10 @@ from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_model, 
 from thresher.redaction import Redactor
 from thresher.resources import public_vocabulary
 from thresher.results import Classification, Verdict
-from thresher.tribunal.tribunal import Escalate, Tribunal, TribunalOptions, is_decisive
+from thresher.scoring.context import LineReader, build_contexts
+from thresher.scoring.model import Assessment, Scorer, shipped_scorer
+from thresher.scoring.policy import Band, Escalate
+from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 
 # Requests a session usually needs (skills + evidence + submit), for dry-run estimates.
@@ -78,6 +81,7 @@ class ScanRequest:
     max_tokens: int | None = None
     runs_dir: Path = Path(".thresher/runs")
     custom_rules: tuple[CustomRule, ...] = ()
+    band: Band | None = None  # the escalation band; None: the scorer's own
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,13 @@ def run_scan(
     environ: Mapping[str, str] | None = None,
     on_scanned: Callable[[ScanResult], None] | None = None,
     on_decided: Callable[[Decision], None] | None = None,
+    scorer: Scorer | None = None,
 ) -> ScanOutcome:
+    """Scan, decide every finding, and build the run report (see the module docstring).
+
+    ``scorer`` replaces the shipped offline scorer (``thresher eval --folds`` passes one
+    trained without the repositories it scores).
+    """
     started_at = datetime.now(UTC)
     clock = time.perf_counter()
     models, specs = resolve_models(settings, environ, dry_run=request.dry_run)
@@ -192,14 +202,18 @@ def run_scan(
         workspace=Workspace(request.root, value_for=result.vault.get),
         transcripts_dir=run_dir / "transcripts",
     )
+    scorer = scorer or shipped_scorer()
     tribunal = Tribunal(
         factory,
         models,
         TribunalOptions(
-            escalate=Escalate.NEVER if request.dry_run else request.escalate,
+            escalate=request.escalate,
             analyses=request.analyses,
             concurrency=request.concurrency,
+            band=request.band,
         ),
+        assessments=assess(result, request.root, scorer),
+        scorer=scorer,
     )
 
     def decided(decision: Decision) -> None:
@@ -254,6 +268,26 @@ def run_scan(
         scan=result,
         plan=plan,
     )
+
+
+def assess(result: ScanResult, root: Path, scorer: Scorer) -> dict[str, Assessment]:
+    """The scorer's assessment of every finding whose value is known, from the offline
+    validators' checks (never live ones: the scorer was trained without them)."""
+    offline = ValidatorRegistry.default(live=False)
+    checks = {
+        finding.id: tuple(offline.validate(value, finding))
+        for finding in result.findings
+        if (value := result.vault.get(finding.id)) is not None
+    }
+    contexts = build_contexts(
+        result.findings,
+        result.vault.get,
+        result.candidates,
+        LineReader(root).line,
+        checks,
+        root=root,
+    )
+    return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
 
 
 def _open_journal(run_dir: Path) -> TextIO:
@@ -324,12 +358,7 @@ def _plan(
     decisions: list[Decision], specs: dict[str, str], request: ScanRequest
 ) -> list[AgentPlan]:
     """Per agent: findings a real run would escalate and the requests it would send."""
-    if request.escalate is Escalate.NEVER:
-        escalated = 0
-    elif request.escalate is Escalate.ALL:
-        escalated = len(decisions)
-    else:
-        escalated = sum(1 for d in decisions if not is_decisive(d))
+    escalated = sum(1 for d in decisions if d.escalation and d.escalation.would_escalate)
     plans = []
     for agent in AgentName:
         spec = specs[agent.value]

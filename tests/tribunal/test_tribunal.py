@@ -17,7 +17,8 @@ from thresher.findings import Finding, Severity
 from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import FunctionModel, RecordedRequest, text_response, tool_response
 from thresher.redaction import Redactor, redact_value
-from thresher.tribunal.tribunal import Escalate, Tribunal, TribunalOptions
+from thresher.scoring.policy import Escalate
+from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 
 FACTORS = dict.fromkeys(
     (

@@ -36,6 +36,8 @@ from thresher.llm.messages import ModelSettings, SessionInfo
 from thresher.llm.model import Model
 from thresher.redaction import Redactor
 from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.scoring.model import Assessment
+from thresher.scoring.policy import OfflineCall
 from thresher.skills import SkillLoader, SkillSession, SkillSet
 from thresher.skills.compliance import applicable_required
 from thresher.validators import ValidatorRegistry
@@ -82,6 +84,7 @@ class SessionFactory:
         ledger: Sequence[dict[str, Any]] | None = None,
         judge_entries: Sequence[dict[str, Any]] | None = None,
         tag: str = "",
+        offline: tuple[Assessment | None, OfflineCall | None] = (None, None),
     ) -> AgentSession[Any]:
         if self.renderer is None:
             self.renderer = PromptRenderer.from_settings(self.settings)
@@ -102,7 +105,9 @@ class SessionFactory:
         skill_session = SkillSession(skills)
         handlers: dict[ToolName, Handler] = {
             **skill_handlers(skill_session),
-            **finding_handlers(finding, value, self.validators, self._line_of(finding)),
+            **finding_handlers(
+                finding, value, self.validators, self._line_of(finding), offline=offline
+            ),
         }
         if self.workspace is not None:
             handlers.update(workspace_handlers(self.workspace))

@@ -29,6 +29,8 @@ from thresher.errors import SkillToolError
 from thresher.findings import Finding
 from thresher.findings.profile import profile_value
 from thresher.llm.messages import ToolDefinition
+from thresher.scoring.model import Assessment
+from thresher.scoring.policy import OfflineCall
 from thresher.skills.tools import SkillSession
 from thresher.validators import ValidatorRegistry
 
@@ -108,8 +110,13 @@ def finding_handlers(
     value: str | None,
     validators: ValidatorRegistry,
     line: str | None = None,
+    *,
+    offline: tuple[Assessment | None, OfflineCall | None] = (None, None),
 ) -> dict[ToolName, Handler]:
-    """``get_finding`` describes the value (``profile_value``) without revealing it."""
+    """``get_finding`` describes the value (``profile_value``) without revealing it, and
+    hands over the offline assessment: the calibrated scorer's probabilities, the
+    features that moved them and the offline call, as evidence to confirm or refute."""
+    assessment, call = offline
 
     def own(args: FindingArgs) -> None:
         if args.finding_id != finding.id:
@@ -123,6 +130,10 @@ def finding_handlers(
         data["secret_type"] = finding.effective_secret_type
         if value is not None:
             data["value"] = profile_value(value, line)
+        if assessment is not None:
+            data["assessment"] = assessment.model_dump(mode="json")
+        if call is not None:
+            data["offline_call"] = call.model_dump(mode="json")
         return ToolOutput(json.dumps(data, indent=2, ensure_ascii=False), data)
 
     def list_validators(_: NoArgs) -> ToolOutput:

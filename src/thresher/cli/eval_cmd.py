@@ -33,7 +33,7 @@ def eval_command(
     """Precision, recall and F1 for 'real', the confusion matrix, detection recall, usage."""
     from thresher.evaluation import evaluate, render_text
     from thresher.reports import check_output_path, write_atomic
-    from thresher.tribunal.tribunal import Escalate
+    from thresher.scoring.policy import Escalate
 
     from .app import state_of
 

@@ -99,7 +99,7 @@ def scan_command(
     from thresher.findings.scan import CustomRule
     from thresher.reports import check_output_path
     from thresher.run import FailOn, ScanRequest, run_scan
-    from thresher.tribunal.tribunal import Escalate
+    from thresher.scoring.policy import Escalate
 
     from .app import state_of
 

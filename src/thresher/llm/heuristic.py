@@ -154,6 +154,10 @@ class _State:
             )
             profile = result.data.get("value")
             evidence.profile = profile if isinstance(profile, dict) else {}
+            assessment = result.data.get("assessment")
+            evidence.assessment = assessment if isinstance(assessment, dict) else {}
+            call = result.data.get("offline_call")
+            evidence.offline_call = call if isinstance(call, dict) else {}
         for _, result in self.ok("read_file"):
             evidence.context_id = result.ledger_id
         for _, result in self.ok("validate_secret"):

@@ -16,6 +16,7 @@ from thresher.findings.assemble import Candidate
 from thresher.findings.filekind import in_test_scope
 from thresher.findings.model import Finding
 from thresher.scoring.features import CandidateContext
+from thresher.scoring.references import Referenced, references, wants_lookup
 from thresher.validators.base import ValidationResult
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -66,8 +67,10 @@ def build_contexts(
     candidates: Iterable[Candidate],
     line_of: Callable[[str, int], str],
     validations: Mapping[str, Sequence[ValidationResult]] | None = None,
+    root: Path | None = None,
 ) -> dict[str, CandidateContext]:
-    """finding id -> context, for every finding whose value is known."""
+    """finding id -> context, for every finding whose value is known. With ``root``,
+    key files outside test code are looked up: who else in the repository names them."""
     rules: dict[str, set[str]] = defaultdict(set)
     files: dict[str, set[str]] = defaultdict(set)
     per_file: Counter[str] = Counter()
@@ -75,6 +78,10 @@ def build_contexts(
         rules[candidate.fingerprint].add(candidate.type)
         files[candidate.fingerprint].add(candidate.path)
         per_file[candidate.path] += 1
+    lookups = [
+        primary_location(f)[0] for f in findings if wants_lookup(primary_location(f)[0], f.rule_id)
+    ]
+    referenced = references(root, lookups) if root is not None and lookups else {}
     contexts: dict[str, CandidateContext] = {}
     for finding in findings:
         value = value_of(finding.id)
@@ -95,5 +102,6 @@ def build_contexts(
             value_files=max(1, len(files.get(finding.fingerprint, ()))),
             copies_in_tests=any(in_test_scope(p) for p in files.get(finding.fingerprint, ())),
             checks=checks,
+            referenced=referenced.get(path, Referenced.UNKNOWN).value,
         )
     return contexts

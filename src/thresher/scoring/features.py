@@ -219,6 +219,7 @@ _CODE_CHARS = frozenset("(){};")
 _COMMENT_START = re.compile(r"^\s*(#|//|/\*|\*|<!--|--|;|rem\s|')", re.IGNORECASE)
 _I18N_CALL = re.compile(r"(?:\b_|\bt|gettext|translate|i18n|__|trans|lang)\s*\(\s*$")
 _ASSERTION = re.compile(r"assert|expect\(|should|\.to(Be|Equal)|mock|stub|fake", re.IGNORECASE)
+_COMPARISON = re.compile(r"(===?|!==?|\.equals\(|\bis\b|\bcase\b)\s*[\"'`]?$")
 _CLI_FLAG = re.compile(r"(?:^|\s)(-p|--password|--pass|--token|--secret|-P|--api-key|-u)[ =]?$")
 _EXPLICIT_PLACEHOLDER = re.compile(
     r"^(x{3,}|X{3,}|\*{3,}|\.{3,}|-{3,}|_{3,}|0{6,}|<.*>|\[.*\]|\{.*\}|your[_-].*|.*[_-]here|"
@@ -282,6 +283,7 @@ class CandidateContext:
     file_candidates: int = 1  # candidates detected in the primary file
     value_files: int = 1  # files of the repository holding the same value
     copies_in_tests: bool = False  # the same value also sits in test code
+    referenced: str = "unknown"  # how other files name this one (scoring.references)
     checks: tuple[tuple[str, str], ...] = ()  # (check kind, status) of offline validators
 
 
@@ -440,6 +442,8 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["env_lookup_near"] = 1.0
     if _ASSERTION.search(before):
         f["assertion_before"] = 1.0
+    if _COMPARISON.search(stripped_before):
+        f["comparison_before"] = 1.0
     if _CLI_FLAG.search(stripped_before):
         f["cli_flag"] = 1.0
     if after.lstrip().startswith(("(", ".", "[")):
@@ -585,6 +589,13 @@ def features(ctx: CandidateContext) -> Features:
     f.update(assignment)
     f.update(path_features(ctx.path, ctx.paths))
     f.update(rule_features(ctx.rule_id, ctx.rules))
+    # Combinations an analyst reads as one signal.
+    if f.get("key_hash") and (f.get("shape_hex") or f.get("shape_base64")):
+        f["hash_named_digest"] = 1.0
+    if f.get("key_ui") and f.get("shape_words"):
+        f["ui_text"] = 1.0
+    if f.get("file_lockfile") and (f.get("shape_hex") or f.get("shape_base64")):
+        f["lockfile_digest"] = 1.0
     for kind, status in ctx.checks:
         f[f"check_{kind}_{status}"] = 1.0
     places = len(ctx.paths) or 1
@@ -597,6 +608,10 @@ def features(ctx: CandidateContext) -> Features:
     f["file_candidates_log2"] = min(math.log2(max(1, ctx.file_candidates)), 8) / 8
     if ctx.file_candidates >= 10:
         f["dense_file"] = 1.0
+    if ctx.referenced == "tests-only":
+        f["referenced_by_tests_only"] = 1.0
+    elif ctx.referenced == "code":
+        f["referenced_by_code"] = 1.0
     return f
 
 

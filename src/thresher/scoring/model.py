@@ -17,10 +17,12 @@ import math
 from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thresher.errors import ThresherError, UsageError
+from thresher.redaction import Structural
 from thresher.scoring.features import CandidateContext, Features, features
 
 ARTIFACT_FORMAT = "thresher-scorer/1"
@@ -37,7 +39,7 @@ class FeatureWeight(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    feature: str
+    feature: Annotated[str, Structural]
     contribution: float
 
 
@@ -50,7 +52,7 @@ class Assessment(BaseModel):
     p_test: float = Field(ge=0, le=1)
     p_not_secret: float = Field(ge=0, le=1)
     top_features: tuple[FeatureWeight, ...] = ()
-    scorer: str = ""
+    scorer: Annotated[str, Structural] = ""
 
     def probability(self, name: str) -> float:
         return {"real": self.p_real, "test": self.p_test, "not_secret": self.p_not_secret}[name]

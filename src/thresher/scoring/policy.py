@@ -63,13 +63,32 @@ class Band:
         return f"({self.low:g}, {self.high:g})"
 
 
-@dataclass(frozen=True)
-class OfflineCall:
+class OfflineCall(BaseModel):
+    """The offline classification and why: hard evidence, else the scorer."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     classification: Classification
     probability: float  # the scorer's probability of the called class (1.0 on hard evidence)
     reason: str
     hard: HardEvidence | None = None
     checksum_valid: bool = False
+
+
+def _call(
+    classification: Classification,
+    probability: float,
+    reason: str,
+    hard: HardEvidence | None,
+    checksum_valid: bool,
+) -> OfflineCall:
+    return OfflineCall(
+        classification=classification,
+        probability=probability,
+        reason=reason,
+        hard=hard,
+        checksum_valid=checksum_valid,
+    )
 
 
 def _has(results: Sequence[ValidationResult], kind: CheckKind, status: ValidationStatus) -> bool:
@@ -92,7 +111,7 @@ def offline_call(
     checksum_valid = _has(results, CheckKind.CHECKSUM, ValidationStatus.VALID)
     match hard_evidence(results):
         case HardEvidence.LIVE_VALID:
-            return OfflineCall(
+            return _call(
                 Classification.REAL,
                 1.0,
                 "live verification says the credential is valid right now",
@@ -100,7 +119,7 @@ def offline_call(
                 checksum_valid,
             )
         case HardEvidence.DOCUMENTATION_VALUE:
-            return OfflineCall(
+            return _call(
                 Classification.NOT_SECRET,
                 1.0,
                 "the value is a vendor's published documentation example",
@@ -108,7 +127,7 @@ def offline_call(
                 checksum_valid,
             )
         case HardEvidence.CHECKSUM_INVALID:
-            return OfflineCall(
+            return _call(
                 Classification.TEST,
                 1.0,
                 "the value fails its format checksum, so its provider never issued it",
@@ -118,7 +137,7 @@ def offline_call(
         case None:
             pass
     if assessment.p_real >= point.real_threshold:
-        return OfflineCall(
+        return _call(
             Classification.REAL,
             assessment.p_real,
             f"the calibrated scorer gives P(real) = {assessment.p_real:.2f}",
@@ -130,7 +149,7 @@ def offline_call(
         if assessment.p_test >= assessment.p_not_secret
         else Classification.NOT_SECRET
     )
-    return OfflineCall(
+    return _call(
         other,
         assessment.probability(other.value),
         f"the calibrated scorer gives P(real) = {assessment.p_real:.2f}, "

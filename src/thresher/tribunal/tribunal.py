@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from thresher.agents.loop import SessionOutcome
@@ -34,16 +33,19 @@ from thresher.results import (
     Verdict,
     label_for,
 )
+from thresher.scoring.model import Assessment, Scorer, shipped_scorer
+from thresher.scoring.policy import (
+    Band,
+    Escalate,
+    Escalation,
+    OfflineCall,
+    escalation_for,
+    offline_call,
+)
 from thresher.tribunal.checks import apply_guardrails, best_entry, check_report
 from thresher.validators.base import ValidationResult
 
 _SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
-
-
-class Escalate(StrEnum):
-    UNCERTAIN = "uncertain"
-    ALL = "all"
-    NEVER = "never"
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class TribunalOptions:
     escalate: Escalate = Escalate.UNCERTAIN
     analyses: int = 1
     concurrency: int = 4
+    band: Band | None = None  # None: the scorer's cross-validated band
 
 
 @dataclass
@@ -77,10 +80,12 @@ def undecided(rationale: str, decided_by: DecidedBy, **fields: Any) -> Decision:
 
 
 def is_decisive(decision: Decision) -> bool:
-    """The heuristic settles a finding when its verdict is firm and confident."""
+    """The offline decision settles a finding when the escalation policy says so and
+    nothing failed on the way."""
     return (
-        decision.verdict is not Verdict.INCONCLUSIVE
-        and decision.confidence_label is ConfidenceLabel.HIGH
+        decision.escalation is not None
+        and not decision.escalation.would_escalate
+        and decision.verdict is not Verdict.INCONCLUSIVE
         and not decision.errors
     )
 
@@ -102,12 +107,21 @@ async def _all(
 
 class Tribunal:
     def __init__(
-        self, factory: SessionFactory, models: Mapping[AgentName, Model], options: TribunalOptions
+        self,
+        factory: SessionFactory,
+        models: Mapping[AgentName, Model],
+        options: TribunalOptions,
+        *,
+        assessments: Mapping[str, Assessment] | None = None,
+        scorer: Scorer | None = None,
     ) -> None:
         self.factory = factory
         self.models = dict(models)
         self.options = options
         self.heuristic = HeuristicModel()
+        self.assessments = dict(assessments or {})
+        self.point = (scorer or shipped_scorer()).operating_point
+        self.band = options.band or Band.of(self.point)
 
     @property
     def llm_configured(self) -> bool:
@@ -151,23 +165,51 @@ class Tribunal:
             errors=(error,),
         )
 
+    def offline(
+        self, finding: Finding, validations: tuple[ValidationResult, ...]
+    ) -> tuple[OfflineCall | None, Escalation]:
+        """The offline call and what the escalation policy says about it."""
+        assessment = self.assessments.get(finding.id)
+        if assessment is None:
+            would = self.options.escalate is not Escalate.NEVER
+            return None, Escalation(
+                policy=self.options.escalate,
+                would_escalate=would,
+                reason="no offline assessment (the value or its line is unavailable)",
+            )
+        call = offline_call(assessment, validations, self.point)
+        return call, escalation_for(call, assessment, self.options.escalate, self.band)
+
     async def decide(self, finding: Finding, value: str | None) -> Decision:
         validations = tuple(self.factory.validators.validate(value, finding)) if value else ()
+        call, escalation = self.offline(finding, validations)
+        assessment = self.assessments.get(finding.id)
         heuristic = await self._panel(
-            finding, value, self._heuristic_models(), "heuristic", analyses=1
+            finding,
+            value,
+            self._heuristic_models(),
+            "heuristic",
+            analyses=1,
+            offline=(assessment, call),
         )
         decision = self._conclude(
             finding, heuristic, validations, DecidedBy.HEURISTIC, escalated=False
-        )
+        ).model_copy(update={"escalation": escalation, "assessment": assessment})
         escalate = self.llm_configured and (
-            self.options.escalate is Escalate.ALL
-            or (self.options.escalate is Escalate.UNCERTAIN and not is_decisive(decision))
+            escalation.would_escalate or (bool(decision.errors) and not decision.escalated)
         )
+        if self.options.escalate is Escalate.NEVER:
+            escalate = False
         if not escalate:
             return decision
         try:
             panel = await self._panel(
-                finding, value, self.models, "llm", analyses=self.options.analyses
+                finding,
+                value,
+                self.models,
+                "llm",
+                analyses=self.options.analyses,
+                offline=(assessment, call),
             )
         except BudgetExceeded as exc:
             error = DecisionError(
@@ -175,7 +217,9 @@ class Tribunal:
             )
             return decision.model_copy(update={"errors": (*decision.errors, error)})
         panel.usage = panel.usage + decision.usage
-        return self._conclude(finding, panel, validations, DecidedBy.TRIBUNAL, escalated=True)
+        return self._conclude(
+            finding, panel, validations, DecidedBy.TRIBUNAL, escalated=True
+        ).model_copy(update={"escalation": escalation, "assessment": assessment})
 
     def _heuristic_models(self) -> dict[AgentName, Model]:
         return dict.fromkeys(AgentName, self.heuristic)
@@ -204,6 +248,7 @@ class Tribunal:
         tag: str,
         *,
         analyses: int,
+        offline: tuple[Assessment | None, OfflineCall | None] = (None, None),
     ) -> _Panel:
         errors: list[DecisionError] = []
         build = self.factory.build
@@ -221,6 +266,7 @@ class Tribunal:
                         index=i,
                         count=analyses,
                         tag=tag,
+                        offline=offline,
                     ).run(),
                     f"analysis {i}",
                     errors,
@@ -241,6 +287,7 @@ class Tribunal:
                         index=i,
                         tag=tag,
                         ledger=[e.model_dump(mode="json") for e in o.ledger.entries],
+                        offline=offline,
                     ).run(),
                     f"challenger {i}",
                     errors,
@@ -284,6 +331,7 @@ class Tribunal:
                         value,
                         judge_entries=judge_entries,
                         tag=tag,
+                        offline=offline,
                     ).run(),
                     "judge",
                     errors,

@@ -1,0 +1,99 @@
+"""Who references a file: the repository signal that separates a test certificate
+from a deployed one.
+
+A PEM key under ``certs/`` or a JWT in a config fixture looks deployable from its
+path alone; what gives it away is that only test code ever names the file. One
+pass over the repository's text files with an Aho-Corasick automaton finds every
+file that mentions any of the basenames asked about, however many there are.
+The pass is bounded (files over ``MAX_FILE_BYTES`` are skipped, at most
+``MAX_TOTAL_BYTES`` are read) so a huge repository cannot stall a scan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+
+import ahocorasick  # type: ignore[import-not-found]
+
+from thresher.findings import gitscope
+from thresher.findings.filekind import in_test_scope
+from thresher.findings.options import ScanError
+
+MAX_FILE_BYTES = 512 * 1024
+MAX_TOTAL_BYTES = 64 * 1024 * 1024
+MIN_NAME_LENGTH = 5  # shorter basenames ("a.pem") match too much text to mean anything
+
+# Files whose candidates are keys, certificates or tokens kept as files.
+KEY_FILE_SUFFIXES = frozenset(
+    {".pem", ".key", ".crt", ".cer", ".der", ".p12", ".pfx", ".jks", ".jwk", ".jwt", ".pub"}
+)
+
+
+class Referenced(StrEnum):
+    """How the rest of the repository refers to a file."""
+
+    UNKNOWN = "unknown"  # not looked up (not a key file, or the budget ran out)
+    NOWHERE = "nowhere"
+    TESTS_ONLY = "tests-only"
+    CODE = "code"
+
+
+def wants_lookup(path: str, rule_id: str) -> bool:
+    """Key material kept in its own file, outside test code, is worth a lookup."""
+    if in_test_scope(path):
+        return False
+    suffix = PurePosixPath(path).suffix.lower()
+    return suffix in KEY_FILE_SUFFIXES or rule_id in {"Private Key", "JSON Web Token"}
+
+
+def references(root: Path, paths: Iterable[str]) -> dict[str, Referenced]:
+    """path -> how other files of the repository under ``root`` refer to it."""
+    wanted = sorted(set(paths))
+    # Bytes are matched as latin-1 text: one character per byte, any encoding on disk.
+    by_name: dict[str, list[str]] = {}
+    for path in wanted:
+        name = PurePosixPath(path).name
+        if len(name) >= MIN_NAME_LENGTH:
+            key = name.encode("utf-8", "surrogateescape").decode("latin-1")
+            by_name.setdefault(key, []).append(path)
+    result = dict.fromkeys(wanted, Referenced.UNKNOWN)
+    if not by_name:
+        return result
+    automaton = ahocorasick.Automaton()
+    for name in by_name:
+        automaton.add_word(name, name)
+    automaton.make_automaton()
+    try:
+        listed, _ = gitscope.list_files(root)
+    except ScanError:
+        return result
+    referrers: dict[str, set[str]] = {name: set() for name in by_name}
+    budget = MAX_TOTAL_BYTES
+    complete = True
+    for item in sorted(listed, key=lambda i: i.path):
+        if item.size > MAX_FILE_BYTES or gitscope.is_own_output(item.path):
+            continue
+        if item.size > budget:
+            complete = False
+            break
+        try:
+            with open(item.disk, "rb") as handle:  # noqa: PTH123 - a path string from git
+                data = handle.read(MAX_FILE_BYTES)
+        except OSError:
+            continue
+        budget -= len(data)
+        if b"\0" in data[:4096]:
+            continue
+        for _end, name in automaton.iter(data.decode("latin-1")):
+            referrers[name].add(item.path)
+    for name, owners in by_name.items():
+        for path in owners:
+            others = referrers[name] - {path}
+            if others:
+                tests = all(in_test_scope(p) for p in others)
+                result[path] = Referenced.TESTS_ONLY if tests else Referenced.CODE
+            elif complete:
+                result[path] = Referenced.NOWHERE
+    return result
