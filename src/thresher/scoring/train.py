@@ -36,7 +36,7 @@ STEPS = 1500
 LEARNING_RATE = 0.05
 WEIGHT_DECIMALS = 4
 RECALL_TARGET = 0.97  # the offline 'real' threshold keeps this share of real lines
-CEILING_TARGET = 0.995  # at most this share of real lines may be dismissed confidently
+CEILING_TARGET = 0.998  # at most this share of real lines may be dismissed confidently
 CONFIDENT_PRECISION = 0.95  # confident 'real' calls must be at least this precise
 MAX_ESCALATION = 0.30
 # Analyst knowledge as prior weights (real, test, not_secret): the L2 penalty pulls each
@@ -186,10 +186,10 @@ def choose_point(p_real: Matrix, samples: Sequence[Sample]) -> OperatingPoint:
             low = t
     low = min(low, round(threshold - 0.005, 3))
 
-    def escalated(t: float) -> float:
-        return float(np.mean((p_real > low) & (p_real < t))) if len(p_real) else 0.0
+    def escalated(lo: float, hi: float) -> float:
+        return float(np.mean((p_real > lo) & (p_real < hi))) if len(p_real) else 0.0
 
-    # The most decisive upper edge whose confident 'real' calls are precise enough...
+    # The most decisive upper edge whose confident 'real' calls are precise enough.
     above = [t for t in _GRID if t > threshold]
     precise = [
         t
@@ -198,8 +198,11 @@ def choose_point(p_real: Matrix, samples: Sequence[Sample]) -> OperatingPoint:
         >= CONFIDENT_PRECISION * max(1.0, (real + rest)[p_real >= t].sum())
     ]
     high = min(precise) if precise else max(above, default=threshold)
-    # ...lowered further only if the band would send too much to the models.
-    while high > threshold and escalated(high) > MAX_ESCALATION:
+    # Within the escalation budget: raise the lower edge first (the ceiling target may
+    # ask for more than the budget allows), then lower the upper one.
+    while low < threshold - 0.005 and escalated(low, high) > MAX_ESCALATION:
+        low = round(low + 0.005, 3)
+    while high > threshold and escalated(low, high) > MAX_ESCALATION:
         high = round(high - 0.005, 3)
     return OperatingPoint(real_threshold=threshold, band_low=max(0.0, low), band_high=high)
 
