@@ -1,38 +1,48 @@
-"""``thresher eval``: score decisions against a labelled corpus.
+"""``thresher eval``: score decisions against a labelled corpus, honestly.
 
-Corpus format (``shared/corpus/dev``): ``files/`` holds the scanned files and
-``labels.jsonl`` one labelled candidate per line (``path``, ``line``, ``label``
-in real | test | not_secret). Findings join labels by (path, line); a line with
-several labels counts as real if any label is real, else test if any is test.
-Only labelled lines that detect-secrets flags are scored; unlabelled flagged
-lines are counted, not scored. The raw baseline calls every flagged line real.
+Each ``files/<owner>__<repo>/`` directory is scanned through the real pipeline
+(``run_scan``) as its own repository root, exactly as a user scans a repository.
+Only lines that detect-secrets itself flags are scored (its per-file, per-type
+first lines); each is predicted by the decision on the finding that holds it.
+
+Two modes:
+
+- default: the shipped scorer. If the corpus is the one it was trained on (same
+  digest), the figures are in-sample and the output says so.
+- ``--folds K``: grouped K-fold cross-validation by repository. For each fold a
+  scorer is trained on the other folds only (hyper-parameters and operating
+  point chosen by an inner grouped CV), and the fold's repositories are scanned
+  and decided with it. Figures are per fold, with mean and spread.
+
+Beside precision/recall for ``real`` the result gives a breakdown by scanner rule
+and by file kind, a calibration table, the escalation rate under the configured
+policy, and the oracle ceiling: the scores if every escalated finding were
+decided correctly and every other one kept its offline decision.
 """
 
 from __future__ import annotations
 
-import json
+import itertools
+import statistics
+import time
 from collections import Counter
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from thresher.config import Settings
+from thresher.corpus import LABELS, Corpus, load_corpus
+from thresher.decisions import Decision
 from thresher.errors import UsageError
+from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.results import Classification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
-from thresher.scoring.policy import Escalate
+from thresher.scoring.model import Scorer, shipped_scorer
+from thresher.scoring.policy import Band, Escalate
 
-LABELS = ("real", "test", "not_secret")
-
-
-class Label(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
-
-    path: str
-    line: int
-    label: str
+CALIBRATION_BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0)
 
 
 class Scores(BaseModel):
@@ -46,17 +56,62 @@ class Scores(BaseModel):
     false_negatives: int
 
 
+class Breakdown(BaseModel):
+    """Scores of one slice (a rule, a file kind) with its label counts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    lines: int
+    labels: dict[str, int]
+    scores: Scores
+
+
+class CalibrationRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    low: float
+    high: float
+    lines: int
+    predicted: float
+    observed: float
+
+
+class FoldResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    fold: int
+    repositories: list[str]
+    lines: int
+    findings: int
+    thresher: Scores
+    oracle: Scores
+    escalation_rate: float
+    band: tuple[float, float]
+    real_threshold: float
+
+
 class EvalResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     corpus: str
+    mode: str  # "shipped scorer" | "grouped K-fold cross-validation"
+    in_sample: bool
+    repositories: int
     flagged_lines: int
     labelled_flagged_lines: int
     unlabelled_flagged_lines: int
     label_counts: dict[str, int]
     thresher: Scores
     baseline: Scores
+    oracle: Scores
+    escalate: str
+    escalation_rate: float
     confusion: dict[str, dict[str, int]]
+    by_rule: dict[str, Breakdown]
+    by_file_kind: dict[str, Breakdown]
+    calibration: list[CalibrationRow]
+    folds: list[FoldResult]
+    fold_summary: dict[str, dict[str, float]]
     labelled_real_lines: int
     detection_recall: float
     findings: int
@@ -66,46 +121,6 @@ class EvalResult(BaseModel):
     output_tokens: int
     wall_seconds: float
     models: dict[str, str]
-
-
-@dataclass(frozen=True)
-class Corpus:
-    files: Path
-    labels: dict[tuple[str, int], str]
-
-
-def load_corpus(directory: Path) -> Corpus:
-    files, labels_file = directory / "files", directory / "labels.jsonl"
-    if not files.is_dir():
-        raise UsageError(
-            f"{directory}: no files/ directory",
-            hint="a corpus holds files/ and labels.jsonl (see its README)",
-        )
-    if not labels_file.is_file():
-        raise UsageError(f"{directory}: no labels.jsonl")
-    try:
-        text = labels_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UsageError(
-            f"{labels_file}: cannot read it: {reason}", hint="labels.jsonl is UTF-8 JSON lines"
-        ) from None
-    grouped: dict[tuple[str, int], set[str]] = {}
-    for number, raw in enumerate(text.splitlines(), 1):
-        if not raw.strip():
-            continue
-        try:
-            label = Label.model_validate_json(raw)
-        except ValidationError as exc:
-            field = ".".join(str(p) for p in exc.errors()[0]["loc"]) or "line"
-            raise UsageError(
-                f"{labels_file}:{number}: invalid label ({field}: {exc.errors()[0]['msg']})"
-            ) from None
-        if label.label not in LABELS:
-            raise UsageError(f"{labels_file}:{number}: unknown label '{label.label}'")
-        grouped.setdefault((label.path, label.line), set()).add(label.label)
-    merged = {key: next(name for name in LABELS if name in names) for key, names in grouped.items()}
-    return Corpus(files=files, labels=merged)
 
 
 def _scores(tp: int, fp: int, fn: int) -> Scores:
@@ -122,109 +137,307 @@ def _scores(tp: int, fp: int, fn: int) -> Scores:
     )
 
 
-def score(corpus: Corpus, outcome: ScanOutcome) -> EvalResult:
-    # Score the lines detect-secrets itself flags (its per-file, per-type first lines),
-    # each predicted by the decision on the finding that holds that value.
-    by_fingerprint = {d.finding.fingerprint: d.classification for d in outcome.report.decisions}
-    predicted: dict[tuple[str, int], Classification] = {}
-    for candidate in outcome.scan.candidates:
-        guess = by_fingerprint.get(candidate.fingerprint)
-        if guess is None:
+@dataclass(frozen=True)
+class _Line:
+    """One flagged line: its truth (or None), the call, the oracle call, P(real)."""
+
+    repo: str
+    path: str
+    rule: str
+    truth: str | None
+    predicted: Classification
+    oracle_real: bool
+    p_real: float | None
+
+
+@dataclass
+class _Tally:
+    lines: list[_Line] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    models: dict[str, str] = field(default_factory=dict)
+
+    def add(self, repo: str, corpus: Corpus, outcome: ScanOutcome) -> None:
+        decisions = {
+            (d.finding.fingerprint, in_test_scope(d.finding.locations[0].path)): d
+            for d in outcome.report.decisions
+        }
+        self.decisions += outcome.report.decisions
+        self.requests += outcome.report.usage.requests
+        self.input_tokens += outcome.report.usage.input_tokens
+        self.output_tokens += outcome.report.usage.output_tokens
+        self.models = outcome.report.models
+        seen: dict[tuple[str, int], _Line] = {}
+        for candidate in outcome.scan.candidates:
+            decision = decisions.get((candidate.fingerprint, in_test_scope(candidate.path)))
+            if decision is None:
+                continue
+            truth = corpus.labels.get((f"{repo}/{candidate.path}", candidate.line))
+            escalated = bool(decision.escalation and decision.escalation.would_escalate)
+            is_real = decision.classification is Classification.REAL
+            line = _Line(
+                repo=repo,
+                path=candidate.path,
+                rule=candidate.type,
+                truth=truth,
+                predicted=decision.classification,
+                oracle_real=(truth == "real") if escalated else is_real,
+                p_real=decision.assessment.p_real if decision.assessment else None,
+            )
+            key = (candidate.path, candidate.line)
+            # One line, several findings: the most severe classification stands.
+            if key not in seen or is_real:
+                seen[key] = line
+        self.lines += seen.values()
+
+
+def _score_lines(lines: list[_Line]) -> tuple[Scores, Scores]:
+    tp = fp = fn = otp = ofp = ofn = 0
+    for line in lines:
+        if line.truth is None:
             continue
-        key = (candidate.path, candidate.line)
-        # One line, several findings: the most severe classification stands.
-        if key not in predicted or guess is Classification.REAL:
-            predicted[key] = guess
-    labelled = {key: corpus.labels[key] for key in predicted if key in corpus.labels}
-    confusion = {truth: dict.fromkeys(LABELS, 0) for truth in LABELS}
-    tp = fp = fn = 0
-    for key, truth in labelled.items():
-        name = predicted[key].value
-        confusion[truth][name if name in LABELS else "real"] += 1
-        if name == "real":
-            tp, fp = (tp + 1, fp) if truth == "real" else (tp, fp + 1)
-        elif truth == "real":
-            fn += 1
-    real_total = sum(1 for v in labelled.values() if v == "real")
-    all_real = sum(1 for v in corpus.labels.values() if v == "real")
-    report = outcome.report
-    return EvalResult(
-        corpus=str(corpus.files.parent),
-        flagged_lines=len(predicted),
-        labelled_flagged_lines=len(labelled),
-        unlabelled_flagged_lines=len(predicted) - len(labelled),
-        label_counts=dict(Counter(labelled.values())),
-        thresher=_scores(tp, fp, fn),
-        baseline=_scores(real_total, len(labelled) - real_total, 0),
-        confusion=confusion,
-        labelled_real_lines=all_real,
-        detection_recall=round(real_total / all_real, 4) if all_real else 0.0,
-        findings=report.summary.findings,
-        decided_without_model=round(
-            report.summary.decided_without_model / report.summary.findings, 4
+        truth = line.truth == "real"
+        real = line.predicted is Classification.REAL
+        tp, fp, fn = tp + (real and truth), fp + (real and not truth), fn + (not real and truth)
+        o = line.oracle_real
+        otp, ofp, ofn = otp + (o and truth), ofp + (o and not truth), ofn + (not o and truth)
+    return _scores(tp, fp, fn), _scores(otp, ofp, ofn)
+
+
+def _breakdown(lines: list[_Line], key: Callable[[_Line], str]) -> dict[str, Breakdown]:
+    groups: dict[str, list[_Line]] = {}
+    for line in lines:
+        if line.truth is not None:
+            groups.setdefault(key(line), []).append(line)
+    return {
+        name: Breakdown(
+            lines=len(group),
+            labels=dict(Counter(str(line.truth) for line in group)),
+            scores=_score_lines(group)[0],
         )
-        if report.summary.findings
-        else 1.0,
-        requests=report.usage.requests,
-        input_tokens=report.usage.input_tokens,
-        output_tokens=report.usage.output_tokens,
-        wall_seconds=report.usage.wall_seconds,
-        models=report.models,
-    )
+        for name, group in sorted(groups.items())
+    }
+
+
+def _calibration(lines: list[_Line]) -> list[CalibrationRow]:
+    rows: list[CalibrationRow] = []
+    scored = [(line.p_real, line.truth == "real") for line in lines if line.truth is not None]
+    for low, high in itertools.pairwise(CALIBRATION_BINS):
+        inside = [
+            real
+            for p, real in scored
+            if p is not None and (low <= p < high or (high >= 1.0 and p == 1.0))
+        ]
+        if inside:
+            predicted = [
+                p
+                for p, _ in scored
+                if p is not None and (low <= p < high or (high >= 1.0 and p == 1.0))
+            ]
+            rows.append(
+                CalibrationRow(
+                    low=low,
+                    high=high,
+                    lines=len(inside),
+                    predicted=round(statistics.fmean(predicted), 3),
+                    observed=round(sum(inside) / len(inside), 3),
+                )
+            )
+    return rows
+
+
+def _escalation_rate(decisions: list[Decision]) -> float:
+    if not decisions:
+        return 0.0
+    hits = sum(1 for d in decisions if d.escalation and d.escalation.would_escalate)
+    return round(hits / len(decisions), 4)
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    escalate: Escalate = Escalate.UNCERTAIN
+    analyses: int = 1
+    concurrency: int = 4
+    folds: int | None = None
+    band: Band | None = None
+    runs_dir: Path = Path(".thresher/runs")
 
 
 def evaluate(
     directory: Path,
     settings: Settings,
+    options: EvalOptions,
     *,
-    runs_dir: Path,
-    escalate: Escalate = Escalate.UNCERTAIN,
-    analyses: int = 1,
-    concurrency: int = 4,
     environ: Mapping[str, str] | None = None,
+    on_repo: Callable[[str], None] | None = None,
 ) -> EvalResult:
+    started = time.perf_counter()
     corpus = load_corpus(directory)
-    outcome = run_scan(
-        ScanRequest(
-            root=corpus.files.resolve(),
-            escalate=escalate,
-            analyses=analyses,
-            concurrency=concurrency,
-            runs_dir=runs_dir.resolve(),
-        ),
-        settings,
-        environ=environ,
-    )
-    return score(corpus, outcome)
+    repos = [r for r in corpus.repositories() if _has_labels(corpus, r)]
+    if not repos:
+        raise UsageError(f"{directory}: no repository directory under files/ has labels")
+    runs_dir = options.runs_dir.resolve() / ("eval-" + time.strftime("%Y%m%dT%H%M%S"))
 
-
-def render_text(result: EvalResult) -> str:
-    t, b = result.thresher, result.baseline
-    lines = [
-        f"corpus: {result.corpus}",
-        f"flagged lines: {result.flagged_lines} ({result.labelled_flagged_lines} labelled, "
-        f"{result.unlabelled_flagged_lines} unlabelled and not scored)",
-        f"labels on flagged lines: {json.dumps(result.label_counts, sort_keys=True)}",
-        "",
-        "            precision  recall     f1   (for 'real' against the rest)",
-        f"thresher    {t.precision:9.3f} {t.recall:7.3f} {t.f1:6.3f}",
-        f"baseline    {b.precision:9.3f} {b.recall:7.3f} {b.f1:6.3f}   (every flagged line real)",
-        "",
-        "confusion (rows: label, columns: thresher)",
-        "              " + "".join(f"{name:>12}" for name in LABELS),
-    ]
-    for truth in LABELS:
-        lines.append(
-            f"{truth:>12}  " + "".join(f"{result.confusion[truth][g]:>12}" for g in LABELS)
+    def run(repo: str, scorer: Scorer, tally: _Tally) -> None:
+        if on_repo is not None:
+            on_repo(repo)
+        request = ScanRequest(
+            root=(corpus.files / repo).resolve(),
+            escalate=options.escalate,
+            analyses=options.analyses,
+            concurrency=options.concurrency,
+            band=options.band,
+            runs_dir=runs_dir / repo,
         )
-    lines += [
-        "",
-        f"detection recall: {result.detection_recall:.3f} of {result.labelled_real_lines} "
-        "labelled real lines are flagged by the scanner",
-        f"decided without any model call: {result.decided_without_model:.1%} of "
-        f"{result.findings} findings",
-        f"usage: {result.requests} requests, {result.input_tokens} input + "
-        f"{result.output_tokens} output tokens; wall time {result.wall_seconds:.1f} s",
-        "models: " + ", ".join(f"{a}={m}" for a, m in sorted(result.models.items())),
-    ]
-    return "\n".join(lines)
+        tally.add(repo, corpus, run_scan(request, settings, environ=environ, scorer=scorer))
+
+    total = _Tally()
+    folds: list[FoldResult] = []
+    if options.folds is None:
+        scorer = shipped_scorer()
+        for repo in repos:
+            run(repo, scorer, total)
+        mode = "shipped scorer"
+        in_sample = _digest_matches(corpus, scorer)
+    else:
+        for number, (members, scorer) in enumerate(_fold_scorers(corpus, repos, options.folds), 1):
+            tally = _Tally()
+            for repo in members:
+                run(repo, scorer, tally)
+            thresher, oracle = _score_lines(tally.lines)
+            point = scorer.operating_point
+            band = options.band or Band.of(point)
+            folds.append(
+                FoldResult(
+                    fold=number,
+                    repositories=members,
+                    lines=sum(1 for line in tally.lines if line.truth is not None),
+                    findings=len(tally.decisions),
+                    thresher=thresher,
+                    oracle=oracle,
+                    escalation_rate=_escalation_rate(tally.decisions),
+                    band=(band.low, band.high),
+                    real_threshold=point.real_threshold,
+                )
+            )
+            total.lines += tally.lines
+            total.decisions += tally.decisions
+            total.requests += tally.requests
+            total.input_tokens += tally.input_tokens
+            total.output_tokens += tally.output_tokens
+            total.models = tally.models
+        mode = f"grouped {options.folds}-fold cross-validation by repository"
+        in_sample = False
+    return _result(corpus, total, folds, mode, in_sample, options, started)
+
+
+def _has_labels(corpus: Corpus, repo: str) -> bool:
+    prefix = repo + "/"
+    return any(path.startswith(prefix) for path, _ in corpus.labels)
+
+
+def _digest_matches(corpus: Corpus, scorer: Scorer) -> bool:
+    from thresher.corpus import corpus_digest
+
+    return scorer.artifact.training.get("corpus_digest") == corpus_digest(corpus)
+
+
+def _fold_scorers(corpus: Corpus, repos: list[str], k: int) -> list[tuple[list[str], Scorer]]:
+    """Per fold: its repositories and a scorer trained on the other folds only."""
+    try:
+        from thresher.scoring import train
+    except ImportError as exc:
+        raise UsageError(
+            f"--folds needs numpy to train the per-fold scorers ({exc})",
+            hint="pip install 'thresher[train]'",
+        ) from None
+    from thresher.corpus import samples_of, scan_repositories
+
+    samples = [s for scanned in scan_repositories(corpus, repos=repos) for s in samples_of(scanned)]
+    if len({s.group for s in samples}) < k:
+        raise UsageError(f"--folds {k}: the corpus has fewer repositories with findings than {k}")
+    result: list[tuple[list[str], Scorer]] = []
+    for fold in train.grouped_folds(samples, k):
+        training = [s for s in samples if s.group not in fold]
+        lam, point = train.select(training, max(2, k - 1))
+        scorer = train.scorer_from(train.fit(training, lam), point, lam)
+        members = [r for r in repos if r in fold]
+        result.append((members, scorer))
+    return result
+
+
+def _result(
+    corpus: Corpus,
+    tally: _Tally,
+    folds: list[FoldResult],
+    mode: str,
+    in_sample: bool,
+    options: EvalOptions,
+    started: float,
+) -> EvalResult:
+    labelled = [line for line in tally.lines if line.truth is not None]
+    thresher, oracle = _score_lines(tally.lines)
+    confusion = {truth: dict.fromkeys(LABELS, 0) for truth in LABELS}
+    for line in labelled:
+        name = line.predicted.value if line.predicted.value in LABELS else "real"
+        confusion[str(line.truth)][name] += 1
+    real_total = sum(1 for line in labelled if line.truth == "real")
+    all_real = sum(1 for v in corpus.labels.values() if v == "real")
+    decisions = tally.decisions
+
+    def spread(values: list[float]) -> dict[str, float]:
+        return {
+            "mean": round(statistics.fmean(values), 4),
+            "stdev": round(statistics.pstdev(values), 4),
+            "min": round(min(values), 4),
+            "max": round(max(values), 4),
+        }
+
+    summary = (
+        {
+            "precision": spread([f.thresher.precision for f in folds]),
+            "recall": spread([f.thresher.recall for f in folds]),
+            "f1": spread([f.thresher.f1 for f in folds]),
+            "escalation_rate": spread([f.escalation_rate for f in folds]),
+            "oracle_precision": spread([f.oracle.precision for f in folds]),
+            "oracle_recall": spread([f.oracle.recall for f in folds]),
+        }
+        if folds
+        else {}
+    )
+    return EvalResult(
+        corpus=str(corpus.files.parent),
+        mode=mode,
+        in_sample=in_sample,
+        repositories=len({line.repo for line in tally.lines}),
+        flagged_lines=len(tally.lines),
+        labelled_flagged_lines=len(labelled),
+        unlabelled_flagged_lines=len(tally.lines) - len(labelled),
+        label_counts=dict(Counter(str(line.truth) for line in labelled)),
+        thresher=thresher,
+        baseline=_scores(real_total, len(labelled) - real_total, 0),
+        oracle=oracle,
+        escalate=options.escalate.value,
+        escalation_rate=_escalation_rate(decisions),
+        confusion=confusion,
+        by_rule=_breakdown(tally.lines, lambda line: line.rule),
+        by_file_kind=_breakdown(tally.lines, lambda line: file_kind(line.path).value),
+        calibration=_calibration(tally.lines),
+        folds=folds,
+        fold_summary=summary,
+        labelled_real_lines=all_real,
+        detection_recall=round(real_total / all_real, 4) if all_real else 0.0,
+        findings=len(decisions),
+        decided_without_model=round(
+            sum(1 for d in decisions if not d.escalated) / len(decisions), 4
+        )
+        if decisions
+        else 1.0,
+        requests=tally.requests,
+        input_tokens=tally.input_tokens,
+        output_tokens=tally.output_tokens,
+        wall_seconds=round(time.perf_counter() - started, 1),
+        models=tally.models,
+    )

@@ -14,8 +14,29 @@ if TYPE_CHECKING:
     from thresher.decisions import Decision, RunReport
     from thresher.findings.scan import ScanResult
     from thresher.run import ScanOutcome
+    from thresher.scoring.policy import Band
 
     from .app import RunState
+
+
+def parse_band(text: str) -> Band:
+    """``--escalate-band LOW,HIGH``: two probabilities, 0 <= LOW < HIGH <= 1."""
+    from thresher.scoring.policy import Band
+
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        low, high = (float(p) for p in parts)
+    except ValueError:
+        raise UsageError(
+            f"--escalate-band {text!r}: expected two probabilities LOW,HIGH",
+            hint="for example --escalate-band 0.05,0.9",
+        ) from None
+    if not 0.0 <= low < high <= 1.0:
+        raise UsageError(
+            f"--escalate-band {text!r}: need 0 <= LOW < HIGH <= 1",
+            hint="for example --escalate-band 0.05,0.9",
+        )
+    return Band(low, high)
 
 
 class EscalateChoice(StrEnum):
@@ -62,6 +83,15 @@ def scan_command(
     escalate: Annotated[
         EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")
     ] = EscalateChoice.UNCERTAIN,
+    escalate_band: Annotated[
+        str | None,
+        typer.Option(
+            "--escalate-band",
+            metavar="LOW,HIGH",
+            help="Escalate when LOW < P(real) < HIGH (default: the scorer's cross-validated "
+            "band, see `thresher eval`).",
+        ),
+    ] = None,
     analyses: Annotated[
         int, typer.Option(min=1, max=5, help="Concurrent analyses per escalated finding.")
     ] = 1,
@@ -131,6 +161,7 @@ def scan_command(
         staged=staged,
         baseline=baseline,
         escalate=Escalate(escalate.value),
+        band=parse_band(escalate_band) if escalate_band is not None else None,
         analyses=analyses,
         concurrency=concurrency,
         fail_on=FailOn(fail_on.value),

@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from thresher.results import Classification
-from thresher.scoring.model import CLASSES, OperatingPoint, Scorer
+from thresher.scoring.model import ARTIFACT_FORMAT, CLASSES, Artifact, OperatingPoint, Scorer
 from thresher.scoring.policy import Band, Escalate, escalation_for, offline_call
 from thresher.scoring.samples import Sample
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
@@ -248,15 +248,16 @@ def evaluate_fold(
     return scores(tp, fp, fn), scores(otp, ofp, ofn), round(rate, 4), calibration
 
 
-def _scorer(weights: dict[str, tuple[float, float, float]], point: OperatingPoint) -> Scorer:
-    from thresher.scoring.model import ARTIFACT_FORMAT, Artifact
-
+def scorer_from(
+    weights: dict[str, tuple[float, float, float]], point: OperatingPoint, lam: float = 0.0
+) -> Scorer:
+    """An in-memory scorer (a fold's), without provenance."""
     artifact = Artifact(
         format=ARTIFACT_FORMAT,
         classes=CLASSES,
         weights=weights,
         operating_point=point,
-        regularisation=0.0,
+        regularisation=lam,
         training={},
     )
     return Scorer(artifact, name="fold")
@@ -272,7 +273,7 @@ def select(samples: Sequence[Sample], k: int) -> tuple[float, OperatingPoint]:
         for fold in folds:
             held = np.array([s.group in fold for s in samples])
             train = [s for s, h in zip(samples, held, strict=True) if not h]
-            scorer = _scorer(fit(train, lam), placeholder)
+            scorer = scorer_from(fit(train, lam), placeholder)
             p[held] = _p_real(scorer, [s for s, h in zip(samples, held, strict=True) if h])
         loss = _log_loss(p, samples)
         if best is None or loss < best[1] - 1e-9:
@@ -299,7 +300,7 @@ def cross_validate(
         held = [s for s in samples if s.group in fold]
         train = [s for s in samples if s.group not in fold]
         lam, point = select(train, inner)
-        scorer = _scorer(fit(train, lam), point)
+        scorer = scorer_from(fit(train, lam), point)
         offline, oracle, rate, rows = evaluate_fold(scorer, held, point)
         calibration += rows
         reports.append(
