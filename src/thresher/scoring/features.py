@@ -364,7 +364,7 @@ def value_features(value: str, key: str | None) -> Features:
         f["value_code_edge"] = 1.0
     if re.search(r"[A-Za-z_]\w*\.[A-Za-z_]\w*", v) and not _URL_CREDS.match(v):
         f["value_dotted_name"] = 1.0
-    if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+", v):
+    if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+", v):
         f["value_identifier_case"] = 1.0
     if _REFERENCE.search(v):
         f["value_reference"] = 1.0
@@ -462,9 +462,9 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
     return f, key
 
 
-def path_features(path: str, paths: Iterable[str]) -> Features:
+def path_features(path: str, paths: Iterable[str], *, test_only: bool = False) -> Features:
     f: Features = {}
-    kind = file_kind(path)
+    kind = FileKind.TEST if test_only else file_kind(path)
     f[f"file_{kind.value}"] = 1.0
     tokens = set(path_tokens(path))
     for group, names in _DIR_GROUPS.items():
@@ -477,7 +477,7 @@ def path_features(path: str, paths: Iterable[str]) -> Features:
     if name.startswith(".env") or name.endswith(".env"):
         f["ext_env"] = 1.0
     all_paths = list(paths) or [path]
-    test = [in_test_scope(p) for p in all_paths]
+    test = [test_only or in_test_scope(p) for p in all_paths]
     if all(test):
         f["all_locations_test"] = 1.0
     elif any(test):
@@ -587,7 +587,11 @@ def features(ctx: CandidateContext) -> Features:
     f: Features = {"bias": 1.0}
     f.update(value_features(ctx.value, key))
     f.update(assignment)
-    f.update(path_features(ctx.path, ctx.paths))
+    if ctx.referenced == "tests-only":
+        # A file that only test code names is test code, wherever it sits.
+        f.update(path_features(ctx.path, ctx.paths, test_only=True))
+    else:
+        f.update(path_features(ctx.path, ctx.paths))
     f.update(rule_features(ctx.rule_id, ctx.rules))
     # Combinations an analyst reads as one signal.
     if f.get("key_hash") and (f.get("shape_hex") or f.get("shape_base64")):
@@ -596,6 +600,15 @@ def features(ctx: CandidateContext) -> Features:
         f["ui_text"] = 1.0
     if f.get("file_lockfile") and (f.get("shape_hex") or f.get("shape_base64")):
         f["lockfile_digest"] = 1.0
+    code = f.get("file_source") or f.get("file_test")
+    shaped_as_code = (
+        f.get("value_dotted_name")
+        or f.get("value_code_chars")
+        or f.get("value_identifier_case")
+        or f.get("followed_by_call")
+    )
+    if code and f.get("unquoted_after_operator") and shaped_as_code:
+        f["expression_value"] = 1.0
     for kind, status in ctx.checks:
         f[f"check_{kind}_{status}"] = 1.0
     places = len(ctx.paths) or 1

@@ -60,6 +60,7 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "value_explicit_placeholder": _NOT_SECRET,
     "referenced_by_tests_only": (-3.0, 3.0, 0.0),
     "value_repeats_key": _NOT_SECRET,
+    "expression_value": (-3.0, 0.0, 3.0),
 }
 _GRID = tuple(round(x, 3) for x in np.arange(0.005, 1.0, 0.005))
 CALIBRATION_BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0)
