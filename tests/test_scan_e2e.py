@@ -128,3 +128,27 @@ def test_scan_with_three_providers(cli: Cli, tmp_path: Path, providers: list) ->
     for secret in secrets:
         for text in artifacts:
             assert secret not in text
+
+
+def test_uncertain_escalates_only_what_the_offline_policy_cannot_settle(
+    cli: Cli,
+    tmp_path: Path,
+    providers: list,  # type: ignore[type-arg]
+) -> None:
+    demo, _ = make_demo(tmp_path)
+    result = cli("scan", "--root", str(demo), "--json", str(tmp_path / "r.json"))
+    assert result.exit_code == 1, result.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    by_path = {d["finding"]["locations"][0]["path"]: d for d in report["decisions"]}
+    escalated = {path for path, d in by_path.items() if d["escalated"]}
+    # `changeme` in a deployable config and the hex digest in source are uncertain
+    # offline; hard evidence and decisive probabilities never reach a model.
+    assert escalated == {"config/database.yml", "release/version.py"}
+    for path, decision in by_path.items():
+        assert decision["escalated"] == decision["escalation"]["would_escalate"], path
+        if path in escalated:
+            assert decision["decided_by"] in {"tribunal", "guardrail"}
+            assert decision["usage"]["requests"] > 0
+        else:
+            assert decision["decided_by"] == "heuristic" and decision["usage"]["requests"] == 0
+    assert report["summary"]["decided_without_model"] == len(report["decisions"]) - 2

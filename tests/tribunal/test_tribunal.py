@@ -6,8 +6,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.agents.test_heuristic import repo_with
-from tests.tokens import github_token
+from tests.tokens import github_token, random_secret
 from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
@@ -17,8 +19,22 @@ from thresher.findings import Finding, Severity
 from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import FunctionModel, RecordedRequest, text_response, tool_response
 from thresher.redaction import Redactor, redact_value
+from thresher.scoring.model import Assessment, OperatingPoint, Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
+
+# A fixed operating point, so these tests do not move when the shipped scorer is retrained:
+# P(real) >= 0.5 is called real; P(real) strictly inside (0.1, 0.9) is not decisive.
+POINT = OperatingPoint(real_threshold=0.5, band_low=0.1, band_high=0.9)
+SCORER = Scorer(shipped_scorer().artifact.model_copy(update={"operating_point": POINT}))
+
+
+def assessment(p_real: float, p_test: float | None = None) -> Assessment:
+    """The scorer's probabilities; what is not real is test unless ``p_test`` says otherwise."""
+    rest = round(1.0 - p_real, 4)
+    p_test = rest if p_test is None else p_test
+    return Assessment(p_real=p_real, p_test=p_test, p_not_secret=round(rest - p_test, 4))
+
 
 FACTORS = dict.fromkeys(
     (
@@ -90,12 +106,14 @@ def setup(
     escalate: Escalate = Escalate.UNCERTAIN,
     analyses: int = 1,
     run_limits: UsageLimits | None = None,
+    offline: Assessment | None = None,
+    rule: str = "GitHub Token",
 ) -> tuple[Tribunal, Finding]:
     root = repo_with(tmp_path, path, value)
     finding = Finding.model_validate(
         {
             "id": "f-1",
-            "rule_id": "GitHub Token",
+            "rule_id": rule,
             "fingerprint": "sha256:x",
             "redacted": redact_value(value),
             "locations": [{"path": path, "line": 12}],
@@ -112,7 +130,14 @@ def setup(
 
     for name in AgentName:
         models.setdefault(name, HeuristicModel())
-    return Tribunal(factory, models, TribunalOptions(escalate=escalate, analyses=analyses)), finding
+    tribunal = Tribunal(
+        factory,
+        models,
+        TribunalOptions(escalate=escalate, analyses=analyses),
+        assessments={"f-1": offline} if offline is not None else None,
+        scorer=SCORER,
+    )
+    return tribunal, finding
 
 
 def decide(tribunal: Tribunal, finding: Finding, value: str):  # type: ignore[no-untyped-def]
@@ -133,13 +158,75 @@ def test_heuristic_only_when_no_llm_is_configured(tmp_path: Path) -> None:
     assert all(check.passed for check in decision.entries[0].checks)
 
 
-def test_decisive_heuristic_is_not_escalated(tmp_path: Path) -> None:
+def test_decisive_offline_assessment_is_not_escalated(tmp_path: Path) -> None:
     value = github_token()
     llm = all_llm()
-    tribunal, finding = setup(tmp_path, "app/settings.py", value, llm)
-    decision = decide(tribunal, finding, value)  # checksum-valid outside tests: high confidence
-    assert not decision.escalated
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, llm, offline=assessment(0.97))
+    decision = decide(tribunal, finding, value)
+    assert not decision.escalated and decision.decided_by is DecidedBy.HEURISTIC
+    assert decision.classification.value == "real"
+    assert decision.escalation is not None and not decision.escalation.would_escalate
+    assert "decisive" in decision.escalation.reason
+    assert decision.assessment is not None and decision.assessment.p_real == 0.97
     assert all(not m.requests for m in llm.values())
+
+
+def test_decisive_low_assessment_is_not_escalated(tmp_path: Path) -> None:
+    value = random_secret(24)  # no checksum, no placeholder: only the scorer speaks
+    llm = all_llm()
+    tribunal, finding = setup(
+        tmp_path, "app/settings.py", value, llm, offline=assessment(0.05), rule="Secret Keyword"
+    )
+    decision = decide(tribunal, finding, value)
+    assert not decision.escalated and decision.classification.value == "test"
+    assert decision.escalation is not None and not decision.escalation.would_escalate
+    assert all(not m.requests for m in llm.values())
+
+
+def test_assessment_inside_the_band_is_escalated(tmp_path: Path) -> None:
+    value = github_token()
+    llm = all_llm()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, llm, offline=assessment(0.7))
+    decision = decide(tribunal, finding, value)
+    assert decision.escalated and decision.decided_by is DecidedBy.TRIBUNAL
+    assert decision.escalation is not None and decision.escalation.would_escalate
+    assert "inside the uncertainty band" in decision.escalation.reason
+    assert decision.assessment is not None and decision.assessment.p_real == 0.7
+    assert llm[AgentName.ANALYSIS].requests and llm[AgentName.JUDGE].requests
+
+
+@pytest.mark.parametrize(
+    ("offline", "called"),
+    [(assessment(0.3), "test"), (assessment(0.3, p_test=0.1), "not_secret")],
+)
+def test_a_call_against_real_inside_the_band_is_escalated_too(
+    tmp_path: Path, offline: Assessment, called: str
+) -> None:
+    # Escalation follows risk, not the direction of the call: a confident-looking miss
+    # that never reaches a model would cap recall for good.
+    value = random_secret(24)
+    llm = all_llm("real")
+    tribunal, finding = setup(
+        tmp_path, "app/settings.py", value, llm, offline=offline, rule="Secret Keyword"
+    )
+    call, escalation = tribunal.offline(finding, ())
+    assert call is not None and call.classification.value == called
+    assert escalation.would_escalate and "inside the uncertainty band" in escalation.reason
+    decision = decide(tribunal, finding, value)
+    assert decision.escalated and decision.decided_by is DecidedBy.TRIBUNAL
+    assert decision.classification.value == "real"  # the panel's call, not the offline one
+    assert llm[AgentName.ANALYSIS].requests
+
+
+def test_without_a_model_an_uncertain_call_is_recorded_but_not_escalated(
+    tmp_path: Path,
+) -> None:
+    value = github_token()
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, None, offline=assessment(0.7))
+    decision = decide(tribunal, finding, value)
+    assert not decision.escalated and decision.decided_by is DecidedBy.HEURISTIC
+    assert decision.escalation is not None and decision.escalation.would_escalate
+    assert decision.classification.value == "real"
 
 
 def test_escalate_all_runs_n_analyses_challenges_and_one_judge(tmp_path: Path) -> None:

@@ -86,6 +86,8 @@ def test_wrong_alphabet_and_length() -> None:
         key_id()[:13] + "EXAMPLE",
     ],
 )
-def test_documentation_values_are_placeholders(value: str) -> None:
+def test_documentation_values_are_documentation_evidence(value: str) -> None:
+    # A vendor's published example is hard evidence (never a credential), not a soft
+    # placeholder pattern.
     [result] = check(value)
-    assert result.kind == "placeholder" and result.status == "invalid"
+    assert result.kind == "documentation" and result.status == "invalid"

@@ -129,9 +129,9 @@ def test_jwe_is_recognised() -> None:
     assert result.status == "valid" and "JWE" in result.detail
 
 
-def test_jwt_io_example_is_a_placeholder() -> None:
+def test_jwt_io_example_is_documentation() -> None:
     value = jwt({"sub": "1234567890", "name": "John Doe", "iat": 1516239022})
-    assert summary(check(value)) == {"placeholder": "invalid"}
+    assert summary(check(value)) == {"documentation": "invalid"}
 
 
 def test_deeply_nested_payload_is_rejected_not_raised() -> None:

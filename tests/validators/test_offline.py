@@ -51,8 +51,17 @@ def test_wrong_shape_is_invalid() -> None:
 
 @pytest.mark.parametrize(
     "value",
+    ["AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+)
+def test_documentation_values_are_recognised_as_documentation(value: str) -> None:
+    # Hard evidence, whatever scanner rule flagged the value.
+    result = statuses(value, "Secret Keyword")
+    assert result == {("placeholder", "documentation"): "invalid"}
+
+
+@pytest.mark.parametrize(
+    "value",
     [
-        "AKIAIOSFODNN7EXAMPLE",
         "${GITHUB_TOKEN}",
         "<your-api-key>",
         "{{ secrets.TOKEN }}",
@@ -63,7 +72,8 @@ def test_wrong_shape_is_invalid() -> None:
     ],
 )
 def test_placeholders_are_recognised(value: str) -> None:
-    assert statuses(value, "Secret Keyword")[("placeholder", "placeholder")] == "invalid"
+    # Placeholder patterns are soft evidence: never reported as documentation values.
+    assert statuses(value, "Secret Keyword") == {("placeholder", "placeholder"): "invalid"}
 
 
 def test_type_specific_validators_apply_only_to_their_type() -> None:

@@ -187,5 +187,7 @@ def assemble(
             )
         )
         vault.put(identifier, value)
-    findings.sort(key=lambda f: (f.locations[0].path, f.locations[0].line, f.rule_id))
+    # Fully ordered: detect-secrets reports a line's hits as a set, so ties would follow
+    # hash order and differ between runs.
+    findings.sort(key=lambda f: (f.locations[0].path, f.locations[0].line, f.rule_id, f.id))
     return tuple(findings), vault

@@ -625,7 +625,9 @@ def features(ctx: CandidateContext) -> Features:
         f["referenced_by_tests_only"] = 1.0
     elif ctx.referenced == "code":
         f["referenced_by_code"] = 1.0
-    return f
+    # Sorted: the scorer sums in this order, and floating-point sums must not depend on
+    # the order sets happened to iterate in.
+    return dict(sorted(f.items()))
 
 
 __all__ = ["CandidateContext", "Features", "FileKind", "features", "file_kind", "key_name"]

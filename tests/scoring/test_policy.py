@@ -1,0 +1,90 @@
+"""Hard evidence first, then the calibrated probabilities; escalation by risk."""
+
+from __future__ import annotations
+
+from thresher.results import Classification
+from thresher.scoring.model import Assessment, OperatingPoint
+from thresher.scoring.policy import (
+    Band,
+    Escalate,
+    HardEvidence,
+    escalation_for,
+    offline_call,
+)
+from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
+
+POINT = OperatingPoint(real_threshold=0.3, band_low=0.05, band_high=0.9)
+BAND = Band.of(POINT)
+
+
+def assessed(p_real: float, p_test: float | None = None) -> Assessment:
+    rest = 1.0 - p_real
+    test = rest / 2 if p_test is None else p_test
+    return Assessment(p_real=p_real, p_test=test, p_not_secret=round(rest - test, 6))
+
+
+def check(kind: CheckKind, status: ValidationStatus) -> ValidationResult:
+    return ValidationResult(validator="v", kind=kind, status=status, detail="")
+
+
+def test_live_valid_beats_any_probability() -> None:
+    call = offline_call(assessed(0.01), [check(CheckKind.LIVE, ValidationStatus.VALID)], POINT)
+    assert call.classification is Classification.REAL and call.hard is HardEvidence.LIVE_VALID
+
+
+def test_documentation_value_is_hard_evidence_but_a_placeholder_pattern_is_not() -> None:
+    doc = offline_call(
+        assessed(0.99), [check(CheckKind.DOCUMENTATION, ValidationStatus.INVALID)], POINT
+    )
+    assert doc.classification is Classification.NOT_SECRET and doc.hard is not None
+    soft = offline_call(
+        assessed(0.99), [check(CheckKind.PLACEHOLDER, ValidationStatus.INVALID)], POINT
+    )
+    assert soft.classification is Classification.REAL and soft.hard is None
+
+
+def test_failed_checksum_is_never_real() -> None:
+    call = offline_call(
+        assessed(0.99), [check(CheckKind.CHECKSUM, ValidationStatus.INVALID)], POINT
+    )
+    assert call.classification is Classification.TEST
+
+
+def test_threshold_and_test_versus_not_secret() -> None:
+    assert offline_call(assessed(0.31), [], POINT).classification is Classification.REAL
+    assert offline_call(assessed(0.2, 0.7), [], POINT).classification is Classification.TEST
+    assert offline_call(assessed(0.2, 0.1), [], POINT).classification is Classification.NOT_SECRET
+
+
+def test_dismissals_inside_the_band_are_escalated_like_real_calls() -> None:
+    for p in (0.06, 0.2, 0.5, 0.89):
+        a = assessed(p)
+        escalation = escalation_for(offline_call(a, [], POINT), a, Escalate.UNCERTAIN, BAND)
+        assert escalation.would_escalate, p
+        assert "band" in escalation.reason
+
+
+def test_confident_calls_and_hard_evidence_are_not_escalated() -> None:
+    for p in (0.01, 0.95):
+        a = assessed(p)
+        assert not escalation_for(
+            offline_call(a, [], POINT), a, Escalate.UNCERTAIN, BAND
+        ).would_escalate
+    a = assessed(0.5)
+    call = offline_call(a, [check(CheckKind.CHECKSUM, ValidationStatus.INVALID)], POINT)
+    assert not escalation_for(call, a, Escalate.UNCERTAIN, BAND).would_escalate
+
+
+def test_checksum_valid_token_dismissed_by_context_is_escalated() -> None:
+    a = assessed(0.001, 0.99)
+    call = offline_call(a, [check(CheckKind.CHECKSUM, ValidationStatus.VALID)], POINT)
+    assert call.classification is Classification.TEST
+    escalation = escalation_for(call, a, Escalate.UNCERTAIN, BAND)
+    assert escalation.would_escalate and "checksum-valid" in escalation.reason
+
+
+def test_policies_all_and_never() -> None:
+    a = assessed(0.99)
+    call = offline_call(a, [], POINT)
+    assert escalation_for(call, a, Escalate.ALL, BAND).would_escalate
+    assert not escalation_for(assessed(0.5) and call, a, Escalate.NEVER, BAND).would_escalate

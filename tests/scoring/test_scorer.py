@@ -1,0 +1,92 @@
+"""The shipped scorer: a valid artifact, deterministic, value-free explanations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from thresher.scoring.features import CandidateContext, features, key_name
+from thresher.scoring.model import Scorer, ScorerError, dump_artifact, shipped_scorer
+
+CONTEXT = CandidateContext(
+    value="qX9vLm2Rt7Kp4Zw8",
+    rule_id="Secret Keyword",
+    path="deploy/prod.env",
+    line="DB_PASSWORD=qX9vLm2Rt7Kp4Zw8",
+    paths=("deploy/prod.env",),
+)
+
+
+def test_probabilities_are_a_distribution() -> None:
+    a = shipped_scorer().assess(CONTEXT)
+    assert a.p_real + a.p_test + a.p_not_secret == pytest.approx(1.0, abs=1e-3)
+    assert a.top_features and all(f.feature for f in a.top_features)
+
+
+def test_assessment_is_deterministic() -> None:
+    scorer = shipped_scorer()
+    assert {scorer.assess(CONTEXT).model_dump_json() for _ in range(5)} == {
+        scorer.assess(CONTEXT).model_dump_json()
+    }
+
+
+def test_features_never_carry_the_value() -> None:
+    """Feature names go into reports and prompts: they must never spell the value."""
+    for ctx in (
+        CONTEXT,
+        CandidateContext(
+            value="hunter2hunter2",
+            rule_id="my custom rule",
+            path="app/config.py",
+            line='hunter2hunter2 = "hunter2hunter2"',
+        ),
+    ):
+        names = " ".join(features(ctx))
+        assert ctx.value not in names
+        a = shipped_scorer().assess(ctx)
+        assert ctx.value not in a.model_dump_json()
+
+
+def test_key_name_reads_backwards_from_the_value() -> None:
+    assert key_name('  "apiKey": "') == "apiKey"
+    assert key_name("export DB_PASSWORD=") == "DB_PASSWORD"
+    assert key_name("<password>") == "password"
+    assert key_name("") is None
+
+
+def test_a_long_minified_line_is_cheap() -> None:
+    """Only a window around the value is read: 60 kB of one line costs a short line's work."""
+    line = "a=" + "x(" * 30000 + 'password="qX9vLm2Rt7Kp4Zw8"'
+    ctx = CandidateContext(
+        value="qX9vLm2Rt7Kp4Zw8", rule_id="Secret Keyword", path="dist/app.min.js", line=line
+    )
+    assert shipped_scorer().assess(ctx).p_real >= 0.0
+
+
+def test_artifact_round_trips(tmp_path: Path) -> None:
+    artifact = shipped_scorer().artifact
+    path = tmp_path / "scorer.json"
+    path.write_text(dump_artifact(artifact), encoding="utf-8")
+    assert Scorer.from_file(path).assess(CONTEXT) == shipped_scorer().assess(CONTEXT).model_copy(
+        update={"scorer": "scorer.json"}
+    )
+
+
+def test_a_broken_artifact_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "scorer.json"
+    path.write_text(json.dumps({"format": "thresher-scorer/1"}), encoding="utf-8")
+    with pytest.raises(ScorerError, match=r"scorer\.json: not a thresher scorer \(classes"):
+        Scorer.from_file(path)
+    with pytest.raises(ScorerError, match="cannot read"):
+        Scorer.from_file(tmp_path / "missing.json")
+
+
+def test_model_card_describes_the_shipped_artifact() -> None:
+    from importlib import resources
+
+    card = resources.files("thresher.scoring").joinpath("MODEL_CARD.md").read_text("utf-8")
+    digest = str(shipped_scorer().artifact.training["corpus_digest"])
+    assert digest in card
+    assert "cross-validation" in card.lower() and "Calibration" in card
