@@ -195,6 +195,9 @@ def test_references_from_any_scanner(value: str, line: str) -> None:
 
 
 def test_lockfile_integrity_is_not_a_secret() -> None:
-    value = "sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQuQaF8zgWbPSbTY8KxXqnM7uZc4FrH3Bnq1hTo9v1dZOV5g=="
+    value = (
+        "sha512-XI5MPzVNApjAyhQzphX8BkmKsKUxD4LdyK24iZeQuQaF8zgW"
+        "bPSbTY8KxXqnM7uZc4FrH3Bnq1hTo9v1dZOV5g=="
+    )
     line = f'      "integrity": "{value}"'
     assert _call(value, line, "package-lock.json", "Base64 High Entropy String") in NOT_REAL
