@@ -362,7 +362,7 @@ def value_features(value: str, key: str | None) -> Features:
         f["value_code_chars"] = 1.0
     if v.endswith(("(", ")", "{", ";", ",")) or v.startswith(("(", ")")):
         f["value_code_edge"] = 1.0
-    if re.search(r"[A-Za-z_]\w*\.[A-Za-z_]\w*", v) and not _URL_CREDS.match(v):
+    if re.search(r"[A-Za-z0-9_]\.[A-Za-z_]", v) and not _URL_CREDS.match(v):
         f["value_dotted_name"] = 1.0
     if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+", v):
         f["value_identifier_case"] = 1.0
