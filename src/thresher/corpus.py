@@ -162,6 +162,7 @@ def scan_repositories(
             reader.line,
             validations,
             root=root,
+            test_block_of=reader.in_test_block,
         )
         yield RepoScan(repo, root, result, lines, contexts, validations)
 

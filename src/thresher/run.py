@@ -279,13 +279,15 @@ def assess(result: ScanResult, root: Path, scorer: Scorer) -> dict[str, Assessme
         for finding in result.findings
         if (value := result.vault.get(finding.id)) is not None
     }
+    reader = LineReader(root)
     contexts = build_contexts(
         result.findings,
         result.vault.get,
         result.candidates,
-        LineReader(root).line,
+        reader.line,
         checks,
         root=root,
+        test_block_of=reader.in_test_block,
     )
     return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
 

@@ -13,49 +13,20 @@ import re
 from enum import StrEnum
 from pathlib import PurePosixPath
 
+
+def words(text: str) -> frozenset[str]:
+    """A vocabulary written as whitespace-separated words."""
+    return frozenset(text.split())
+
+
 # The test-scope vocabulary: a path component token equal to one of these.
-TEST_TOKENS = frozenset(
-    [
-        "conftest",
-        "demo",
-        "demos",
-        "dummy",
-        "e2e",
-        "example",
-        "examples",
-        "fake",
-        "fakes",
-        "fixture",
-        "fixtures",
-        "httptest",
-        "itest",
-        "itests",
-        "mock",
-        "mocked",
-        "mocking",
-        "mocks",
-        "pytest",
-        "sample",
-        "samples",
-        "spec",
-        "specs",
-        "stub",
-        "stubs",
-        "test",
-        "testcase",
-        "testcases",
-        "testdata",
-        "testhelper",
-        "testhelpers",
-        "testing",
-        "tests",
-        "testsuite",
-        "testsupport",
-        "testutil",
-        "testutils",
-        "unittest",
-        "unittests",
-    ]
+TEST_TOKENS = words(
+    """
+    conftest demo demos dummy e2e example examples fake fakes fixture fixtures httptest
+    itest itests mock mocked mocking mocks pytest sample samples spec specs stub stubs test
+    testcase testcases testdata testhelper testhelpers testing tests testsuite testsupport
+    testutil testutils unittest unittests
+    """
 )
 _CAMEL = re.compile(
     r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])"
@@ -92,44 +63,19 @@ def in_test_scope(path: str) -> bool:
     return any(token in TEST_TOKENS for token in path_tokens(path))
 
 
-_LOCKFILES = frozenset(
-    [
-        "package-lock.json",
-        "npm-shrinkwrap.json",
-        "yarn.lock",
-        "pnpm-lock.yaml",
-        "go.sum",
-        "go.mod",
-        "cargo.lock",
-        "gemfile.lock",
-        "composer.lock",
-        "poetry.lock",
-        "pipfile.lock",
-        "uv.lock",
-        "podfile.lock",
-        "packages.lock.json",
-        "mix.lock",
-        "pubspec.lock",
-        "gradle.lockfile",
-        "flake.lock",
-    ]
+_LOCKFILES = words(
+    """
+    package-lock.json npm-shrinkwrap.json yarn.lock pnpm-lock.yaml go.sum go.mod cargo.lock
+    gemfile.lock composer.lock poetry.lock pipfile.lock uv.lock podfile.lock
+    packages.lock.json mix.lock pubspec.lock gradle.lockfile flake.lock
+    """
 )
-_CI_NAMES = frozenset(
-    [
-        ".gitlab-ci.yml",
-        ".travis.yml",
-        "jenkinsfile",
-        "appveyor.yml",
-        ".drone.yml",
-        "azure-pipelines.yml",
-        "bitbucket-pipelines.yml",
-        "cloudbuild.yaml",
-        "cloudbuild.yml",
-        "circle.yml",
-        ".cirrus.yml",
-        "buildkite.yml",
-        "codemagic.yaml",
-    ]
+_CI_NAMES = words(
+    """
+    .gitlab-ci.yml .travis.yml jenkinsfile appveyor.yml .drone.yml azure-pipelines.yml
+    bitbucket-pipelines.yml cloudbuild.yaml cloudbuild.yml circle.yml .cirrus.yml
+    buildkite.yml codemagic.yaml
+    """
 )
 _CI_DIRS = (".github/workflows/", ".circleci/", ".buildkite/", ".gitlab/", ".ci/")
 _TEMPLATE_SUFFIXES = (

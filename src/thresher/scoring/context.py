@@ -8,6 +8,7 @@ file cannot make scoring slow.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -30,14 +31,21 @@ class LineReader:
         self._root = root.resolve()
         self._files: dict[str, list[str]] = {}
 
-    def line(self, path: str, number: int) -> str:
+    def lines(self, path: str) -> list[str]:
         lines = self._files.get(path)
         if lines is None:
             lines = self._read(path)
             self._files[path] = lines
+        return lines
+
+    def line(self, path: str, number: int) -> str:
+        lines = self.lines(path)
         if 1 <= number <= len(lines):
             return lines[number - 1][:MAX_LINE_CHARS]
         return ""
+
+    def in_test_block(self, path: str, number: int) -> bool:
+        return in_test_block(self.lines(path), number)
 
     def _read(self, path: str) -> list[str]:
         target = (self._root / path).resolve()
@@ -49,6 +57,41 @@ class LineReader:
         except OSError:
             return []
         return data.decode("utf-8", "replace").splitlines()
+
+
+# How far back to look for the enclosing test function or test module.
+_LOOKBACK = 400
+_RUST_TEST_MODULE = re.compile(r"^\s*#\[cfg\(test\)\]")
+_DEF = re.compile(r"^(\s*)(?:async\s+)?(?:def|fn|func)\s+(?:\([^)]{0,80}\)\s*)?([A-Za-z_]\w{0,80})")
+_JS_TEST = re.compile(r"^(\s*)(?:it|test|describe)\s*\(")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def in_test_block(lines: Sequence[str], number: int) -> bool:
+    """Whether line ``number`` sits inside test code that its path does not reveal: a
+    Rust ``#[cfg(test)]`` module, a ``test_*`` / ``Test*`` function, an ``it(``/``test(``
+    block. Rust, Go and Python keep such tests inside ordinary source files."""
+    if not 1 <= number <= len(lines):
+        return False
+    current = _indent(lines[number - 1])
+    for index in range(number - 2, max(-1, number - 2 - _LOOKBACK), -1):
+        text = lines[index][:300]
+        if _RUST_TEST_MODULE.match(text):
+            return True
+        match = _DEF.match(text)
+        if match and len(match.group(1)) < current:
+            name = match.group(2)
+            if name.startswith(("test", "Test", "Benchmark", "Fuzz")):
+                return True
+            if not text.lstrip().startswith("fn"):  # Rust fns nest inside test modules
+                return False
+        js = _JS_TEST.match(text)
+        if js and len(js.group(1)) < current:
+            return True
+    return False
 
 
 def primary_location(finding: Finding) -> tuple[str, int]:
@@ -68,6 +111,7 @@ def build_contexts(
     line_of: Callable[[str, int], str],
     validations: Mapping[str, Sequence[ValidationResult]] | None = None,
     root: Path | None = None,
+    test_block_of: Callable[[str, int], bool] | None = None,
 ) -> dict[str, CandidateContext]:
     """finding id -> context, for every finding whose value is known. With ``root``,
     key files outside test code are looked up: who else in the repository names them."""
@@ -103,5 +147,6 @@ def build_contexts(
             copies_in_tests=any(in_test_scope(p) for p in files.get(finding.fingerprint, ())),
             checks=checks,
             referenced=referenced.get(path, Referenced.UNKNOWN).value,
+            in_test_block=test_block_of(path, number) if test_block_of is not None else False,
         )
     return contexts

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens
+from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens, words
 
 Features = dict[str, float]
 
@@ -35,172 +35,38 @@ Features = dict[str, float]
 _BEFORE, _AFTER = 160, 80
 _MAX_VALUE = 4096
 
-_KEY_TOKENS = frozenset(
-    [
-        "password",
-        "passwd",
-        "pwd",
-        "pass",
-        "passphrase",
-        "secret",
-        "secrets",
-        "token",
-        "tokens",
-        "key",
-        "keys",
-        "api",
-        "apikey",
-        "auth",
-        "authorization",
-        "access",
-        "private",
-        "client",
-        "id",
-        "salt",
-        "hash",
-        "sha",
-        "md5",
-        "digest",
-        "checksum",
-        "integrity",
-        "signature",
-        "sig",
-        "keyid",
-        "nonce",
-        "iv",
-        "uuid",
-        "guid",
-        "session",
-        "cookie",
-        "csrf",
-        "bearer",
-        "jwt",
-        "cert",
-        "certificate",
-        "pem",
-        "public",
-        "pub",
-        "user",
-        "username",
-        "login",
-        "email",
-        "host",
-        "url",
-        "uri",
-        "endpoint",
-        "label",
-        "placeholder",
-        "title",
-        "text",
-        "message",
-        "hint",
-        "description",
-        "name",
-        "field",
-        "ref",
-        "rev",
-        "commit",
-        "version",
-        "example",
-        "test",
-        "mock",
-        "dummy",
-        "fake",
-        "default",
-        "old",
-        "new",
-        "confirm",
-        "encrypted",
-        "encoded",
-        "credential",
-        "credentials",
-        "cred",
-        "creds",
-        "database",
-        "db",
-        "mysql",
-        "postgres",
-        "redis",
-        "smtp",
-        "mail",
-        "aws",
-        "github",
-        "slack",
-        "stripe",
-        "google",
-        "azure",
-        "app",
-        "consumer",
-        "oauth",
-        "webhook",
-        "master",
-        "root",
-        "admin",
-        "seed",
-        "nkey",
-        "verifier",
-        "code",
-        "pin",
-        "otp",
-        "license",
-        "serial",
-        "hmac",
-        "encryption",
-        "signing",
-        "refresh",
-        "type",
-        "format",
-        "path",
-        "file",
-        "dir",
-        "lang",
-        "i18n",
-        "msg",
-        "error",
-        "prompt",
-        "value",
-    ]
+_KEY_TOKENS = words(
+    """
+    password passwd pwd pass passphrase secret secrets token tokens key keys api apikey auth
+    authorization access private client id salt hash sha md5 digest checksum integrity
+    signature sig keyid nonce iv uuid guid session cookie csrf bearer jwt cert certificate
+    pem public pub user username login email host url uri endpoint label placeholder title
+    text message hint description name field ref rev commit version example test mock dummy
+    fake default old new confirm encrypted encoded credential credentials cred creds
+    database db mysql postgres redis smtp mail aws github slack stripe google azure app
+    consumer oauth webhook master root admin seed nkey verifier code pin otp license serial
+    hmac encryption signing refresh type format path file dir lang i18n msg error prompt
+    value
+    """
 )
-_UI_KEYS = frozenset(
-    [
-        "label",
-        "placeholder",
-        "title",
-        "text",
-        "message",
-        "hint",
-        "description",
-        "prompt",
-        "caption",
-        "tooltip",
-        "msg",
-        "error",
-        "help",
-        "heading",
-    ]
+# Words around a value that say it is a digest or a revision, not a credential.
+_HASH_WORDS = words(
+    """
+    sha sha1 sha256 sha512 md5 hash digest checksum integrity commit rev revision oid etag
+    fingerprint keyid sig signature
+    """
 )
-_HASH_KEYS = frozenset(
-    [
-        "hash",
-        "sha",
-        "md5",
-        "digest",
-        "checksum",
-        "integrity",
-        "signature",
-        "sig",
-        "keyid",
-        "fingerprint",
-        "etag",
-        "commit",
-        "rev",
-        "revision",
-        "sum",
-        "ref",
-        "nonce",
-        "salt",
-        "iv",
-    ]
+_UI_KEYS = words(
+    """
+    label placeholder title text message hint description prompt caption tooltip msg error
+    help heading
+    """
+)
+_HASH_KEYS = words(
+    """
+    hash sha md5 digest checksum integrity signature sig keyid fingerprint etag commit rev
+    revision sum ref nonce salt iv
+    """
 )
 _PROVIDER_PREFIX = re.compile(
     r"^(gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|sk_live_|sk_test_|rk_live_|rk_test_|SG\.|"
@@ -230,43 +96,12 @@ _URL_CREDS = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]*@", re.IGNORECA
 _SPLIT = re.compile(r"[^0-9a-z]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_LINE_WORDS = frozenset(
-    [
-        "example",
-        "sample",
-        "test",
-        "dummy",
-        "fake",
-        "mock",
-        "todo",
-        "fixme",
-        "default",
-        "demo",
-        "your",
-        "replace",
-        "change",
-        "here",
-        "password",
-        "secret",
-        "token",
-        "key",
-        "export",
-        "set",
-        "env",
-        "docker",
-        "compose",
-        "deploy",
-        "prod",
-        "production",
-        "staging",
-        "dev",
-        "local",
-        "localhost",
-        "assert",
-        "expect",
-        "label",
-        "placeholder",
-    ]
+_LINE_WORDS = words(
+    """
+    example sample test dummy fake mock todo fixme default demo your replace change here
+    password secret token key export set env docker compose deploy prod production staging
+    dev local localhost assert expect label placeholder
+    """
 )
 
 
@@ -284,6 +119,7 @@ class CandidateContext:
     value_files: int = 1  # files of the repository holding the same value
     copies_in_tests: bool = False  # the same value also sits in test code
     referenced: str = "unknown"  # how other files name this one (scoring.references)
+    in_test_block: bool = False  # inside a test function/module of a non-test file
     checks: tuple[tuple[str, str], ...] = ()  # (check kind, status) of offline validators
 
 
@@ -454,9 +290,12 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["trailing_comment"] = 1.0
     if "<" in before[-40:] and ">" in before[-40:] and "</" in after[:60]:
         f["xml_text"] = 1.0
-    words = {w.lower() for w in _WORD.findall(before[-120:] + " " + after[:60])}
+    window = before[-120:] + " " + after[:60]
+    words = {w.lower() for w in _WORD.findall(window)}
     for word in words & _LINE_WORDS:
         f[f"line_{word}"] = 1.0
+    if {t for w in _WORD.findall(window) for t in _tokens(w)} & _HASH_WORDS:
+        f["line_hash_words"] = 1.0
     if len(line) > 400:
         f["long_line"] = 1.0
     return f, key
@@ -513,59 +352,12 @@ _DIR_GROUPS: dict[str, frozenset[str]] = {
     "i18n": frozenset({"i18n", "locale", "locales", "lang", "translations", "l10n", "messages"}),
     "template": frozenset({"template", "templates", "tpl", "skeleton", "scaffold", "boilerplate"}),
 }
-_SUFFIXES = frozenset(
-    [
-        "py",
-        "js",
-        "ts",
-        "go",
-        "java",
-        "rb",
-        "php",
-        "cs",
-        "kt",
-        "scala",
-        "rs",
-        "c",
-        "cpp",
-        "h",
-        "swift",
-        "sh",
-        "bash",
-        "ps1",
-        "yml",
-        "yaml",
-        "json",
-        "toml",
-        "ini",
-        "cfg",
-        "conf",
-        "properties",
-        "xml",
-        "env",
-        "md",
-        "rst",
-        "txt",
-        "html",
-        "vue",
-        "jsx",
-        "tsx",
-        "sql",
-        "tf",
-        "gradle",
-        "lock",
-        "ipynb",
-        "pem",
-        "key",
-        "crt",
-        "example",
-        "sample",
-        "dist",
-        "template",
-        "tpl",
-        "j2",
-        "erb",
-    ]
+_SUFFIXES = words(
+    """
+    py js ts go java rb php cs kt scala rs c cpp h swift sh bash ps1 yml yaml json toml ini
+    cfg conf properties xml env md rst txt html vue jsx tsx sql tf gradle lock ipynb pem key
+    crt example sample dist template tpl j2 erb
+    """
 )
 
 
@@ -621,6 +413,8 @@ def features(ctx: CandidateContext) -> Features:
     f["file_candidates_log2"] = min(math.log2(max(1, ctx.file_candidates)), 8) / 8
     if ctx.file_candidates >= 10:
         f["dense_file"] = 1.0
+    if ctx.in_test_block:
+        f["in_test_block"] = 1.0
     if ctx.referenced == "tests-only":
         f["referenced_by_tests_only"] = 1.0
     elif ctx.referenced == "code":

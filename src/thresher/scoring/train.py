@@ -35,7 +35,7 @@ LAMBDAS = (0.3, 1.0, 3.0)
 STEPS = 1500
 LEARNING_RATE = 0.05
 WEIGHT_DECIMALS = 4
-RECALL_TARGET = 0.97  # the offline 'real' threshold keeps this share of real lines
+RECALL_TARGET = 0.975  # the offline 'real' threshold keeps this share of real lines
 CEILING_TARGET = 0.998  # at most this share of real lines may be dismissed confidently
 CONFIDENT_PRECISION = 0.95  # confident 'real' calls must be at least this precise
 MAX_ESCALATION = 0.30
@@ -61,6 +61,8 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "referenced_by_tests_only": (-3.0, 3.0, 0.0),
     "value_repeats_key": _NOT_SECRET,
     "expression_value": (-3.0, 0.0, 3.0),
+    "in_test_block": (-2.0, 2.0, 0.0),
+    "line_hash_words": (-1.0, 0.0, 1.0),
 }
 _GRID = tuple(round(x, 3) for x in np.arange(0.005, 1.0, 0.005))
 CALIBRATION_BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0)
