@@ -155,11 +155,6 @@ def test_eval_folds_cross_validate_by_repository(cli: Cli, tmp_path: Path) -> No
     assert "cross-validation" in result.stdout and "in-sample" not in result.stdout
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: with --folds 2 on 3 repositories one fold trains on a single "
-    "repository, the inner CV fits on nothing and the run ends in an internal error",
-)
 def test_eval_folds_on_three_repositories_never_ends_in_an_internal_error(
     cli: Cli, tmp_path: Path
 ) -> None:

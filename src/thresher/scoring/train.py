@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from thresher.errors import UsageError
 from thresher.results import Classification
 from thresher.scoring.model import ARTIFACT_FORMAT, CLASSES, Artifact, OperatingPoint, Scorer
 from thresher.scoring.policy import Band, Escalate, escalation_for, offline_call
@@ -47,8 +48,8 @@ MAX_ESCALATION = 0.30
 _NOT_SECRET = (-2.0, 0.0, 2.0)
 PRIORS: dict[str, tuple[float, float, float]] = {
     "file_lockfile": (-3.0, 0.0, 3.0),
-    "lockfile_digest": (-3.0, 0.0, 3.0),
-    "hash_named_digest": (-2.5, 0.0, 2.5),
+    "lockfile_digest": (-4.0, 0.0, 4.0),
+    "hash_named_digest": (-4.0, 0.0, 4.0),
     "value_reference": (-3.0, 0.0, 3.0),
     "value_code_edge": _NOT_SECRET,
     "value_code_chars": (-1.0, 0.0, 1.0),
@@ -66,6 +67,10 @@ PRIORS: dict[str, tuple[float, float, float]] = {
 }
 _GRID = tuple(round(x, 3) for x in np.arange(0.005, 1.0, 0.005))
 CALIBRATION_BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0)
+
+
+class TrainingError(UsageError):
+    """The data cannot train a scorer (too few labelled findings or repositories)."""
 
 
 def _validations(checks: Iterable[tuple[str, str]]) -> list[ValidationResult]:
@@ -108,6 +113,8 @@ def feature_names(samples: Iterable[Sample]) -> list[str]:
 
 def fit(samples: Sequence[Sample], lam: float) -> dict[str, tuple[float, float, float]]:
     """Weighted multinomial logistic regression with L2 (bias not penalised)."""
+    if not any(s.labels for s in samples):
+        raise TrainingError("no labelled findings to train on")
     names = sorted((set(feature_names(s for s in samples if s.labels)) | set(PRIORS)) - {"bias"})
     names = ["bias", *names]
     design = _Design([s for s in samples if s.labels], names)
@@ -268,7 +275,13 @@ def scorer_from(
 
 def select(samples: Sequence[Sample], k: int) -> tuple[float, OperatingPoint]:
     """L2 strength (lowest out-of-fold log-loss) and operating point by grouped CV."""
-    folds = grouped_folds(samples, k)
+    labelled = {s.group for s in samples if s.labels}
+    if len(labelled) < 2:
+        raise TrainingError(
+            f"choosing the operating point needs at least 2 repositories with labelled "
+            f"lines, got {len(labelled)}"
+        )
+    folds = [f for f in grouped_folds(samples, min(k, len(labelled))) if f]
     best: tuple[float, float, Matrix] | None = None
     placeholder = OperatingPoint(real_threshold=0.5, band_low=0.0, band_high=1.0)
     for lam in LAMBDAS:
