@@ -34,7 +34,7 @@ from thresher.scoring.policy import Escalation
 from thresher.skills.compliance import Compliance
 from thresher.validators.base import ValidationResult
 
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"  # 1.1: escalation and assessment per decision
 
 
 class _Frozen(BaseModel):

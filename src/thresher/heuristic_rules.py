@@ -161,7 +161,7 @@ def _scored_key(classification: Classification, reason: str, assessment: dict[st
         for f in assessment.get("top_features", [])[:3]
         if isinstance(f, dict)
     ]
-    because = f"; strongest features toward real: {', '.join(top)}" if top else ""
+    because = f"; features that moved P(real) most: {', '.join(top)}" if top else ""
     return f"Offline call '{classification.value}': {reason}{because}."
 
 

@@ -284,7 +284,8 @@ def _table(state: RunState, report: RunReport) -> None:
     if not report.decisions:
         return
     table = Table(title="thresher decisions")
-    for column in ("verdict", "class", "conf", "rule", "location", "value", "decided by"):
+    columns = ("verdict", "class", "P(real)", "escalate", "rule", "location", "value", "decided by")
+    for column in columns:
         table.add_column(column, overflow="fold")
     order = {"TRUE_POSITIVE": 0, "INCONCLUSIVE": 1, "FALSE_POSITIVE": 2}
     for d in sorted(report.decisions, key=lambda d: order[d.verdict.value]):
@@ -293,7 +294,8 @@ def _table(state: RunState, report: RunReport) -> None:
         table.add_row(
             d.verdict.value,
             d.classification.value,
-            f"{d.confidence:.1f}",
+            f"{d.assessment.p_real:.2f}" if d.assessment else "-",
+            ("yes" if d.escalation.would_escalate else "no") if d.escalation else "-",
             d.finding.rule_id,
             f"{first.path}:{first.line}" + (f" (+{more})" if more else ""),
             d.finding.redacted,
