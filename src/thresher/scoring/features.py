@@ -56,6 +56,15 @@ _HASH_WORDS = words(
     fingerprint keyid sig signature
     """
 )
+# Key and line words that say "this is a credential"; without any of them a random-looking
+# string is more often a digest, an id or test data than a secret.
+_CREDENTIAL_WORDS = words(
+    """
+    password passwd pwd pass passphrase secret secrets token key keys apikey auth
+    authorization access private credential credentials cred creds bearer session cookie
+    jwt pem cert seed nkey otp pin hmac signing encryption login client consumer webhook
+    """
+)
 _UI_KEYS = words(
     """
     label placeholder title text message hint description prompt caption tooltip msg error
@@ -386,6 +395,14 @@ def features(ctx: CandidateContext) -> Features:
         f.update(path_features(ctx.path, ctx.paths))
     f.update(rule_features(ctx.rule_id, ctx.rules))
     # Combinations an analyst reads as one signal.
+    key_words = {n[4:] for n in f if n.startswith("key_")}
+    line_words = {n[5:] for n in f if n.startswith("line_")}
+    if not (key_words | line_words) & _CREDENTIAL_WORDS and not f.get("value_provider_prefix"):
+        f["no_credential_context"] = 1.0
+        if f.get("rule_hex_high_entropy_string") or f.get("rule_base64_high_entropy_string"):
+            # An entropy hit with no word of credentials around it: a digest, an id, a
+            # fixture far more often than a key.
+            f["entropy_only"] = 1.0
     if f.get("key_hash") and (f.get("shape_hex") or f.get("shape_base64")):
         f["hash_named_digest"] = 1.0
     if f.get("key_ui") and f.get("shape_words"):

@@ -35,6 +35,7 @@ class Escalate(StrEnum):
 class HardEvidence(StrEnum):
     LIVE_VALID = "live-valid"
     DOCUMENTATION_VALUE = "documentation-value"
+    FORMAT_SYNTAX = "format-syntax"
     CHECKSUM_INVALID = "checksum-invalid"
 
 
@@ -100,6 +101,8 @@ def hard_evidence(results: Sequence[ValidationResult]) -> HardEvidence | None:
         return HardEvidence.LIVE_VALID
     if _has(results, CheckKind.DOCUMENTATION, ValidationStatus.INVALID):
         return HardEvidence.DOCUMENTATION_VALUE
+    if _has(results, CheckKind.SYNTAX, ValidationStatus.INVALID):
+        return HardEvidence.FORMAT_SYNTAX
     if _has(results, CheckKind.CHECKSUM, ValidationStatus.INVALID):
         return HardEvidence.CHECKSUM_INVALID
     return None
@@ -124,6 +127,14 @@ def offline_call(
                 1.0,
                 "the value is a vendor's published documentation example",
                 HardEvidence.DOCUMENTATION_VALUE,
+                checksum_valid,
+            )
+        case HardEvidence.FORMAT_SYNTAX:
+            return _call(
+                Classification.NOT_SECRET,
+                1.0,
+                "the value is a keyword of the file's own syntax, not a credential",
+                HardEvidence.FORMAT_SYNTAX,
                 checksum_valid,
             )
         case HardEvidence.CHECKSUM_INVALID:

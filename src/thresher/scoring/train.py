@@ -64,6 +64,8 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "expression_value": (-3.0, 0.0, 3.0),
     "in_test_block": (-2.0, 2.0, 0.0),
     "line_hash_words": (-1.0, 0.0, 1.0),
+    "no_credential_context": (-2.0, 0.0, 2.0),
+    "entropy_only": (-3.0, 0.0, 3.0),
 }
 _GRID = tuple(round(x, 3) for x in np.arange(0.005, 1.0, 0.005))
 CALIBRATION_BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0)

@@ -32,6 +32,8 @@ class CheckKind(StrEnum):
     PLACEHOLDER = "placeholder"
     # A vendor's published example value: hard evidence, unlike placeholder patterns.
     DOCUMENTATION = "documentation"
+    # A keyword of the file's own syntax (GitHub Actions' `secrets: inherit`): hard evidence.
+    SYNTAX = "syntax"
     STRUCTURE = "structure"
     LIVE = "live"
 

@@ -108,11 +108,30 @@ def placeholder_reason(value: str) -> str | None:
     return None
 
 
+_WORKFLOW_DIRS = (".github/workflows/", ".github/actions/")
+
+
+def _workflow_keyword(value: str, finding: Finding) -> bool:
+    """``secrets: inherit`` in a GitHub Actions file is a keyword of the workflow syntax."""
+    return value.strip().strip("\"'") == "inherit" and all(
+        loc.path.startswith(_WORKFLOW_DIRS) or loc.path.endswith("action.yml")
+        for loc in finding.locations
+    )
+
+
 class PlaceholderValidator(Validator):
     name = "placeholder"
     description = "Known documentation values, templated values and placeholder text"
 
     def check(self, value: str, finding: Finding) -> list[ValidationResult]:
+        if _workflow_keyword(value, finding):
+            return [
+                self.invalid(
+                    CheckKind.SYNTAX,
+                    "GitHub Actions' `secrets: inherit` passes the caller's secrets on: "
+                    "syntax, not a value",
+                )
+            ]
         if is_documentation_value(value.strip().strip("\"'`")):
             return [
                 self.invalid(
