@@ -88,3 +88,11 @@ def test_policies_all_and_never() -> None:
     call = offline_call(a, [], POINT)
     assert escalation_for(call, a, Escalate.ALL, BAND).would_escalate
     assert not escalation_for(assessed(0.5) and call, a, Escalate.NEVER, BAND).would_escalate
+
+
+def test_a_syntax_keyword_is_hard_evidence() -> None:
+    a = assessed(0.97)
+    call = offline_call(a, [check(CheckKind.SYNTAX, ValidationStatus.INVALID)], POINT)
+    assert call.classification is Classification.NOT_SECRET
+    assert call.hard is HardEvidence.FORMAT_SYNTAX
+    assert not escalation_for(call, a, Escalate.UNCERTAIN, BAND).would_escalate

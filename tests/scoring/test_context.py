@@ -1,0 +1,89 @@
+"""Repository signals the scorer reads: test code inside source files, who names a key
+file, and the syntax keyword GitHub Actions uses for secrets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from thresher.findings.model import Finding, Location
+from thresher.scoring.context import in_test_block
+from thresher.scoring.references import Referenced, references, wants_lookup
+from thresher.validators.base import CheckKind, ValidationStatus
+from thresher.validators.placeholder import PlaceholderValidator
+
+RUST = """pub fn parse(s: &str) -> Oid { todo() }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn parses() {
+        let sha = "b270df1a2fb5d012294e9aaf05e7e0bab1e6a389";
+    }
+}
+"""
+PYTHON = """def connect():
+    password = load()
+
+def test_connect():
+    password = "hunter22"
+"""
+GO = """package auth
+
+func TestLogin(t *testing.T) {
+\ttoken := "abc123def456"
+}
+
+func Login() {
+\ttoken := "abc123def456"
+}
+"""
+
+
+def test_test_blocks_inside_source_files() -> None:
+    assert in_test_block(RUST.splitlines(), 7)
+    assert not in_test_block(RUST.splitlines(), 1)
+    assert in_test_block(PYTHON.splitlines(), 5)
+    assert not in_test_block(PYTHON.splitlines(), 2)
+    assert in_test_block(GO.splitlines(), 4)
+    assert not in_test_block(GO.splitlines(), 8)
+    assert not in_test_block([], 1)
+
+
+def test_references_tell_test_only_from_code(tmp_path: Path) -> None:
+    (tmp_path / "certs").mkdir()
+    (tmp_path / "certs" / "server.key").write_text("key", encoding="utf-8")
+    (tmp_path / "certs" / "client.key").write_text("key", encoding="utf-8")
+    (tmp_path / "certs" / "lonely.key").write_text("key", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "tls_test.py").write_text('load("certs/server.key")', encoding="utf-8")
+    (tmp_path / "app.py").write_text('load("certs/client.key")', encoding="utf-8")
+    found = references(tmp_path, ["certs/server.key", "certs/client.key", "certs/lonely.key"])
+    assert found == {
+        "certs/server.key": Referenced.TESTS_ONLY,
+        "certs/client.key": Referenced.CODE,
+        "certs/lonely.key": Referenced.NOWHERE,
+    }
+
+
+def test_only_key_files_outside_test_code_are_looked_up() -> None:
+    assert wants_lookup("certs/server.pem", "Secret Keyword")
+    assert wants_lookup("config/app.yml", "Private Key")
+    assert not wants_lookup("tests/certs/server.pem", "Private Key")
+    assert not wants_lookup("src/app.py", "Secret Keyword")
+
+
+def _finding(path: str) -> Finding:
+    return Finding(
+        id="s-1",
+        rule_id="Secret Keyword",
+        locations=(Location(path=path, line=3),),
+        fingerprint="sha256:x",
+        redacted="…(7 chars)",
+    )
+
+
+def test_secrets_inherit_in_a_workflow_is_syntax() -> None:
+    results = PlaceholderValidator().check("inherit", _finding(".github/workflows/ci.yml"))
+    assert [(r.kind, r.status) for r in results] == [(CheckKind.SYNTAX, ValidationStatus.INVALID)]
+    elsewhere = PlaceholderValidator().check("inherit", _finding("config/app.yml"))
+    assert all(r.kind is not CheckKind.SYNTAX for r in elsewhere)
