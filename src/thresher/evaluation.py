@@ -27,7 +27,7 @@ import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -187,9 +187,15 @@ class _Tally:
                 p_real=decision.assessment.p_real if decision.assessment else None,
             )
             key = (candidate.path, candidate.line)
-            # One line, several findings: the most severe classification stands.
-            if key not in seen or is_real:
+            # One line, several findings: the most severe classification stands, and the
+            # oracle decides the line right if it decides any of them right.
+            kept = seen.get(key)
+            if kept is None or is_real:
+                if kept is not None and kept.oracle_real != line.oracle_real:
+                    line = replace(line, oracle_real=(truth == "real"))
                 seen[key] = line
+            elif kept.oracle_real != line.oracle_real:
+                seen[key] = replace(kept, oracle_real=(truth == "real"))
         self.lines += seen.values()
 
 

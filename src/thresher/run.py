@@ -111,7 +111,12 @@ def exit_code_for(decisions: list[Decision], fail_on: FailOn) -> ExitCode:
         case FailOn.REAL:
             hit = any(d.verdict is Verdict.TRUE_POSITIVE for d in decisions)
         case FailOn.UNCERTAIN:
-            hit = any(d.verdict is not Verdict.FALSE_POSITIVE for d in decisions)
+            # Uncertain includes what the policy would escalate but no model looked at.
+            hit = any(
+                d.verdict is not Verdict.FALSE_POSITIVE
+                or (d.escalation is not None and d.escalation.would_escalate and not d.escalated)
+                for d in decisions
+            )
         case FailOn.ANY:
             hit = bool(decisions)
         case FailOn.NEVER:
@@ -186,6 +191,8 @@ def run_scan(
         )
         if on_scanned is not None:
             on_scanned(result)
+        scorer = scorer or shipped_scorer()
+        assessments = assess(result, request.root, scorer)
         journal = _open_journal(run_dir)
     except BaseException:
         asyncio.run(_close(models))  # the triage that would close them never starts
@@ -202,7 +209,6 @@ def run_scan(
         workspace=Workspace(request.root, value_for=result.vault.get),
         transcripts_dir=run_dir / "transcripts",
     )
-    scorer = scorer or shipped_scorer()
     tribunal = Tribunal(
         factory,
         models,
@@ -212,7 +218,7 @@ def run_scan(
             concurrency=request.concurrency,
             band=request.band,
         ),
-        assessments=assess(result, request.root, scorer),
+        assessments=assessments,
         scorer=scorer,
     )
 

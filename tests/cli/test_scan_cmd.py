@@ -67,11 +67,6 @@ def test_offline_scan_of_the_demo(cli: Cli, tmp_path: Path, demo) -> None:  # ty
             assert secret not in path.read_text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known bug: the offline call on the commit SHA in release/version.py is 'real' "
-    "(P(real) above the scorer's real threshold); it should be not_secret",
-)
 def test_offline_scan_does_not_call_a_commit_sha_real(cli: Cli, tmp_path: Path, demo) -> None:  # type: ignore[no-untyped-def]
     root, _ = demo
     assert cli("-q", "scan", "--root", str(root), "--json", "r.json").exit_code == 1

@@ -65,5 +65,5 @@ def test_schema_validates_the_rendered_report(sample: Sample) -> None:
     data["schema_version"] = "2.0"
     data["decisions"][0]["finding"]["raw_value"] = "x"
     messages = [error.message for error in validator.iter_errors(data)]
-    assert any("'1.0' was expected" in m for m in messages)
+    assert any("'1.1' was expected" in m for m in messages)
     assert any("raw_value" in m for m in messages)  # no room for extra fields

@@ -56,14 +56,22 @@ class LineReader:
                 data = handle.read(MAX_FILE_BYTES)
         except OSError:
             return []
-        return data.decode("utf-8", "replace").splitlines()
+        # Split as the scanner counts lines ("\n" only): str.splitlines would also break
+        # on form feeds and other separators and hand the scorer the wrong line.
+        text = data.decode("utf-8", "replace")
+        return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 # How far back to look for the enclosing test function or test module.
 _LOOKBACK = 400
-_RUST_TEST_MODULE = re.compile(r"^\s*#\[cfg\(test\)\]")
-_DEF = re.compile(r"^(\s*)(?:async\s+)?(?:def|fn|func)\s+(?:\([^)]{0,80}\)\s*)?([A-Za-z_]\w{0,80})")
-_JS_TEST = re.compile(r"^(\s*)(?:it|test|describe)\s*\(")
+_RUST_TEST_ATTR = re.compile(r"^\s*#\[cfg\(test\)\]\s*$")
+_RUST_MOD = re.compile(r"^\s*(?:pub\s+)?mod\s+\w+\s*\{")
+_DEF = re.compile(
+    r"^\s*(?:pub\s+)?(?:async\s+)?(def|fn|func|function)\s+(?:\([^)]{0,80}\)\s*)?"
+    r"([A-Za-z_]\w{0,80})"
+)
+_JS_TEST = re.compile(r"^\s*(?:it|test|describe)\s*\(")
+_TEST_NAMES = ("test", "Test", "Benchmark", "Fuzz")
 
 
 def _indent(line: str) -> int:
@@ -72,25 +80,35 @@ def _indent(line: str) -> int:
 
 def in_test_block(lines: Sequence[str], number: int) -> bool:
     """Whether line ``number`` sits inside test code that its path does not reveal: a
-    Rust ``#[cfg(test)]`` module, a ``test_*`` / ``Test*`` function, an ``it(``/``test(``
-    block. Rust, Go and Python keep such tests inside ordinary source files."""
+    Rust ``#[cfg(test)] mod … {``, a ``test_*`` / ``Test*`` function, an ``it(`` /
+    ``test(`` block. Rust, Go and Python keep such tests inside ordinary source files.
+
+    Walks outwards through the enclosing blocks (each less indented than the last) and
+    stops at the first function that is not a test: code after a test is not a test.
+    """
     if not 1 <= number <= len(lines):
         return False
     current = _indent(lines[number - 1])
     for index in range(number - 2, max(-1, number - 2 - _LOOKBACK), -1):
         text = lines[index][:300]
-        if _RUST_TEST_MODULE.match(text):
+        if not text.strip() or _indent(text) >= current:
+            continue
+        current = _indent(text)
+        if _JS_TEST.match(text):
             return True
-        match = _DEF.match(text)
-        if match and len(match.group(1)) < current:
-            name = match.group(2)
-            if name.startswith(("test", "Test", "Benchmark", "Fuzz")):
+        if _RUST_MOD.match(text):
+            previous = lines[index - 1][:300] if index > 0 else ""
+            if _RUST_TEST_ATTR.match(previous):
                 return True
-            if not text.lstrip().startswith("fn"):  # Rust fns nest inside test modules
+            continue
+        match = _DEF.match(text)
+        if match:
+            if match.group(2).startswith(_TEST_NAMES):
+                return True
+            if match.group(1) != "fn":  # a Rust helper fn may sit inside a test module
                 return False
-        js = _JS_TEST.match(text)
-        if js and len(js.group(1)) < current:
-            return True
+        if current == 0:
+            return False
     return False
 
 
@@ -146,7 +164,7 @@ def build_contexts(
             value_files=max(1, len(files.get(finding.fingerprint, ()))),
             copies_in_tests=any(in_test_scope(p) for p in files.get(finding.fingerprint, ())),
             checks=checks,
-            referenced=referenced.get(path, Referenced.UNKNOWN).value,
+            referenced=referenced.get(path, Referenced.UNKNOWN),
             in_test_block=test_block_of(path, number) if test_block_of is not None else False,
         )
     return contexts

@@ -25,9 +25,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens, words
+from thresher.scoring.references import Referenced
 
 Features = dict[str, float]
 
@@ -118,16 +119,16 @@ _LINE_WORDS = words(
 class CandidateContext:
     """Everything the scorer reads about one finding: never leaves the process."""
 
-    value: str
+    value: str = field(repr=False)  # never printed: a traceback must not show it
     rule_id: str
     path: str  # repository-relative, the primary location
-    line: str  # the text of that line
+    line: str = field(repr=False)  # the text of that line (holds the value)
     paths: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()  # every scanner rule that matched the value
     file_candidates: int = 1  # candidates detected in the primary file
     value_files: int = 1  # files of the repository holding the same value
     copies_in_tests: bool = False  # the same value also sits in test code
-    referenced: str = "unknown"  # how other files name this one (scoring.references)
+    referenced: Referenced = Referenced.UNKNOWN  # how other files name this one
     in_test_block: bool = False  # inside a test function/module of a non-test file
     checks: tuple[tuple[str, str], ...] = ()  # (check kind, status) of offline validators
 
@@ -277,7 +278,7 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["assigned_bare"] = 1.0
     if quote_before and stripped_before[:-1].rstrip().endswith(("=", ":", "=>", ":=", ",", "(")):
         f["assigned_literal"] = 1.0
-    if re.search(r"[=:]\s*\(?\s*$", stripped_before) and not quote_before:
+    if re.search(r"[=:]\s*(?:\(\s*)?$", stripped_before) and not quote_before:
         f["unquoted_after_operator"] = 1.0
     if _COMMENT_START.match(line):
         f["line_comment"] = 1.0
@@ -301,6 +302,9 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["xml_text"] = 1.0
     window = before[-120:] + " " + after[:60]
     words = {w.lower() for w in _WORD.findall(window)}
+    key_words = {t for t in _tokens(key or "") if t in _KEY_TOKENS}
+    if (key_words | (words & _LINE_WORDS)) & _CREDENTIAL_WORDS:
+        f["credential_words_near"] = 1.0
     for word in words & _LINE_WORDS:
         f[f"line_{word}"] = 1.0
     if {t for w in _WORD.findall(window) for t in _tokens(w)} & _HASH_WORDS:
@@ -388,16 +392,14 @@ def features(ctx: CandidateContext) -> Features:
     f: Features = {"bias": 1.0}
     f.update(value_features(ctx.value, key))
     f.update(assignment)
-    if ctx.referenced == "tests-only":
+    if ctx.referenced is Referenced.TESTS_ONLY:
         # A file that only test code names is test code, wherever it sits.
         f.update(path_features(ctx.path, ctx.paths, test_only=True))
     else:
         f.update(path_features(ctx.path, ctx.paths))
     f.update(rule_features(ctx.rule_id, ctx.rules))
     # Combinations an analyst reads as one signal.
-    key_words = {n[4:] for n in f if n.startswith("key_")}
-    line_words = {n[5:] for n in f if n.startswith("line_")}
-    if not (key_words | line_words) & _CREDENTIAL_WORDS and not f.get("value_provider_prefix"):
+    if not f.get("credential_words_near") and not f.get("value_provider_prefix"):
         f["no_credential_context"] = 1.0
         if f.get("rule_hex_high_entropy_string") or f.get("rule_base64_high_entropy_string"):
             # An entropy hit with no word of credentials around it: a digest, an id, a
@@ -426,15 +428,17 @@ def features(ctx: CandidateContext) -> Features:
     if ctx.value_files > 1:
         f["several_files"] = 1.0
     if ctx.copies_in_tests:
+        # Learned, not assumed: a deployable value that test code reuses is, in the
+        # training data, more often shared fixture data than a live secret.
         f["copies_in_tests"] = 1.0
     f["file_candidates_log2"] = min(math.log2(max(1, ctx.file_candidates)), 8) / 8
     if ctx.file_candidates >= 10:
         f["dense_file"] = 1.0
     if ctx.in_test_block:
         f["in_test_block"] = 1.0
-    if ctx.referenced == "tests-only":
+    if ctx.referenced is Referenced.TESTS_ONLY:
         f["referenced_by_tests_only"] = 1.0
-    elif ctx.referenced == "code":
+    elif ctx.referenced is Referenced.CODE:
         f["referenced_by_code"] = 1.0
     # Sorted: the scorer sums in this order, and floating-point sums must not depend on
     # the order sets happened to iterate in.

@@ -160,9 +160,13 @@ def offline_call(
         if assessment.p_test >= assessment.p_not_secret
         else Classification.NOT_SECRET
     )
+    probability = assessment.probability(other.value)
+    if checksum_valid:
+        # Its provider issued it: context alone never makes that a confident dismissal.
+        probability = min(probability, 0.5)
     return _call(
         other,
-        assessment.probability(other.value),
+        probability,
         f"the calibrated scorer gives P(real) = {assessment.p_real:.2f}, "
         f"P({other.value}) = {assessment.probability(other.value):.2f}",
         None,

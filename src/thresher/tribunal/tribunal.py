@@ -79,17 +79,6 @@ def undecided(rationale: str, decided_by: DecidedBy, **fields: Any) -> Decision:
     )
 
 
-def is_decisive(decision: Decision) -> bool:
-    """The offline decision settles a finding when the escalation policy says so and
-    nothing failed on the way."""
-    return (
-        decision.escalation is not None
-        and not decision.escalation.would_escalate
-        and decision.verdict is not Verdict.INCONCLUSIVE
-        and not decision.errors
-    )
-
-
 async def _all(
     *sessions: Awaitable[SessionOutcome[Any] | None],
 ) -> list[SessionOutcome[Any] | None]:
@@ -195,9 +184,14 @@ class Tribunal:
         decision = self._conclude(
             finding, heuristic, validations, DecidedBy.HEURISTIC, escalated=False
         ).model_copy(update={"escalation": escalation, "assessment": assessment})
-        escalate = self.llm_configured and (
-            escalation.would_escalate or (bool(decision.errors) and not decision.escalated)
-        )
+        if decision.errors and not escalation.would_escalate:
+            escalation = Escalation(
+                policy=self.options.escalate,
+                would_escalate=self.options.escalate is not Escalate.NEVER,
+                reason="the offline panel failed; see errors",
+            )
+            decision = decision.model_copy(update={"escalation": escalation})
+        escalate = self.llm_configured and escalation.would_escalate
         if self.options.escalate is Escalate.NEVER:
             escalate = False
         if not escalate:

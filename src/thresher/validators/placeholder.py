@@ -109,12 +109,13 @@ def placeholder_reason(value: str) -> str | None:
 
 
 _WORKFLOW_DIRS = (".github/workflows/", ".github/actions/")
+_ACTION_FILES = frozenset({"action.yml", "action.yaml"})
 
 
 def _workflow_keyword(value: str, finding: Finding) -> bool:
     """``secrets: inherit`` in a GitHub Actions file is a keyword of the workflow syntax."""
     return value.strip().strip("\"'") == "inherit" and all(
-        loc.path.startswith(_WORKFLOW_DIRS) or loc.path.endswith("action.yml")
+        loc.path.startswith(_WORKFLOW_DIRS) or loc.path.rsplit("/", 1)[-1] in _ACTION_FILES
         for loc in finding.locations
     )
 
