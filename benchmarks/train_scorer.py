@@ -23,7 +23,12 @@ from pathlib import Path
 from thresher.corpus import corpus_digest, load_corpus, samples_of, scan_repositories
 from thresher.scoring.model import ARTIFACT_FORMAT, CLASSES, Artifact, dump_artifact
 from thresher.scoring.train import (
+    CEILING_TARGET,
+    CONFIDENT_PRECISION,
     LAMBDAS,
+    MAX_ESCALATION,
+    PRIORS,
+    RECALL_TARGET,
     STEPS,
     FoldReport,
     calibration_table,
@@ -142,8 +147,27 @@ def model_card(artifact: Artifact) -> str:
         )
     lines += [
         "",
+        "## Analyst priors",
+        "",
+        "Weights (real, test, not_secret) the L2 penalty pulls toward instead of zero, and",
+        "training starts from; where the corpus has no evidence for a feature, they stand:",
+        "",
+    ]
+    for name, prior in sorted(PRIORS.items()):
+        lines.append(f"- `{name}`: {prior}")
+    lines += [
+        "",
+        f"Selection targets: `real` threshold keeps {RECALL_TARGET:.1%} of real lines; at most "
+        f"{1 - CEILING_TARGET:.1%} of real lines below the band; escalation budget "
+        f"{MAX_ESCALATION:.0%} of findings; confident `real` at {CONFIDENT_PRECISION:.0%} "
+        "precision.",
+        "",
         "## Limits",
         "",
+        "- The priors and the selection targets above were set during development while",
+        "  looking at these outer-fold figures, so the outer folds served partly as a",
+        "  development set: treat the figures as optimistic. Only data nobody looked at",
+        "  (the independent hold-out) measures the scorer honestly.",
         "- Trained on one corpus of public repositories whose labels come from third",
         "  parties; its `test` label is a path rule, so the scorer learns that rule.",
         "- No git-history features: corpus files carry no history.",
