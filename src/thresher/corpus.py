@@ -27,10 +27,9 @@ from thresher.errors import UsageError
 from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.findings.model import Finding
 from thresher.findings.scan import ScanOptions, ScanResult, scan
-from thresher.scoring.context import LineReader, build_contexts
+from thresher.scoring.context import scan_contexts
 from thresher.scoring.features import CandidateContext, features
 from thresher.scoring.samples import Sample
-from thresher.validators import ValidatorRegistry
 from thresher.validators.base import ValidationResult
 
 LABELS = ("real", "test", "not_secret")
@@ -128,7 +127,6 @@ def scan_repositories(
     on_repo: Callable[[str], None] | None = None,
 ) -> Iterator[RepoScan]:
     """Scan every repository directory of the corpus as its own root."""
-    validators = ValidatorRegistry.default(live=False)
     for repo in repos if repos is not None else corpus.repositories():
         if on_repo is not None:
             on_repo(repo)
@@ -149,21 +147,7 @@ def scan_repositories(
             for c in result.candidates
             if (c.fingerprint, in_test_scope(c.path)) in by_key
         )
-        validations = {
-            f.id: tuple(validators.validate(value, f))
-            for f in result.findings
-            if (value := result.vault.get(f.id)) is not None
-        }
-        reader = LineReader(root)
-        contexts = build_contexts(
-            result.findings,
-            result.vault.get,
-            result.candidates,
-            reader.line,
-            validations,
-            root=root,
-            test_block_of=reader.in_test_block,
-        )
+        contexts, validations = scan_contexts(result, root)
         yield RepoScan(repo, root, result, lines, contexts, validations)
 
 

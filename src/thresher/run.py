@@ -43,7 +43,7 @@ from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_model, 
 from thresher.redaction import Redactor
 from thresher.resources import public_vocabulary
 from thresher.results import Classification, Verdict
-from thresher.scoring.context import LineReader, build_contexts
+from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
@@ -277,24 +277,8 @@ def run_scan(
 
 
 def assess(result: ScanResult, root: Path, scorer: Scorer) -> dict[str, Assessment]:
-    """The scorer's assessment of every finding whose value is known, from the offline
-    validators' checks (never live ones: the scorer was trained without them)."""
-    offline = ValidatorRegistry.default(live=False)
-    checks = {
-        finding.id: tuple(offline.validate(value, finding))
-        for finding in result.findings
-        if (value := result.vault.get(finding.id)) is not None
-    }
-    reader = LineReader(root)
-    contexts = build_contexts(
-        result.findings,
-        result.vault.get,
-        result.candidates,
-        reader.line,
-        checks,
-        root=root,
-        test_block_of=reader.in_test_block,
-    )
+    """The scorer's assessment of every finding whose value is known."""
+    contexts, _ = scan_contexts(result, root)
     return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
 
 

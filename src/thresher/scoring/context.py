@@ -16,8 +16,10 @@ from pathlib import Path
 from thresher.findings.assemble import Candidate
 from thresher.findings.filekind import in_test_scope
 from thresher.findings.model import Finding
+from thresher.findings.scan import ScanResult
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.references import Referenced, references, wants_lookup
+from thresher.validators import ValidatorRegistry
 from thresher.validators.base import ValidationResult
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
@@ -168,3 +170,28 @@ def build_contexts(
             in_test_block=test_block_of(path, number) if test_block_of is not None else False,
         )
     return contexts
+
+
+def scan_contexts(
+    result: ScanResult, root: Path
+) -> tuple[dict[str, CandidateContext], dict[str, tuple[ValidationResult, ...]]]:
+    """Contexts of every finding of a scan of ``root``, with the offline validators'
+    results they were built from (never live checks: the scorer is trained without them).
+    The one way both a scan and the training corpus turn findings into scorer input."""
+    offline = ValidatorRegistry.default(live=False)
+    checks = {
+        finding.id: tuple(offline.validate(value, finding))
+        for finding in result.findings
+        if (value := result.vault.get(finding.id)) is not None
+    }
+    reader = LineReader(root)
+    contexts = build_contexts(
+        result.findings,
+        result.vault.get,
+        result.candidates,
+        reader.line,
+        checks,
+        root=root,
+        test_block_of=reader.in_test_block,
+    )
+    return contexts, checks
