@@ -27,92 +27,38 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens, words
+from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens
 from thresher.scoring.references import Referenced
+from thresher.scoring.vocabulary import (
+    ASSERTION,
+    CAMEL,
+    CLI_FLAG,
+    CODE_CHARS,
+    COMMENT_START,
+    COMPARISON,
+    CREDENTIAL_WORDS,
+    DIR_GROUPS,
+    ENV_ACCESS,
+    EXPLICIT_PLACEHOLDER,
+    HASH_KEYS,
+    HASH_WORDS,
+    I18N_CALL,
+    KEY_TOKENS,
+    LINE_WORDS,
+    PROVIDER_PREFIX,
+    REFERENCE,
+    SPLIT,
+    SUFFIXES,
+    UI_KEYS,
+    URL_CREDS,
+    WORD,
+)
 
 Features = dict[str, float]
 
 # How much of the line around the value is read.
 _BEFORE, _AFTER = 160, 80
 _MAX_VALUE = 4096
-
-_KEY_TOKENS = words(
-    """
-    password passwd pwd pass passphrase secret secrets token tokens key keys api apikey auth
-    authorization access private client id salt hash sha md5 digest checksum integrity
-    signature sig keyid nonce iv uuid guid session cookie csrf bearer jwt cert certificate
-    pem public pub user username login email host url uri endpoint label placeholder title
-    text message hint description name field ref rev commit version example test mock dummy
-    fake default old new confirm encrypted encoded credential credentials cred creds
-    database db mysql postgres redis smtp mail aws github slack stripe google azure app
-    consumer oauth webhook master root admin seed nkey verifier code pin otp license serial
-    hmac encryption signing refresh type format path file dir lang i18n msg error prompt
-    value
-    """
-)
-# Words around a value that say it is a digest or a revision, not a credential.
-_HASH_WORDS = words(
-    """
-    sha sha1 sha256 sha512 md5 hash digest checksum integrity commit rev revision oid etag
-    fingerprint keyid sig signature
-    """
-)
-# Key and line words that say "this is a credential"; without any of them a random-looking
-# string is more often a digest, an id or test data than a secret.
-_CREDENTIAL_WORDS = words(
-    """
-    password passwd pwd pass passphrase secret secrets token key keys apikey auth
-    authorization access private credential credentials cred creds bearer session cookie
-    jwt pem cert seed nkey otp pin hmac signing encryption login client consumer webhook
-    """
-)
-_UI_KEYS = words(
-    """
-    label placeholder title text message hint description prompt caption tooltip msg error
-    help heading
-    """
-)
-_HASH_KEYS = words(
-    """
-    hash sha md5 digest checksum integrity signature sig keyid fingerprint etag commit rev
-    revision sum ref nonce salt iv
-    """
-)
-_PROVIDER_PREFIX = re.compile(
-    r"^(gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|sk_live_|sk_test_|rk_live_|rk_test_|SG\.|"
-    r"AIza|npm_|pypi-|glpat-|sk-|hf_|dop_v1_|shpat_|shpss_|EAA|ya29\.|AC[0-9a-f]{32}|SK[0-9a-f]{32})"
-)
-_REFERENCE = re.compile(
-    r"\$\{|\$\(|^\$[A-Za-z_]|%\([A-Za-z_]+\)[sd]|\{\{|\}\}|\{%|^%[A-Za-z_]+%$|^<%|"
-    r"^\{[A-Za-z_][A-Za-z0-9_.]*\}$|^<[A-Za-z_][^<>]*>$|^\[[A-Za-z_ -]+\]$|^ENC\(|^vault:|"
-    r"^#\{|^@[A-Za-z_]+@$|^__[A-Z_]+__$"
-)
-_ENV_ACCESS = re.compile(
-    r"getenv|environ|process\.env|System\.getenv|ENV\[|env\(|secrets\.|config\[|settings\.",
-    re.IGNORECASE,
-)
-_CODE_CHARS = frozenset("(){};")
-_COMMENT_START = re.compile(r"^\s*(#|//|/\*|\*|<!--|--|;|rem\s|')", re.IGNORECASE)
-_I18N_CALL = re.compile(r"(?:\b_|\bt|gettext|translate|i18n|__|trans|lang)\s*\(\s*$")
-_ASSERTION = re.compile(r"assert|expect\(|should|\.to(Be|Equal)|mock|stub|fake", re.IGNORECASE)
-_COMPARISON = re.compile(r"(===?|!==?|\.equals\(|\bis\b|\bcase\b)\s*[\"'`]?$")
-_CLI_FLAG = re.compile(r"(?:^|\s)(-p|--password|--pass|--token|--secret|-P|--api-key|-u)[ =]?$")
-_EXPLICIT_PLACEHOLDER = re.compile(
-    r"^(x{3,}|X{3,}|\*{3,}|\.{3,}|-{3,}|_{3,}|0{6,}|<.*>|\[.*\]|\{.*\}|your[_-].*|.*[_-]here|"
-    r"changeme|change[_-]?me|replace[_-]?me|todo|tbd|redacted|placeholder)$",
-    re.IGNORECASE,
-)
-_URL_CREDS = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]*@", re.IGNORECASE)
-_SPLIT = re.compile(r"[^0-9a-z]+")
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_LINE_WORDS = words(
-    """
-    example sample test dummy fake mock todo fixme default demo your replace change here
-    password secret token key export set env docker compose deploy prod production staging
-    dev local localhost assert expect label placeholder
-    """
-)
 
 
 @dataclass(frozen=True)
@@ -134,7 +80,7 @@ class CandidateContext:
 
 
 def _tokens(text: str) -> list[str]:
-    return [t for t in _SPLIT.split(_CAMEL.sub(" ", text).lower()) if t]
+    return [t for t in SPLIT.split(CAMEL.sub(" ", text).lower()) if t]
 
 
 def key_name(before: str) -> str | None:
@@ -204,29 +150,29 @@ def value_features(value: str, key: str | None) -> Features:
     f["entropy_per_char"] = _entropy(v) / math.log2(max(2, min(n, 64))) if n > 1 else 0.0
     if n and len(set(v)) <= 2:
         f["few_distinct_chars"] = 1.0
-    if any(ch in _CODE_CHARS for ch in v):
+    if any(ch in CODE_CHARS for ch in v):
         f["value_code_chars"] = 1.0
     if v.endswith(("(", ")", "{", ";", ",")) or v.startswith(("(", ")")):
         f["value_code_edge"] = 1.0
-    if re.search(r"[A-Za-z0-9_]\.[A-Za-z_]", v) and not _URL_CREDS.match(v):
+    if re.search(r"[A-Za-z0-9_]\.[A-Za-z_]", v) and not URL_CREDS.match(v):
         f["value_dotted_name"] = 1.0
     if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+", v):
         f["value_identifier_case"] = 1.0
-    if _REFERENCE.search(v):
+    if REFERENCE.search(v):
         f["value_reference"] = 1.0
     if v.startswith(("$", "%", "@", "#{", "{")):
         f["value_sigil"] = 1.0
-    if _EXPLICIT_PLACEHOLDER.match(v):
+    if EXPLICIT_PLACEHOLDER.match(v):
         f["value_explicit_placeholder"] = 1.0
-    if _URL_CREDS.match(v):
+    if URL_CREDS.match(v):
         f["value_url_credentials"] = 1.0
     elif "://" in v:
         f["value_url"] = 1.0
-    if "/" in v and not _URL_CREDS.match(v) and v.count("/") >= 2 and shape != "base64":
+    if "/" in v and not URL_CREDS.match(v) and v.count("/") >= 2 and shape != "base64":
         f["value_path_like"] = 1.0
     if "@" in v and "." in v.split("@")[-1] and " " not in v:
         f["value_email_like"] = 1.0
-    if _PROVIDER_PREFIX.match(v):
+    if PROVIDER_PREFIX.match(v):
         f["value_provider_prefix"] = 1.0
     if v.startswith(("MII", "MFk", "MCow", "MFw")):
         f["value_der_base64"] = 1.0
@@ -261,14 +207,14 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["key_none"] = 1.0
     else:
         tokens = _tokens(key)
-        known = [t for t in tokens if t in _KEY_TOKENS]
+        known = [t for t in tokens if t in KEY_TOKENS]
         for token in set(known):
             f[f"key_{token}"] = 1.0
         if not known:
             f["key_unknown_words"] = 1.0
-        if any(t in _UI_KEYS for t in tokens):
+        if any(t in UI_KEYS for t in tokens):
             f["key_ui"] = 1.0
-        if any(t in _HASH_KEYS for t in tokens):
+        if any(t in HASH_KEYS for t in tokens):
             f["key_hash"] = 1.0
     stripped_before = before.rstrip()
     quote_before = stripped_before[-1:] in ("'", '"', "`")
@@ -280,17 +226,17 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["assigned_literal"] = 1.0
     if re.search(r"[=:]\s*(?:\(\s*)?$", stripped_before) and not quote_before:
         f["unquoted_after_operator"] = 1.0
-    if _COMMENT_START.match(line):
+    if COMMENT_START.match(line):
         f["line_comment"] = 1.0
-    if _I18N_CALL.search(stripped_before.rstrip("\"'`")):
+    if I18N_CALL.search(stripped_before.rstrip("\"'`")):
         f["i18n_call"] = 1.0
-    if _ENV_ACCESS.search(before[-80:]) or _ENV_ACCESS.search(after[:40]):
+    if ENV_ACCESS.search(before[-80:]) or ENV_ACCESS.search(after[:40]):
         f["env_lookup_near"] = 1.0
-    if _ASSERTION.search(before):
+    if ASSERTION.search(before):
         f["assertion_before"] = 1.0
-    if _COMPARISON.search(stripped_before):
+    if COMPARISON.search(stripped_before):
         f["comparison_before"] = 1.0
-    if _CLI_FLAG.search(stripped_before):
+    if CLI_FLAG.search(stripped_before):
         f["cli_flag"] = 1.0
     if after.lstrip().startswith(("(", ".", "[")):
         f["followed_by_call"] = 1.0
@@ -301,13 +247,13 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
     if "<" in before[-40:] and ">" in before[-40:] and "</" in after[:60]:
         f["xml_text"] = 1.0
     window = before[-120:] + " " + after[:60]
-    words = {w.lower() for w in _WORD.findall(window)}
-    key_words = {t for t in _tokens(key or "") if t in _KEY_TOKENS}
-    if (key_words | (words & _LINE_WORDS)) & _CREDENTIAL_WORDS:
+    words = {w.lower() for w in WORD.findall(window)}
+    key_words = {t for t in _tokens(key or "") if t in KEY_TOKENS}
+    if (key_words | (words & LINE_WORDS)) & CREDENTIAL_WORDS:
         f["credential_words_near"] = 1.0
-    for word in words & _LINE_WORDS:
+    for word in words & LINE_WORDS:
         f[f"line_{word}"] = 1.0
-    if {t for w in _WORD.findall(window) for t in _tokens(w)} & _HASH_WORDS:
+    if {t for w in WORD.findall(window) for t in _tokens(w)} & HASH_WORDS:
         f["line_hash_words"] = 1.0
     if len(line) > 400:
         f["long_line"] = 1.0
@@ -319,12 +265,12 @@ def path_features(path: str, paths: Iterable[str], *, test_only: bool = False) -
     kind = FileKind.TEST if test_only else file_kind(path)
     f[f"file_{kind.value}"] = 1.0
     tokens = set(path_tokens(path))
-    for group, names in _DIR_GROUPS.items():
+    for group, names in DIR_GROUPS.items():
         if tokens & names:
             f[f"path_{group}"] = 1.0
     name = path.rsplit("/", 1)[-1].lower()
     suffix = name.rsplit(".", 1)[-1] if "." in name else ""
-    if suffix in _SUFFIXES:
+    if suffix in SUFFIXES:
         f[f"ext_{suffix}"] = 1.0
     if name.startswith(".env") or name.endswith(".env"):
         f["ext_env"] = 1.0
@@ -336,42 +282,6 @@ def path_features(path: str, paths: Iterable[str], *, test_only: bool = False) -
         f["some_locations_test"] = 1.0
     f["depth"] = min(path.count("/"), 8) / 8
     return f
-
-
-_DIR_GROUPS: dict[str, frozenset[str]] = {
-    "docs": frozenset({"doc", "docs", "documentation", "wiki", "guide", "guides", "tutorial"}),
-    "vendor": frozenset({"vendor", "third", "node", "modules", "bower", "dist", "min", "lib"}),
-    "certs": frozenset({"cert", "certs", "ssl", "tls", "pki", "keys", "keystore", "ca"}),
-    "deploy": frozenset(
-        {
-            "deploy",
-            "deployment",
-            "k8s",
-            "kubernetes",
-            "helm",
-            "charts",
-            "ansible",
-            "roles",
-            "terraform",
-            "docker",
-            "compose",
-            "playbooks",
-            "inventory",
-            "ops",
-            "infra",
-        }
-    ),
-    "config": frozenset({"config", "configs", "conf", "settings", "etc", "env", "environments"}),
-    "i18n": frozenset({"i18n", "locale", "locales", "lang", "translations", "l10n", "messages"}),
-    "template": frozenset({"template", "templates", "tpl", "skeleton", "scaffold", "boilerplate"}),
-}
-_SUFFIXES = words(
-    """
-    py js ts go java rb php cs kt scala rs c cpp h swift sh bash ps1 yml yaml json toml ini
-    cfg conf properties xml env md rst txt html vue jsx tsx sql tf gradle lock ipynb pem key
-    crt example sample dist template tpl j2 erb
-    """
-)
 
 
 def rule_features(rule_id: str, rules: Iterable[str]) -> Features:
