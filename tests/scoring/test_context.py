@@ -87,3 +87,42 @@ def test_secrets_inherit_in_a_workflow_is_syntax() -> None:
     assert [(r.kind, r.status) for r in results] == [(CheckKind.SYNTAX, ValidationStatus.INVALID)]
     elsewhere = PlaceholderValidator().check("inherit", _finding("config/app.yml"))
     assert all(r.kind is not CheckKind.SYNTAX for r in elsewhere)
+
+
+def _git(root: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_a_staged_scan_scores_the_staged_line_not_the_working_tree(tmp_path: Path) -> None:
+    from thresher.findings.scan import ScanOptions, scan
+    from thresher.scoring.context import scan_contexts
+
+    value = "qX9vLm2Rt7Kp4Zw8aB3"
+    (tmp_path / "app.py").write_text("import os\n", encoding="utf-8")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", "app.py")
+    _git(tmp_path, "commit", "-qm", "init")
+    (tmp_path / "app.py").write_text(f'import os\nDB_PASSWORD = "{value}"\n', encoding="utf-8")
+    _git(tmp_path, "add", "app.py")
+    # The working tree moves on: the staged line is no longer line 2 on disk.
+    (tmp_path / "app.py").write_text(
+        f'import os\n\n\n# later edit\nDB_PASSWORD = "{value}"\n', encoding="utf-8"
+    )
+    result = scan(ScanOptions(root=tmp_path, staged=True))
+    contexts, _ = scan_contexts(result, tmp_path)
+    (ctx,) = contexts.values()
+    assert ctx.line == f'DB_PASSWORD = "{value}"'
+
+
+def test_lines_are_counted_as_the_scanner_counts_them(tmp_path: Path) -> None:
+    from thresher.scoring.context import LineReader
+
+    (tmp_path / "f.py").write_text('a = 1\n\x0cb = 2\nc = "x"\n', encoding="utf-8")
+    assert LineReader(tmp_path).line("f.py", 3) == 'c = "x"'

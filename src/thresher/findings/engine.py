@@ -19,7 +19,7 @@ import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
@@ -47,6 +47,8 @@ _SKIPPED_FILTERS = (
     "detect_secrets.filters.common.is_ignored_due_to_verification_policies",
 )
 BINARY_SNIFF_BYTES = 8192
+# Longest line text kept for the scorer (it reads only a window around the value).
+MAX_LINE_CHARS = 64 * 1024
 PRIVATE_KEY_TYPE = "Private Key"
 _PREFIX_GROUP_TYPES = {"GitHub Token", "GitLab Token"}
 _ARTIFACTORY_TYPE = "Artifactory Credentials"
@@ -117,6 +119,9 @@ class FileOutcome:
     scanned: bool
     detections: tuple[Detection, ...] = ()
     reason: str = ""
+    # The text of each line that holds a detection, as scanned (a diff scan reads git
+    # blobs, which the working tree need not match): what the scorer must read.
+    lines: dict[int, str] = field(default_factory=dict, repr=False)
 
 
 class _NamedText(io.StringIO):
@@ -158,7 +163,9 @@ class Engine:
             return FileOutcome(job.path, False, reason="excluded by detect-secrets' file filters")
         if job.added is not None:
             found = [d for d in found if d.line in job.added]
-        return FileOutcome(job.path, True, tuple(found))
+        split = text.split("\n")
+        lines = {d.line: split[d.line - 1][:MAX_LINE_CHARS] for d in found if d.line <= len(split)}
+        return FileOutcome(job.path, True, tuple(found), lines=lines)
 
     def _read(self, job: FileJob) -> bytes:
         assert job.disk is not None

@@ -17,7 +17,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
@@ -76,6 +76,9 @@ class ScanResult:
     stats: ScanStats
     # detect-secrets-shaped detections (no values): for baselines and comparisons
     candidates: tuple[Candidate, ...] = ()
+    # (path, line) -> the text of every line holding a detection, as scanned. Holds
+    # values, like the vault: in memory only, never printed or serialised.
+    line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,8 @@ def scan(options: ScanOptions) -> ScanResult:
         raw_candidates=len(detections),
         seconds=time.perf_counter() - started,
     )
-    return ScanResult(findings, vault, stats, candidates_of(kept))
+    line_text = {(o.path, n): text for o in outcomes for n, text in o.lines.items()}
+    return ScanResult(findings, vault, stats, candidates_of(kept), line_text)
 
 
 def _checked_rules(rules: Sequence[CustomRule]) -> dict[str, CustomRule]:

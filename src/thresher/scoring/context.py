@@ -27,11 +27,17 @@ MAX_LINE_CHARS = 64 * 1024
 
 
 class LineReader:
-    """Lines of files under ``root``, each file read once and cached."""
+    """Lines of files under ``root``, each file read once and cached.
 
-    def __init__(self, root: Path) -> None:
+    ``scanned`` holds the text of the lines the scanner read (a diff or staged scan reads
+    git blobs, which the working tree need not match): those win over the disk, and the
+    disk is trusted for the surrounding lines only where it still agrees with them.
+    """
+
+    def __init__(self, root: Path, scanned: Mapping[tuple[str, int], str] | None = None) -> None:
         self._root = root.resolve()
         self._files: dict[str, list[str]] = {}
+        self._scanned = dict(scanned or {})
 
     def lines(self, path: str) -> list[str]:
         lines = self._files.get(path)
@@ -41,13 +47,22 @@ class LineReader:
         return lines
 
     def line(self, path: str, number: int) -> str:
+        known = self._scanned.get((path, number))
+        if known is not None:
+            return known[:MAX_LINE_CHARS]
         lines = self.lines(path)
         if 1 <= number <= len(lines):
             return lines[number - 1][:MAX_LINE_CHARS]
         return ""
 
     def in_test_block(self, path: str, number: int) -> bool:
-        return in_test_block(self.lines(path), number)
+        lines = self.lines(path)
+        known = self._scanned.get((path, number))
+        if known is not None and (
+            number > len(lines) or lines[number - 1][:MAX_LINE_CHARS] != known[:MAX_LINE_CHARS]
+        ):
+            return False  # the working tree is not what was scanned: no context to read
+        return in_test_block(lines, number)
 
     def _read(self, path: str) -> list[str]:
         target = (self._root / path).resolve()
@@ -58,10 +73,10 @@ class LineReader:
                 data = handle.read(MAX_FILE_BYTES)
         except OSError:
             return []
-        # Split as the scanner counts lines ("\n" only): str.splitlines would also break
-        # on form feeds and other separators and hand the scorer the wrong line.
-        text = data.decode("utf-8", "replace")
-        return [line.removesuffix("\r") for line in text.split("\n")]
+        # Split as the scanner counts lines (universal newlines, then "\n"): str.splitlines
+        # would also break on form feeds and other separators and give the wrong line.
+        text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+        return text.split("\n")
 
 
 # How far back to look for the enclosing test function or test module.
@@ -184,7 +199,7 @@ def scan_contexts(
         for finding in result.findings
         if (value := result.vault.get(finding.id)) is not None
     }
-    reader = LineReader(root)
+    reader = LineReader(root, result.line_text)
     contexts = build_contexts(
         result.findings,
         result.vault.get,
