@@ -138,7 +138,8 @@ def test_eval_folds_cross_validate_by_repository(cli: Cli, tmp_path: Path) -> No
     result = cli("eval", str(root), "--folds", "2", "--json", "scores.json")
     assert result.exit_code == 0, result.stderr
     scores = json.loads((tmp_path / "scores.json").read_text())
-    assert scores["mode"] == "grouped 2-fold cross-validation by repository"
+    assert scores["mode"] == "grouped cross-validation by repository"
+    assert scores["folds_requested"] == 2
     assert scores["in_sample"] is False
     folds = scores["folds"]
     assert [f["fold"] for f in folds] == [1, 2]

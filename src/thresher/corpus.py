@@ -170,7 +170,7 @@ def samples_of(scanned: RepoScan) -> list[Sample]:
                 checks=ctx.checks,
                 labels=dict(sorted(by_finding.get(finding.id, Counter()).items())),
                 rule=finding.rule_id,
-                file_kind=file_kind(ctx.path).value,
+                file_kind=file_kind(ctx.path),
             )
         )
     return samples

@@ -28,6 +28,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -43,6 +44,11 @@ from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
 
 CALIBRATION_BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0)
+
+
+class EvalMode(StrEnum):
+    SHIPPED = "shipped scorer"
+    CROSS_VALIDATED = "grouped cross-validation by repository"
 
 
 class Scores(BaseModel):
@@ -94,7 +100,8 @@ class EvalResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     corpus: str
-    mode: str  # "shipped scorer" | "grouped K-fold cross-validation"
+    mode: EvalMode
+    folds_requested: int | None = None
     in_sample: bool
     repositories: int
     flagged_lines: int
@@ -104,7 +111,7 @@ class EvalResult(BaseModel):
     thresher: Scores
     baseline: Scores
     oracle: Scores
-    escalate: str
+    escalate: Escalate
     escalation_rate: float
     confusion: dict[str, dict[str, int]]
     by_rule: dict[str, Breakdown]
@@ -305,7 +312,7 @@ def evaluate(
         scorer = shipped_scorer()
         for repo in repos:
             run(repo, scorer, total)
-        mode = "shipped scorer"
+        mode = EvalMode.SHIPPED
         in_sample = _digest_matches(corpus, scorer)
     else:
         for number, (members, scorer) in enumerate(_fold_scorers(corpus, repos, options.folds), 1):
@@ -334,7 +341,7 @@ def evaluate(
             total.input_tokens += tally.input_tokens
             total.output_tokens += tally.output_tokens
             total.models = tally.models
-        mode = f"grouped {options.folds}-fold cross-validation by repository"
+        mode = EvalMode.CROSS_VALIDATED
         in_sample = False
     return _result(corpus, total, folds, mode, in_sample, options, started)
 
@@ -378,7 +385,7 @@ def _result(
     corpus: Corpus,
     tally: _Tally,
     folds: list[FoldResult],
-    mode: str,
+    mode: EvalMode,
     in_sample: bool,
     options: EvalOptions,
     started: float,
@@ -416,6 +423,7 @@ def _result(
     return EvalResult(
         corpus=str(corpus.files.parent),
         mode=mode,
+        folds_requested=options.folds,
         in_sample=in_sample,
         repositories=len({line.repo for line in tally.lines}),
         flagged_lines=len(tally.lines),
@@ -425,7 +433,7 @@ def _result(
         thresher=thresher,
         baseline=_scores(real_total, len(labelled) - real_total, 0),
         oracle=oracle,
-        escalate=options.escalate.value,
+        escalate=options.escalate,
         escalation_rate=_escalation_rate(decisions),
         confusion=confusion,
         by_rule=_breakdown(tally.lines, lambda line: line.rule),

@@ -23,7 +23,8 @@ def render_text(result: EvalResult) -> str:
     lines = [
         f"corpus: {result.corpus} ({result.repositories} repositories, each scanned as its "
         "own root)",
-        f"mode: {result.mode}",
+        f"mode: {result.mode.value}"
+        + (f" ({result.folds_requested} folds)" if result.folds_requested else ""),
     ]
     if result.in_sample:
         lines.append(
@@ -42,7 +43,7 @@ def render_text(result: EvalResult) -> str:
         f"baseline         {b.precision:9.3f} {b.recall:7.3f} {b.f1:6.3f}   "
         "(every flagged line real)",
         "",
-        f"escalation rate (--escalate {result.escalate}): {result.escalation_rate:.1%} of "
+        f"escalation rate (--escalate {result.escalate.value}): {result.escalation_rate:.1%} of "
         f"{result.findings} findings",
     ]
     if result.folds:

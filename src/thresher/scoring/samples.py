@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from thresher.findings.filekind import FileKind
 from thresher.scoring.features import Features
 
 
@@ -21,4 +22,4 @@ class Sample:
     checks: tuple[tuple[str, str], ...] = ()
     labels: dict[str, int] = field(default_factory=dict)
     rule: str = ""
-    file_kind: str = ""
+    file_kind: FileKind = FileKind.OTHER
