@@ -206,7 +206,7 @@ def run_scan(
         redactor=redactor,
         run_meter=run_meter,
         validators=ValidatorRegistry.default(live=request.verify_live and not request.dry_run),
-        workspace=Workspace(request.root, value_for=result.vault.get),
+        workspace=Workspace(request.root, value_for=result.vault.get, redact=redactor.text),
         transcripts_dir=run_dir / "transcripts",
     )
     tribunal = Tribunal(

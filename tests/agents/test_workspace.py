@@ -517,3 +517,29 @@ def test_hostile_repository_config_runs_nothing(
     tools.git_show(GitShowArgs(rev=secret_history["added"], path="config.py"))
     assert not marker.exists()
     assert len(found.data["commits"]) == 2
+
+
+def test_a_value_straddling_any_cut_is_redacted_whole(repo: Path) -> None:
+    """Redaction runs on whole texts before read_file, grep and git_show cut them, so no
+    part of a value on either side of a cut reaches the model."""
+    from tests.tokens import github_token
+    from thresher.redaction import Redactor
+
+    token = github_token()
+    line = "x" * 70 + f' TOKEN = "{token}"'  # the 100-character cut falls inside the token
+    (repo / "cfg.py").write_text(line + "\n", encoding="utf-8")
+    head = commit_all(repo, "add cfg")
+    redactor = Redactor([token])
+    ws = Workspace(repo, max_output_chars=100, redact=redactor.text)
+    outputs = [
+        ws.read_file(ReadFileArgs(path="cfg.py")),
+        ws.grep(GrepArgs(pattern="TOKEN", path=".")),
+        ws.git_show(GitShowArgs(rev=head, path="cfg.py")),
+        ws.git_show(GitShowArgs(rev=head)),
+    ]
+    for out in outputs:
+        dumped = out.text + json.dumps(out.data)
+        assert token[:12] not in dumped and token[-12:] not in dumped
+    # Redacting only after the cut, as before, leaves the first part of the value readable.
+    late = Workspace(repo, max_output_chars=100).read_file(ReadFileArgs(path="cfg.py"))
+    assert token[:12] in redactor.text(late.text)

@@ -54,13 +54,17 @@ def _git_env(root: Path) -> dict[str, str]:
     }  # fmt: skip
 
 
+# Longer than any single credential (an RSA-4096 PEM block is about 3.3 kB).
+_REDACTION_MARGIN = 8 * 1024
+
+
 def _is_binary(data: bytes) -> bool:
     return b"\x00" in data[:BINARY_SNIFF_BYTES]
 
 
-def _split_lines(data: bytes) -> list[str]:
+def _split_lines(data: bytes | str) -> list[str]:
     """Newlines only, as editors count; ``splitlines`` also splits on form feeds."""
-    text = data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")] if text else []
 
 
@@ -140,9 +144,13 @@ class Workspace:
         *,
         value_for: Callable[[str], str | None] = lambda _id: None,
         max_output_chars: int = 20_000,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         self._root, self._value_for, self._max_chars = root.resolve(), value_for, max_output_chars
         self._env = _git_env(self._root)
+        # Applied to whole texts before any cut: a value straddling a cut would no longer
+        # be recognised afterwards, and up to all but one of its characters would leak.
+        self._redact: Callable[[str], str] = redact or (lambda text: text)
 
     def _relative(self, raw: str) -> PurePosixPath:
         """Lexical checks alone, enough for names that only git interprets."""
@@ -181,6 +189,7 @@ class Workspace:
             return handle.read(limit + 1)
 
     def _cap(self, text: str, hint: str) -> tuple[str, bool]:
+        text = self._redact(text)
         limit = self._max_chars
         if len(text) <= limit:
             return text, False
@@ -194,7 +203,7 @@ class Workspace:
         data = self._read_regular(target, shown, MAX_READ_BYTES)
         if _is_binary(data):
             raise ToolError(f"{shown} is a binary file; read_file shows text only")
-        lines = _split_lines(data)
+        lines = _split_lines(self._redact(data.decode("utf-8", errors="replace")))
         start = args.start_line or 1
         end = args.end_line if args.end_line is not None else start + DEFAULT_READ_LINES - 1
         if end < start:
@@ -281,7 +290,8 @@ class Workspace:
                     raise
                 skipped += 1
                 continue
-            for number, line in enumerate(_split_lines(data), start=1):
+            text = self._redact(data.decode("utf-8", errors="replace"))
+            for number, line in enumerate(_split_lines(text), start=1):
                 if not regex.search(line[:MAX_GREP_LINE_CHARS]):
                     continue
                 if len(matches) == args.max_matches:
@@ -327,7 +337,9 @@ class Workspace:
             raise ToolError(f"git failed: {message or f'exit status {code}'}")
 
     def _git_output(self, *args: str) -> bytes:
-        budget = 4 * self._max_chars  # UTF-8 needs at most four bytes a character
+        # UTF-8 needs at most four bytes a character; the margin lets a value that starts
+        # before the cut be read whole, so redaction (in _cap) still recognises it.
+        budget = 4 * self._max_chars + _REDACTION_MARGIN
         parts: list[bytes] = []
         with closing(self._git(*args)) as chunks:
             for chunk in chunks:
