@@ -543,3 +543,17 @@ def test_a_value_straddling_any_cut_is_redacted_whole(repo: Path) -> None:
     # Redacting only after the cut, as before, leaves the first part of the value readable.
     late = Workspace(repo, max_output_chars=100).read_file(ReadFileArgs(path="cfg.py"))
     assert token[:12] in redactor.text(late.text)
+
+
+def test_grep_runs_in_linear_time_on_a_catastrophic_pattern(ws: Path) -> None:
+    """Python's re needs about 2**26 steps here; RE2 answers at once, so a model's pattern
+    cannot stall the session."""
+    (ws / "min.js").write_text("a" * 26 + "b\n", encoding="utf-8")
+    out = Workspace(ws).grep(GrepArgs(pattern="^(a+)+$", path="."))
+    assert out.data["matches"] == []
+
+
+def test_grep_explains_patterns_the_linear_engine_refuses(ws: Path) -> None:
+    (ws / "a.txt").write_text("abab\n", encoding="utf-8")
+    with pytest.raises(ToolError, match=r"invalid regex .*RE2: linear time, no backreferences"):
+        Workspace(ws).grep(GrepArgs(pattern=r"(ab)\1", path="."))

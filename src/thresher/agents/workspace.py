@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import GitLogArgs, GitShowArgs, GrepArgs, ListDirArgs, ReadFileArgs
@@ -54,6 +54,7 @@ def _git_env(root: Path) -> dict[str, str]:
     }  # fmt: skip
 
 
+_RE2_MAX_MEM = 8 << 20  # bytes of compiled program: a pathological pattern fails, fast
 # Longer than any single credential (an RSA-4096 PEM block is about 3.3 kB).
 _REDACTION_MARGIN = 8 * 1024
 
@@ -66,6 +67,31 @@ def _split_lines(data: bytes | str) -> list[str]:
     """Newlines only, as editors count; ``splitlines`` also splits on form feeds."""
     text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else data
     return [line.removesuffix("\r") for line in text.removesuffix("\n").split("\n")] if text else []
+
+
+class _Searcher(Protocol):
+    def search(self, text: str) -> object: ...
+
+
+def _linear_regex(pattern: str) -> _Searcher:
+    """A model-written pattern compiled by RE2, whose matching time is linear in the text:
+    ``^(a+)+$`` on a long line cannot stall the session (Python's ``re`` backtracks
+    exponentially on it). RE2 has no backreferences or lookaround; such a pattern comes
+    back to the model as a tool error it can correct."""
+    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension, not needed at start
+
+    options = re2.Options()
+    options.log_errors = False  # errors go to the model, not to the user's terminal
+    options.max_mem = _RE2_MAX_MEM
+    try:
+        compiled: _Searcher = re2.compile(pattern, options)
+    except re2.error as exc:
+        detail = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else exc
+        raise ToolError(
+            f"invalid regex {pattern!r}: {detail} (patterns run on RE2: linear time, no "
+            "backreferences or lookaround)"
+        ) from None
+    return compiled
 
 
 def _printable(name: str) -> str:
@@ -271,10 +297,7 @@ class Workspace:
 
     def grep(self, args: GrepArgs) -> ToolOutput:
         """Capped per file, per line and in matches, so one minified file cannot flood it."""
-        try:
-            regex = re.compile(args.pattern)
-        except re.error as exc:
-            raise ToolError(f"invalid regex {args.pattern!r}: {exc}") from exc
+        regex = _linear_regex(args.pattern)
         target, _ = self._resolve(args.path)
         explicit = not target.is_dir()
         matches: list[dict[str, Any]] = []
