@@ -144,3 +144,25 @@ def test_json_lists_from_the_environment(tmp_path: Path) -> None:
     assert skills.disabled == ("jwts", "passwords")
     with pytest.raises(ConfigError, match="THRESHER_SKILLS__ANALYSIS__DISABLED: invalid JSON"):
         load_settings(cwd=tmp_path, environ={"THRESHER_SKILLS__ANALYSIS__DISABLED": "[oops"})
+
+
+def test_a_projects_broken_pyproject_without_thresher_table_does_not_block(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("[project\nname = 'x'\n", encoding="utf-8")
+    loaded = load_settings(cwd=tmp_path, environ={})
+    assert loaded.config_file is None
+
+
+def test_a_broken_pyproject_that_configures_thresher_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.thresher\ncolor = 1\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"pyproject\.toml: invalid TOML") as info:
+        load_settings(cwd=tmp_path, environ={})
+    assert info.value.exit_code is ExitCode.USAGE
+
+
+def test_a_config_file_that_is_not_utf8_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "thresher.toml").write_bytes(b"# caf\xe9\ncolor = true\n")
+    with pytest.raises(ConfigError, match=r"thresher\.toml: not UTF-8 text") as info:
+        load_settings(cwd=tmp_path, environ={})
+    assert info.value.exit_code is ExitCode.USAGE

@@ -204,9 +204,25 @@ def _find_config(explicit: Path | None, cwd: Path) -> Path | None:
     if dedicated.is_file():
         return dedicated
     pyproject = cwd / "pyproject.toml"
-    if pyproject.is_file() and "thresher" in _read_toml(pyproject).get("tool", {}):
+    if pyproject.is_file() and _names_thresher(pyproject):
         return pyproject
     return None
+
+
+def _names_thresher(pyproject: Path) -> bool:
+    """Whether a found ``pyproject.toml`` configures thresher. A project's own file that is
+    broken but has no ``[tool.thresher]`` table is the project's business, not a reason
+    to refuse the scan."""
+    try:
+        return "thresher" in _read_toml(pyproject).get("tool", {})
+    except ConfigError:
+        try:
+            text = pyproject.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            return False
+        if "tool.thresher" in text:
+            raise  # it does try to configure thresher: say what is wrong with it
+        return False
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -215,6 +231,10 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}", hint="fix the syntax") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start})", hint="TOML files are UTF-8"
+        ) from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
 

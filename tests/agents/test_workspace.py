@@ -557,3 +557,17 @@ def test_grep_explains_patterns_the_linear_engine_refuses(ws: Path) -> None:
     (ws / "a.txt").write_text("abab\n", encoding="utf-8")
     with pytest.raises(ToolError, match=r"invalid regex .*RE2: linear time, no backreferences"):
         Workspace(ws).grep(GrepArgs(pattern=r"(ab)\1", path="."))
+
+
+def test_git_internals_are_refused_even_through_a_link(repo: Path) -> None:
+    """actions/checkout writes its token into .git/config as an http.extraheader."""
+    (repo / "link").symlink_to(repo / ".git" / "config")
+    ws = Workspace(repo)
+    for call in (
+        lambda: ws.read_file(ReadFileArgs(path=".git/config")),
+        lambda: ws.read_file(ReadFileArgs(path="link")),
+        lambda: ws.list_dir(ListDirArgs(path=".git")),
+        lambda: ws.grep(GrepArgs(pattern="extraheader", path=".git")),
+    ):
+        with pytest.raises(ToolError, match=r"\.git/ internals are refused"):
+            call()

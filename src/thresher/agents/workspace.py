@@ -54,6 +54,9 @@ def _git_env(root: Path) -> dict[str, str]:
     }  # fmt: skip
 
 
+# .git/ holds credentials (actions/checkout's http.extraheader in .git/config) and
+# hooks; history is read through git_log and git_show instead.
+_GIT_INTERNALS = "{shown}: .git/ internals are refused; use git_log or git_show for history"
 _RE2_MAX_MEM = 8 << 20  # bytes of compiled program: a pathological pattern fails, fast
 # Longer than any single credential (an RSA-4096 PEM block is about 3.3 kB).
 _REDACTION_MARGIN = 8 * 1024
@@ -183,6 +186,8 @@ class Workspace:
         rel = PurePosixPath(raw or ".")
         if "\x00" in raw or rel.is_absolute() or ".." in rel.parts:
             raise ToolError(f"{raw!r} refused: use a path relative to the workspace, without '..'")
+        if ".git" in rel.parts:
+            raise ToolError(_GIT_INTERNALS.format(shown=rel.as_posix()))
         return rel
 
     def _resolve(self, raw: str) -> tuple[Path, str]:
@@ -194,6 +199,8 @@ class Workspace:
             raise ToolError(f"{shown}: cannot resolve ({exc})") from exc
         if not target.is_relative_to(self._root):
             raise ToolError(f"{shown} resolves outside the workspace (symlink); refused")
+        if ".git" in target.relative_to(self._root).parts:
+            raise ToolError(_GIT_INTERNALS.format(shown=shown))
         if not target.exists():
             raise ToolError(f"{shown}: no such file or directory")
         return target, shown
