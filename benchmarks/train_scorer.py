@@ -15,12 +15,12 @@ fails unless retraining reproduces the shipped files byte for byte.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 from pathlib import Path
 
 from thresher.corpus import corpus_digest, load_corpus, samples_of, scan_repositories
+from thresher.scoring import metrics
 from thresher.scoring.model import ARTIFACT_FORMAT, CLASSES, Artifact, dump_artifact
 from thresher.scoring.train import (
     CEILING_TARGET,
@@ -31,7 +31,6 @@ from thresher.scoring.train import (
     RECALL_TARGET,
     STEPS,
     FoldReport,
-    calibration_table,
     cross_validate,
     fit,
     select,
@@ -56,15 +55,6 @@ def _fold_dict(report: FoldReport) -> dict[str, object]:
         "real_threshold": report.operating_point.real_threshold,
         "band": [report.operating_point.band_low, report.operating_point.band_high],
         "regularisation": report.regularisation,
-    }
-
-
-def _spread(values: list[float]) -> dict[str, float]:
-    return {
-        "mean": round(statistics.fmean(values), 4),
-        "stdev": round(statistics.pstdev(values), 4),
-        "min": round(min(values), 4),
-        "max": round(max(values), 4),
     }
 
 
@@ -210,12 +200,12 @@ def main() -> int:
     lam, point = select(samples, FOLDS)
     weights = fit(samples, lam)
     summary = {
-        "precision": _spread([r.offline.precision for r in reports]),
-        "recall": _spread([r.offline.recall for r in reports]),
-        "f1": _spread([r.offline.f1 for r in reports]),
-        "escalation_rate": _spread([r.escalation_rate for r in reports]),
-        "oracle_precision": _spread([r.oracle.precision for r in reports]),
-        "oracle_recall": _spread([r.oracle.recall for r in reports]),
+        "precision": metrics.spread([r.offline.precision for r in reports]),
+        "recall": metrics.spread([r.offline.recall for r in reports]),
+        "f1": metrics.spread([r.offline.f1 for r in reports]),
+        "escalation_rate": metrics.spread([r.escalation_rate for r in reports]),
+        "oracle_precision": metrics.spread([r.oracle.precision for r in reports]),
+        "oracle_recall": metrics.spread([r.oracle.recall for r in reports]),
     }
     artifact = Artifact(
         format=ARTIFACT_FORMAT,
@@ -235,7 +225,7 @@ def main() -> int:
         cross_validation={
             "folds": [_fold_dict(r) for r in reports],
             "summary": summary,
-            "calibration": calibration_table(calibration),
+            "calibration": [row.model_dump() for row in metrics.calibration(calibration)],
         },
     )
     out = Path(args.out)

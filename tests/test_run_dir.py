@@ -3,23 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 from typer.testing import Result
 
+from tests.gitrepo import git
 from tests.tokens import github_token
 
 Cli = Callable[..., Result]
-
-
-def git(root: Path, *args: str) -> str:
-    command = [
-        "git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
-        "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args,
-    ]  # fmt: skip
-    return subprocess.run(command, cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 def repository(root: Path) -> None:

@@ -22,8 +22,6 @@ decided correctly and every other one kept its offline decision.
 
 from __future__ import annotations
 
-import itertools
-import statistics
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -34,16 +32,22 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from thresher.config import Settings
-from thresher.corpus import LABELS, Corpus, load_corpus
+from thresher.corpus import (
+    LABELS,
+    Corpus,
+    corpus_digest,
+    load_corpus,
+    samples_of,
+    scan_repositories,
+)
 from thresher.decisions import Decision
 from thresher.errors import UsageError
 from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.results import Classification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
+from thresher.scoring.metrics import CalibrationRow, calibration, spread
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
-
-CALIBRATION_BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0)
 
 
 class EvalMode(StrEnum):
@@ -70,16 +74,6 @@ class Breakdown(BaseModel):
     lines: int
     labels: dict[str, int]
     scores: Scores
-
-
-class CalibrationRow(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    low: float
-    high: float
-    lines: int
-    predicted: float
-    observed: float
 
 
 class FoldResult(BaseModel):
@@ -235,30 +229,11 @@ def _breakdown(lines: list[_Line], key: Callable[[_Line], str]) -> dict[str, Bre
 
 
 def _calibration(lines: list[_Line]) -> list[CalibrationRow]:
-    rows: list[CalibrationRow] = []
-    scored = [(line.p_real, line.truth == "real") for line in lines if line.truth is not None]
-    for low, high in itertools.pairwise(CALIBRATION_BINS):
-        inside = [
-            real
-            for p, real in scored
-            if p is not None and (low <= p < high or (high >= 1.0 and p == 1.0))
-        ]
-        if inside:
-            predicted = [
-                p
-                for p, _ in scored
-                if p is not None and (low <= p < high or (high >= 1.0 and p == 1.0))
-            ]
-            rows.append(
-                CalibrationRow(
-                    low=low,
-                    high=high,
-                    lines=len(inside),
-                    predicted=round(statistics.fmean(predicted), 3),
-                    observed=round(sum(inside) / len(inside), 3),
-                )
-            )
-    return rows
+    return calibration(
+        (line.p_real, int(line.truth == "real"), 1)
+        for line in lines
+        if line.truth is not None and line.p_real is not None
+    )
 
 
 def _escalation_rate(decisions: list[Decision]) -> float:
@@ -352,8 +327,6 @@ def _has_labels(corpus: Corpus, repo: str) -> bool:
 
 
 def _digest_matches(corpus: Corpus, scorer: Scorer) -> bool:
-    from thresher.corpus import corpus_digest
-
     return scorer.artifact.training.get("corpus_digest") == corpus_digest(corpus)
 
 
@@ -366,8 +339,6 @@ def _fold_scorers(corpus: Corpus, repos: list[str], k: int) -> list[tuple[list[s
             f"--folds needs numpy to train the per-fold scorers ({exc})",
             hint="pip install 'thresher[train]'",
         ) from None
-    from thresher.corpus import samples_of, scan_repositories
-
     samples = [s for scanned in scan_repositories(corpus, repos=repos) for s in samples_of(scanned)]
     if len({s.group for s in samples}) < k:
         raise UsageError(f"--folds {k}: the corpus has fewer repositories with findings than {k}")
@@ -399,14 +370,6 @@ def _result(
     real_total = sum(1 for line in labelled if line.truth == "real")
     all_real = sum(1 for v in corpus.labels.values() if v == "real")
     decisions = tally.decisions
-
-    def spread(values: list[float]) -> dict[str, float]:
-        return {
-            "mean": round(statistics.fmean(values), 4),
-            "stdev": round(statistics.pstdev(values), 4),
-            "min": round(min(values), 4),
-            "max": round(max(values), 4),
-        }
 
     summary = (
         {

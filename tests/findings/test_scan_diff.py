@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.gitrepo import git
 from tests.tokens import github_token
 from thresher.findings.gitscope import parse_added_lines
 from thresher.findings.scan import ScanError, ScanOptions, scan
-
-
-def git(root: Path, *args: str) -> str:
-    command = [
-        "git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
-        "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args,
-    ]  # fmt: skip
-    return subprocess.run(command, cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 def token_line(seed: int) -> str:

@@ -3,22 +3,14 @@ tree without ``.git`` elsewhere; binaries and oversized files are skipped."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.gitrepo import git
 from tests.tokens import github_token
 from thresher.findings import scan as scan_module
 from thresher.findings.scan import ScanError, ScanOptions, scan
-
-
-def git(root: Path, *args: str) -> str:
-    command = [
-        "git", "-c", "user.name=t", "-c", "user.email=t@example.invalid",
-        "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", *args,
-    ]  # fmt: skip
-    return subprocess.run(command, cwd=root, check=True, capture_output=True, text=True).stdout
 
 
 def secret_line(seed: int) -> str:

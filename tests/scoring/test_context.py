@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.gitrepo import git
 from thresher.findings.model import Finding, Location
 from thresher.scoring.context import in_test_block
 from thresher.scoring.references import Referenced, references, wants_lookup
@@ -89,28 +90,17 @@ def test_secrets_inherit_in_a_workflow_is_syntax() -> None:
     assert all(r.kind is not CheckKind.SYNTAX for r in elsewhere)
 
 
-def _git(root: Path, *args: str) -> None:
-    import subprocess
-
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
-
-
 def test_a_staged_scan_scores_the_staged_line_not_the_working_tree(tmp_path: Path) -> None:
     from thresher.findings.scan import ScanOptions, scan
     from thresher.scoring.context import scan_contexts
 
     value = "qX9vLm2Rt7Kp4Zw8aB3"
     (tmp_path / "app.py").write_text("import os\n", encoding="utf-8")
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", "app.py")
-    _git(tmp_path, "commit", "-qm", "init")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", "app.py")
+    git(tmp_path, "commit", "-qm", "init")
     (tmp_path / "app.py").write_text(f'import os\nDB_PASSWORD = "{value}"\n', encoding="utf-8")
-    _git(tmp_path, "add", "app.py")
+    git(tmp_path, "add", "app.py")
     # The working tree moves on: the staged line is no longer line 2 on disk.
     (tmp_path / "app.py").write_text(
         f'import os\n\n\n# later edit\nDB_PASSWORD = "{value}"\n', encoding="utf-8"

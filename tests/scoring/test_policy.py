@@ -87,7 +87,10 @@ def test_policies_all_and_never() -> None:
     a = assessed(0.99)
     call = offline_call(a, [], POINT)
     assert escalation_for(call, a, Escalate.ALL, BAND).would_escalate
-    assert not escalation_for(assessed(0.5) and call, a, Escalate.NEVER, BAND).would_escalate
+    uncertain = assessed(0.5)
+    uncertain_call = offline_call(uncertain, [], POINT)
+    assert escalation_for(uncertain_call, uncertain, Escalate.UNCERTAIN, BAND).would_escalate
+    assert not escalation_for(uncertain_call, uncertain, Escalate.NEVER, BAND).would_escalate
 
 
 def test_a_syntax_keyword_is_hard_evidence() -> None:

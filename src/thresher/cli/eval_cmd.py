@@ -11,11 +11,9 @@ import typer
 
 from thresher.errors import UsageError
 
-
-class EscalateChoice(StrEnum):
-    UNCERTAIN = "uncertain"
-    ALL = "all"
-    NEVER = "never"
+# The CLI's own copy of the policy names: importing thresher.scoring.policy here would pull
+# pydantic into `thresher --help`.
+from .scan_cmd import EscalateChoice, parse_band
 
 
 def eval_command(
@@ -55,7 +53,6 @@ def eval_command(
     from thresher.scoring.policy import Escalate
 
     from .app import state_of
-    from .scan_cmd import parse_band
 
     state = state_of(ctx)
     if not corpus.is_dir():

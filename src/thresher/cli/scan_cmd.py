@@ -40,6 +40,8 @@ def parse_band(text: str) -> Band:
 
 
 class EscalateChoice(StrEnum):
+    """`thresher.scoring.policy.Escalate` for the CLI, which must not import pydantic at start."""
+
     UNCERTAIN = "uncertain"
     ALL = "all"
     NEVER = "never"

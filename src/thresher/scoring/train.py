@@ -15,7 +15,6 @@ artifact bytes.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -68,7 +67,6 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "entropy_only": (-3.0, 0.0, 3.0),
 }
 _GRID = tuple(round(x, 3) for x in np.arange(0.005, 1.0, 0.005))
-CALIBRATION_BINS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.9, 0.98, 1.0)
 
 
 class TrainingError(UsageError):
@@ -335,27 +333,3 @@ def cross_validate(
             )
         )
     return reports, calibration
-
-
-def calibration_table(rows: Iterable[tuple[float, int, int]]) -> list[dict[str, float | int]]:
-    """Predicted P(real) in bins against the observed share of real lines."""
-    table: list[dict[str, float | int]] = []
-    data = list(rows)
-    for low, high in itertools.pairwise(CALIBRATION_BINS):
-        last = high >= 1.0
-        inside = [r for r in data if low <= r[0] < high or (last and r[0] == 1.0)]
-        lines = sum(r[2] for r in inside)
-        if not lines:
-            continue
-        predicted = sum(r[0] * r[2] for r in inside) / lines
-        observed = sum(r[1] for r in inside) / lines
-        table.append(
-            {
-                "low": low,
-                "high": high,
-                "lines": lines,
-                "predicted": round(predicted, 3),
-                "observed": round(observed, 3),
-            }
-        )
-    return table
