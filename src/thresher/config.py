@@ -26,6 +26,7 @@ __all__ = [
     "AgentName",
     "AgentSettings",
     "AgentSkills",
+    "HttpSettings",
     "LoadedSettings",
     "ProviderName",
     "ProviderSettings",
@@ -117,6 +118,23 @@ class RuleSettings(_Frozen):
         return value
 
 
+class HttpSettings(_Frozen):
+    """How long a model request may take, and when a provider is given up on.
+
+    ``total_timeout`` bounds one request from its first byte sent to its last byte
+    read, retries not included: a server that drips a byte every few seconds never
+    trips a read timeout, so the read timeout alone bounds nothing. After
+    ``breaker_failures`` consecutive failed requests a provider's circuit opens and
+    the rest of the run is decided offline.
+    """
+
+    connect_timeout: float = Field(default=10.0, gt=0)
+    read_timeout: float = Field(default=60.0, gt=0)
+    total_timeout: float = Field(default=180.0, gt=0)
+    max_attempts: int = Field(default=4, ge=1, le=10)
+    breaker_failures: int = Field(default=3, ge=1)
+
+
 class Settings(_Frozen):
     """Resolved settings for one invocation."""
 
@@ -128,6 +146,7 @@ class Settings(_Frozen):
     skills: dict[AgentName, AgentSkills] = Field(default_factory=dict)
     providers: dict[ProviderName, ProviderSettings] = Field(default_factory=dict)
     rules: tuple[RuleSettings, ...] = ()
+    http: HttpSettings = Field(default_factory=HttpSettings)
 
     def agent(self, name: AgentName) -> AgentSettings:
         return self.agents.get(name, AgentSettings())
@@ -301,7 +320,8 @@ _KNOWN_KEYS_HINT = (
     "known keys: color, prompts_dir, agents.<agent>.model, agents.<agent>.definition, "
     "skills.<agent>.disabled, skills.<agent>.directories, skills.<agent>.mounts, "
     "providers.<provider>.base_url, providers.<provider>.api_key_env, "
-    "rules (id, pattern, severity, description) "
+    "rules (id, pattern, severity, description), http.connect_timeout, http.read_timeout, "
+    "http.total_timeout, http.max_attempts, http.breaker_failures "
     "(agents: analysis, challenger, judge); see the README's Configuration section"
 )
 
