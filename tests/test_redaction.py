@@ -271,6 +271,7 @@ def test_a_run_keeps_rule_ids_and_paths_equal_to_candidate_values(
     (tmp_path / "thresher.toml").write_text(
         f'{agents}[providers.openai]\nbase_url = "{openai_server.api_base}"\n'
     )
+    monkeypatch.setenv("THRESHER_CONFIG", str(tmp_path / "thresher.toml"))
     monkeypatch.setenv("OPENAI_API_KEY", "loopback-test-key")
     quote_in_submissions(openai_server, f"{RULE} in {PATH}, like {token}")
     result = cli("scan", "--root", str(root), "--escalate", "all")

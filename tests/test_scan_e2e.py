@@ -62,6 +62,8 @@ base_url = "{anthropic_server.base_url}"
 [providers.gemini]
 base_url = "{gemini_server.base_url}"
 """)
+    # The operator's file: a repository's own could not set hosts (README, Security model).
+    monkeypatch.setenv("THRESHER_CONFIG", str(tmp_path / "thresher.toml"))
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         monkeypatch.setenv(name, "loopback-test-key")
     for server in (openai_server, anthropic_server, gemini_server):

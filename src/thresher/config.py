@@ -1,10 +1,12 @@
-"""Settings: defaults < config file < ``THRESHER_*`` environment < command-line flags.
+"""Settings: defaults < user file < config file < ``THRESHER_*`` environment < flags.
 
 The config file is ``thresher.toml`` (keys at the top level) or the
 ``[tool.thresher]`` table of ``pyproject.toml``, found in the working directory or
-named with ``--config``. Every layer is validated on its own first, so an unknown
-key or a bad value is reported against the file or environment variable that
-holds it, not against the merged result.
+named with ``--config`` / ``THRESHER_CONFIG``. A file found in the working
+directory belongs to the repository being scanned and is held to the rules of
+``thresher.trust``. Every layer is validated on its own first, so an unknown key
+or a bad value is reported against the file or environment variable that holds
+it, not against the merged result.
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from thresher.errors import ConfigError
 from thresher.names import AgentName, ProviderName
+from thresher.trust import (
+    REPO_CONFIG_NAMES,
+    Layer,
+    RepoConfig,
+    RepoMode,
+    check_repository_layer,
+    user_config_path,
+)
 
 __all__ = [
     "AgentName",
@@ -30,6 +40,8 @@ __all__ = [
     "LoadedSettings",
     "ProviderName",
     "ProviderSettings",
+    "RepoConfig",
+    "RepoMode",
     "RuleSettings",
     "Settings",
     "SkillMount",
@@ -159,10 +171,17 @@ class Settings(_Frozen):
 
 
 class LoadedSettings(_Frozen):
-    """Settings plus where they came from, for messages and relative paths."""
+    """Settings plus where they came from, for messages and relative paths.
+
+    ``sources`` names every layer that was read (``repository: thresher.toml at
+    3f2a1c0``); ``notices`` says what was deliberately not read and why, so a user
+    whose configuration was left out of a pull-request job is told, not surprised.
+    """
 
     settings: Settings
     config_file: Path | None = None
+    sources: tuple[str, ...] = ()
+    notices: tuple[str, ...] = ()
 
 
 def load_settings(
@@ -171,23 +190,38 @@ def load_settings(
     cwd: Path | None = None,
     environ: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
+    repo: RepoConfig | None = None,
 ) -> LoadedSettings:
-    """Resolve settings from every layer; raise ``ConfigError`` naming the culprit."""
+    """Resolve settings from every layer; raise ``ConfigError`` naming the culprit.
+
+    Layers, lowest first: the user-level file, then either the explicit file
+    (``--config`` / ``THRESHER_CONFIG``) or the repository's own file (under the
+    rules of ``thresher.trust``), then ``THRESHER_*`` variables, then flags.
+    """
     env = os.environ if environ is None else environ
     base = Path.cwd() if cwd is None else cwd
+    repo = repo or RepoConfig()
     if config_path is None and env.get(ENV_CONFIG):
         config_path = Path(env[ENV_CONFIG])
-    config_file = _find_config(config_path, base)
 
     layers: list[dict[str, Any]] = []
-    if config_file is not None:
-        file_layer, label = _read_config_file(config_file)
-        _check_layer(
-            file_layer,
-            lambda key: f"unknown key '{label}{key}' in {config_file}",
-            lambda key: f"{config_file}: '{label}{key}'",
-        )
-        layers.append(_resolve_paths(file_layer, config_file.parent))
+    sources: list[str] = []
+    notices: list[str] = []
+    user_file = user_config_path(env)
+    if user_file is not None and user_file.is_file():
+        layers.append(_file_layer(user_file, _read_toml(user_file), None))
+        sources.append(f"{Layer.USER.value}: {user_file}")
+    config_file: Path | None = None
+    if config_path is not None:
+        config_file = _explicit(config_path, base)
+        layers.append(_file_layer(config_file, _read_toml(config_file), None))
+        sources.append(f"{Layer.EXPLICIT.value}: {config_file}")
+    else:
+        found = _repository_layer(base, repo, notices)
+        if found is not None:
+            layer, label, config_file = found
+            layers.append(layer)
+            sources.append(f"{Layer.REPOSITORY.value}: {label}")
     env_layer = _env_layer(env)
     _check_layer(
         env_layer,
@@ -207,18 +241,79 @@ def load_settings(
     for layer in layers:
         merged = _deep_merge(merged, layer)
     settings = Settings.model_validate(merged)
-    return LoadedSettings(settings=settings, config_file=config_file)
+    return LoadedSettings(
+        settings=settings,
+        config_file=config_file,
+        sources=tuple(sources),
+        notices=tuple(notices),
+    )
 
 
-def _find_config(explicit: Path | None, cwd: Path) -> Path | None:
-    if explicit is not None:
-        path = explicit if explicit.is_absolute() else cwd / explicit
-        if not path.is_file():
-            raise ConfigError(
-                f"config file not found: {explicit}",
-                hint="pass an existing thresher.toml or pyproject.toml to --config",
-            )
-        return path
+def _file_layer(
+    path: Path, data: dict[str, Any], repo: RepoConfig | None, *, where: str | None = None
+) -> dict[str, Any]:
+    """One file's layer, checked on its own; ``repo`` set for the repository's file."""
+    where = where or str(path)
+    table, label = _thresher_table(path.name, data, where)
+    _check_layer(
+        table,
+        lambda key: f"unknown key '{label}{key}' in {where}",
+        lambda key: f"{where}: '{label}{key}'",
+    )
+    if repo is not None:
+        check_repository_layer(table, where, label, repo)
+    return _resolve_paths(table, path.parent)
+
+
+def _repository_layer(
+    cwd: Path, repo: RepoConfig, notices: list[str]
+) -> tuple[dict[str, Any], str, Path | None] | None:
+    """The repository's own file, as the run's mode allows it to be read."""
+    match repo.mode:
+        case RepoMode.WORKING_TREE:
+            found = _find_config(cwd)
+            if found is None:
+                return None
+            return _file_layer(found, _read_toml(found), repo), str(found), found
+        case RepoMode.BASE_COMMIT:
+            short = (repo.commit or "?")[:12]
+            in_checkout = [n for n in REPO_CONFIG_NAMES if (cwd / n).is_file()]
+            if in_checkout:
+                notices.append(
+                    f"pull request: ignoring the checkout's {' and '.join(in_checkout)}; "
+                    f"configuration comes from the base commit {short}"
+                )
+            for name in REPO_CONFIG_NAMES:
+                content = repo.files.get(name)
+                if content is None:
+                    continue
+                where = f"{name} at {short}"
+                data = _parse_toml(content, where)
+                if name == "pyproject.toml" and "thresher" not in data.get("tool", {}):
+                    continue
+                return _file_layer(cwd / name, data, repo, where=where), where, None
+            return None
+        case RepoMode.NONE:
+            if any((cwd / n).is_file() for n in REPO_CONFIG_NAMES):
+                notices.append(
+                    "pull request: the checkout's configuration is not read "
+                    f"({repo.reason or 'no base commit to read it from'}); "
+                    "pass --config or THRESHER_CONFIG to configure this job"
+                )
+            return None
+
+
+def _explicit(explicit: Path, cwd: Path) -> Path:
+    path = explicit if explicit.is_absolute() else cwd / explicit
+    if not path.is_file():
+        raise ConfigError(
+            f"config file not found: {explicit}",
+            hint="pass an existing thresher.toml or pyproject.toml to --config",
+        )
+    return path
+
+
+def _find_config(cwd: Path) -> Path | None:
     dedicated = cwd / "thresher.toml"
     if dedicated.is_file():
         return dedicated
@@ -246,24 +341,28 @@ def _names_thresher(pyproject: Path) -> bool:
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}", hint="fix the syntax") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{path}: not UTF-8 text (byte {exc.start})", hint="TOML files are UTF-8"
-        ) from None
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
+    return _parse_toml(data, str(path))
 
 
-def _read_config_file(path: Path) -> tuple[dict[str, Any], str]:
-    data = _read_toml(path)
-    if path.name == "pyproject.toml":
+def _parse_toml(data: bytes, where: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{where}: invalid TOML: {exc}", hint="fix the syntax") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{where}: not UTF-8 text (byte {exc.start})", hint="TOML files are UTF-8"
+        ) from None
+
+
+def _thresher_table(name: str, data: dict[str, Any], where: str) -> tuple[dict[str, Any], str]:
+    if name == "pyproject.toml":
         table = data.get("tool", {}).get("thresher", {})
         if not isinstance(table, dict):
-            raise ConfigError(f"{path}: [tool.thresher] must be a table")
+            raise ConfigError(f"{where}: [tool.thresher] must be a table")
         return table, "tool.thresher."
     return data, ""
 

@@ -16,6 +16,7 @@ Cli = Callable[..., Result]
 def configure(
     tmp_path: Path, openai: OpenAIFake, anthropic: AnthropicFake, gemini: GeminiFake
 ) -> None:
+    """An operator's file (``--config``/``THRESHER_CONFIG``): it may set hosts and key names."""
     (tmp_path / "thresher.toml").write_text(f"""
 [agents.analysis]
 model = "openai-compatible:qwen2.5-coder"
@@ -49,6 +50,7 @@ def test_list_shows_models_urls_and_keys(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     configure(tmp_path, openai_server, anthropic_server, gemini_server)
+    monkeypatch.setenv("THRESHER_CONFIG", str(tmp_path / "thresher.toml"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k2")
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
@@ -68,8 +70,10 @@ def test_check_succeeds_against_each_protocol(
     openai_server: OpenAIFake,
     anthropic_server: AnthropicFake,
     gemini_server: GeminiFake,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     configure(tmp_path, openai_server, anthropic_server, gemini_server)
+    monkeypatch.setenv("THRESHER_CONFIG", str(tmp_path / "thresher.toml"))
     openai_server.enqueue(OpenAIFake.tool_calls([("c1", "ping", '{"ok": true}')]))
     anthropic_server.enqueue(AnthropicFake.tool_use([("t1", "ping", {"ok": True})]))
     gemini_server.enqueue(GeminiFake.text("pong"))
@@ -94,6 +98,7 @@ def test_check_reports_each_failure_and_exits_3(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     configure(tmp_path, openai_server, anthropic_server, gemini_server)
+    monkeypatch.setenv("THRESHER_CONFIG", str(tmp_path / "thresher.toml"))
     anthropic_server.api_key = "another-key"
     monkeypatch.delenv("GEMINI_API_KEY")
     openai_server.enqueue(OpenAIFake.text("ok"))
@@ -111,6 +116,7 @@ def test_check_one_agent_with_the_model_flag(
     (tmp_path / "thresher.toml").write_text(
         f'[providers.ollama]\nbase_url = "{openai_server.api_base}"\n'
     )
+    monkeypatch.setenv("THRESHER_CONFIG", str(tmp_path / "thresher.toml"))
     openai_server.require_auth = False
     openai_server.enqueue(OpenAIFake.text("ok"))
     result = cli("--model", "judge=ollama:llama3.1", "models", "check", "--agent", "judge")

@@ -37,18 +37,33 @@ class RunState:
     quiet: bool = False
     no_color: bool = False
     models: tuple[str, ...] = ()
+    trust_repo_config: bool = False
     _loaded: LoadedSettings | None = field(default=None, repr=False)
 
-    def settings(self) -> LoadedSettings:
-        """Load settings once; ``--no-color`` is the flag layer of the precedence."""
+    def settings(self, *, diff: str | None = None) -> LoadedSettings:
+        """Load settings once; ``--no-color`` is the flag layer of the precedence.
+
+        ``diff`` is the scan's ``--diff`` range: in a pull-request job the repository's
+        configuration is read from its base (``thresher.trust``).
+        """
         if self._loaded is None:
             from thresher.config import load_settings
+
+            from .repo import repo_config_for
 
             overrides: dict[str, Any] = {"color": False} if self.no_color else {}
             agents = model_overrides(self.models)
             if agents:
                 overrides["agents"] = agents
-            self._loaded = load_settings(config_path=self.config_path, overrides=overrides)
+            repo = repo_config_for(diff=diff, cwd=Path.cwd(), trusted=self.trust_repo_config)
+            self._loaded = load_settings(
+                config_path=self.config_path, overrides=overrides, repo=repo
+            )
+            for notice in self._loaded.notices:
+                self.info(f"thresher: {notice}")
+            if self.verbose:
+                for source in self._loaded.sources:
+                    self.info(f"thresher: configuration from {source}")
         return self._loaded
 
     def console(self, *, stderr: bool = True) -> Console:
@@ -163,6 +178,14 @@ def root(
             help="AGENT=provider:model (repeatable), or provider:model for every agent.",
         ),
     ] = None,
+    trust_repo_config: Annotated[
+        bool,
+        typer.Option(
+            "--trust-repo-config",
+            help="Let the repository's own thresher.toml set provider hosts and key "
+            "variables (see the README's Security model).",
+        ),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
@@ -174,6 +197,7 @@ def root(
     state.quiet = quiet
     state.no_color = no_color
     state.models = tuple(model or ())
+    state.trust_repo_config = trust_repo_config
 
 
 def model_overrides(values: Sequence[str]) -> dict[str, dict[str, str]]:

@@ -136,7 +136,7 @@ def scan_command(
     from .app import state_of
 
     state = state_of(ctx)
-    settings = state.settings().settings
+    settings = state.settings(diff=diff).settings
     if diff and staged:
         raise UsageError("--diff and --staged cannot be combined", hint="pick one")
     if not root.is_dir():

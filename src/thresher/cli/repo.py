@@ -1,0 +1,74 @@
+"""Which of the scanned repository's configuration a run may read (see ``thresher.trust``).
+
+The CLI decides it, not ``config``: it needs git to read the base commit, and
+``config`` sits below the scanner.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from thresher.trust import REPO_CONFIG_NAMES, RepoConfig, RepoMode, is_pull_request
+
+
+def repo_config_for(
+    *,
+    diff: str | None,
+    cwd: Path,
+    trusted: bool,
+    environ: Mapping[str, str] | None = None,
+) -> RepoConfig:
+    """Working tree for a local run; the base commit of ``--diff`` in a pull-request job.
+
+    A pull-request job with no ``--diff`` has no base to read, so the repository's
+    configuration is not read at all (the notice says so).
+    """
+    env = os.environ if environ is None else environ
+    if not is_pull_request(env, diff=diff):
+        return RepoConfig(trusted=trusted)
+    if diff is None:
+        return RepoConfig(
+            mode=RepoMode.NONE,
+            trusted=trusted,
+            reason="a pull-request job without --diff BASE..HEAD has no base commit",
+        )
+    base = _base_commit(cwd, diff)
+    if base is None:
+        return RepoConfig(
+            mode=RepoMode.NONE, trusted=trusted, reason=f"cannot resolve the base of {diff}"
+        )
+    return RepoConfig(
+        mode=RepoMode.BASE_COMMIT, commit=base, files=_files_at(cwd, base), trusted=trusted
+    )
+
+
+def _base_commit(cwd: Path, spec: str) -> str | None:
+    from thresher.findings.gitscope import git
+    from thresher.findings.options import ScanError
+
+    symmetric = "..." in spec
+    left, _, right = spec.partition("..." if symmetric else "..")
+    left, right = left or "HEAD", (right or "HEAD").lstrip(".")
+    try:
+        if symmetric:
+            proc = git(cwd, "merge-base", "--", left, right)
+        else:
+            proc = git(cwd, "rev-parse", "--verify", "--end-of-options", f"{left}^{{commit}}")
+    except ScanError:
+        return None
+    commit = proc.stdout.decode("ascii", "replace").strip()
+    return commit if proc.returncode == 0 and commit else None
+
+
+def _files_at(cwd: Path, commit: str) -> dict[str, bytes]:
+    """Each config file name as it is at ``commit``, for the directory ``cwd`` is in."""
+    from thresher.findings.gitscope import git
+
+    files: dict[str, bytes] = {}
+    for name in REPO_CONFIG_NAMES:
+        proc = git(cwd, "show", f"{commit}:./{name}")
+        if proc.returncode == 0:
+            files[name] = proc.stdout
+    return files
