@@ -29,6 +29,7 @@ from thresher.agents.workspace import Workspace
 from thresher.config import AgentName, Settings
 from thresher.decisions import (
     Decision,
+    DecisionError,
     RunReport,
     RunSummary,
     RunUsage,
@@ -46,7 +47,7 @@ from thresher.results import Classification, Verdict
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
-from thresher.tribunal.tribunal import Tribunal, TribunalOptions
+from thresher.tribunal.tribunal import Deadline, Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 
 # Requests a session usually needs (skills + evidence + submit), for dry-run estimates.
@@ -82,6 +83,7 @@ class ScanRequest:
     runs_dir: Path = Path(".thresher/runs")
     custom_rules: tuple[CustomRule, ...] = ()
     band: Band | None = None  # the escalation band; None: the scorer's own
+    timeout: float | None = None  # --timeout: seconds for the whole run
 
 
 @dataclass(frozen=True)
@@ -104,8 +106,14 @@ class ScanOutcome:
 
 
 def exit_code_for(decisions: list[Decision], fail_on: FailOn) -> ExitCode:
-    """3 when a runtime failure left findings undecided; else 1 at or above --fail-on."""
-    if any(d.errors and d.verdict is Verdict.INCONCLUSIVE for d in decisions):
+    """3 when anything failed; else 1 at or above ``--fail-on``; else 0.
+
+    Anything failed: an LLM session, a provider (its circuit opened), the run budget
+    or the run deadline stopped a finding from being decided the way the policy asked.
+    Such a run never exits 0, whatever ``--fail-on`` says: its decisions are the
+    offline ones, or INCONCLUSIVE, and whoever reads the exit code must know.
+    """
+    if any(d.errors for d in decisions):
         return ExitCode.RUNTIME
     match fail_on:
         case FailOn.REAL:
@@ -171,6 +179,7 @@ def run_scan(
     """
     started_at = datetime.now(UTC)
     clock = time.perf_counter()
+    deadline = Deadline.after(request.timeout) if request.timeout is not None else None
     models, specs = resolve_models(settings, environ, dry_run=request.dry_run)
     run_id = started_at.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
     run_dir = (
@@ -217,6 +226,7 @@ def run_scan(
             analyses=request.analyses,
             concurrency=request.concurrency,
             band=request.band,
+            deadline=deadline,
         ),
         assessments=assessments,
         scorer=scorer,
@@ -257,6 +267,7 @@ def run_scan(
             wall_seconds=round(time.perf_counter() - clock, 3),
         ),
         decisions=tuple(decisions),
+        errors=_run_errors(decisions, deadline),
     )
     try:
         (run_dir / "report.json").write_text(
@@ -268,12 +279,36 @@ def run_scan(
             hint="check free space and permissions of the run directory",
         ) from exc
     return ScanOutcome(
-        report=report,
+        # Every renderer works from this report: redacted once, here, like report.json.
+        report=redactor.model(report),
         exit_code=exit_code_for(decisions, request.fail_on),
         run_dir=run_dir,
         scan=result,
         plan=plan,
     )
+
+
+def _run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[DecisionError, ...]:
+    """Run-level errors: one line per kind of failure, with how many findings it hit."""
+    counts: dict[tuple[str, str], int] = {}
+    for decision in decisions:
+        for error in {(e.stage.split(" ")[0], e.error) for e in decision.errors}:
+            counts[error] = counts.get(error, 0) + 1
+    errors = [
+        DecisionError(stage=stage, error=error, message=f"{count} finding(s): see their errors")
+        for (stage, error), count in sorted(counts.items())
+    ]
+    if deadline is not None and counts.get(("deadline", "RunDeadlineExceeded")):
+        errors.insert(
+            0,
+            DecisionError(
+                stage="run",
+                error="RunDeadlineExceeded",
+                message=f"--timeout {deadline.seconds:g} s expired; findings not decided by "
+                "then are INCONCLUSIVE",
+            ),
+        )
+    return tuple(errors)
 
 
 def assess(result: ScanResult, root: Path, scorer: Scorer) -> dict[str, Assessment]:

@@ -15,10 +15,12 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config import AgentName, Settings
 from thresher.decisions import DecidedBy
+from thresher.errors import ExitCode
 from thresher.findings import Finding, Severity
 from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import FunctionModel, RecordedRequest, text_response, tool_response
 from thresher.redaction import Redactor, redact_value
+from thresher.run import FailOn, exit_code_for
 from thresher.scoring.model import Assessment, OperatingPoint, Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
@@ -257,26 +259,46 @@ def test_guardrail_keeps_a_checksum_failure_from_ending_real(tmp_path: Path) -> 
     assert decision.guardrail and "checksum" in decision.guardrail
 
 
-def test_failed_sessions_make_the_finding_inconclusive_with_errors(tmp_path: Path) -> None:
+def test_failed_sessions_keep_the_offline_decision_with_errors(tmp_path: Path) -> None:
     value = github_token()
     tribunal, finding = setup(
         tmp_path, "app/settings.py", value, all_llm(submit=False), escalate=Escalate.ALL
     )
     decision = decide(tribunal, finding, value)
-    assert decision.verdict.value == "INCONCLUSIVE"
+    assert decision.verdict.value == "TRUE_POSITIVE"
+    assert decision.decided_by is DecidedBy.HEURISTIC
     assert decision.errors and decision.errors[0].error == "NoSubmission"
+    assert "the offline decision stands" in decision.rationale
 
 
-def test_judge_failure_falls_back_to_the_best_report(tmp_path: Path) -> None:
+@pytest.mark.parametrize("dead", [(AgentName.JUDGE,), (AgentName.CHALLENGER, AgentName.JUDGE)])
+def test_an_unchallenged_or_unjudged_report_cannot_clear_a_real_secret(
+    tmp_path: Path, dead: tuple[AgentName, ...]
+) -> None:
+    """Fail closed: a lone analysis saying "not a secret" while the challenger and the judge
+    are down used to turn a TRUE_POSITIVE into a FALSE_POSITIVE and exit 0."""
     value = github_token()
-    llm = all_llm()
-    llm[AgentName.JUDGE] = FakeLLM(agent(submit=False))
+    llm = {a: FakeLLM(agent("not_secret")) for a in AgentName}
+    for name in dead:
+        llm[name] = FakeLLM(agent(submit=False))
     tribunal, finding = setup(tmp_path, "app/settings.py", value, llm, escalate=Escalate.ALL)
     decision = decide(tribunal, finding, value)
-    assert decision.judge is None
     assert decision.verdict.value == "TRUE_POSITIVE"
-    assert "judge unavailable" in decision.rationale
-    assert [e.stage for e in decision.errors] == ["judge"]
+    assert decision.classification.value == "real"
+    assert {e.stage for e in decision.errors} == {
+        "judge" if name is AgentName.JUDGE else "challenger 0" for name in dead
+    }
+    assert exit_code_for([decision], FailOn.REAL) is ExitCode.RUNTIME
+    assert exit_code_for([decision], FailOn.NEVER) is ExitCode.RUNTIME
+
+
+def test_a_complete_panel_may_clear_a_finding(tmp_path: Path) -> None:
+    value = github_token()
+    llm = {a: FakeLLM(agent("not_secret")) for a in AgentName}
+    tribunal, finding = setup(tmp_path, "app/settings.py", value, llm, escalate=Escalate.ALL)
+    decision = decide(tribunal, finding, value)
+    assert decision.verdict.value == "FALSE_POSITIVE" and not decision.errors
+    assert decision.decided_by is DecidedBy.TRIBUNAL
 
 
 def test_exhausted_budget_keeps_the_heuristic_decision(tmp_path: Path) -> None:
@@ -388,6 +410,8 @@ def test_budget_running_out_at_the_judge_keeps_the_paid_reports(tmp_path: Path) 
     )
     decision = decide(tribunal, finding, value)
     assert decision.escalated and decision.judge is None
+    assert decision.entries[0].model == "fake-llm:default"
     assert decision.verdict.value == "TRUE_POSITIVE"
-    assert "judge unavailable" in decision.rationale
+    assert decision.decided_by is DecidedBy.HEURISTIC
+    assert "the offline decision stands" in decision.rationale
     assert [e.error for e in decision.errors] == ["BudgetExceeded"]

@@ -125,6 +125,15 @@ def scan_command(
         int | None, typer.Option(min=1, help="Run budget: model requests.")
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Run budget: model tokens.")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            min=1,
+            help="Bound the whole run; findings not decided by then are INCONCLUSIVE (exit 3).",
+        ),
+    ] = None,
 ) -> None:
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.findings.model import Severity
@@ -171,6 +180,7 @@ def scan_command(
         verify_live=verify is VerifyChoice.LIVE,
         max_requests=max_requests,
         max_tokens=max_tokens,
+        timeout=timeout,
         custom_rules=tuple(
             CustomRule(
                 id=r.id, pattern=r.pattern, severity=Severity(r.severity), description=r.description
@@ -247,6 +257,7 @@ def _print(state: RunState, outcome: ScanOutcome, output_format: FormatChoice | 
     from thresher.reports import render_json, render_sarif
 
     report = outcome.report
+    _errors(state, report)
     if not state.quiet:
         _table(state, report)
         for plan in outcome.plan:
@@ -269,6 +280,22 @@ def _print(state: RunState, outcome: ScanOutcome, output_format: FormatChoice | 
             FormatChoice.MARKDOWN: render_markdown,
         }[output_format]
         typer.echo(render(report))
+
+
+def _errors(state: RunState, report: RunReport) -> None:
+    """Failures go to stderr even with ``-q``: the exit code says 3, this says why."""
+    if not report.errors:
+        return
+    console = state.console()
+    console.print(f"thresher: {len(report.errors)} kind(s) of error in this run (exit 3):")
+    for error in report.errors:
+        console.print(f"  {error.stage}: {error.error}: {error.message}")
+    for decision in report.decisions:
+        first = decision.finding.locations[0]
+        for error in decision.errors:
+            console.print(
+                f"  {first.path}:{first.line}: {error.stage}: {error.error}: {error.message}"
+            )
 
 
 def render_markdown(report: RunReport) -> str:

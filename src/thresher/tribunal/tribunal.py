@@ -4,13 +4,18 @@ Per finding: deterministic validators -> the heuristic tribunal (analysis,
 challenger, judge on ``heuristic:default`` through the real loop) -> the LLM
 tribunal per ``--escalate`` (N concurrent analyses, one challenger per report,
 one judge over all, with compliance and deterministic checks) -> guardrails.
-A finding whose sessions fail becomes INCONCLUSIVE with a typed error and the
-run goes on; a run budget that runs out keeps the heuristic decision.
+
+Fail closed: only a complete panel — a judgement over reports that were all
+challenged — may replace the offline decision. When any LLM session fails, the
+run budget runs out or a provider's circuit is open, the offline decision stands
+and the typed errors travel with it (the CLI exits 3). A run deadline that
+expires leaves every finding not yet decided INCONCLUSIVE, assumed real.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,6 +59,22 @@ class TribunalOptions:
     analyses: int = 1
     concurrency: int = 4
     band: Band | None = None  # None: the scorer's cross-validated band
+    deadline: Deadline | None = None
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """``--timeout``: ``seconds`` for the whole run, ending at ``at`` (``time.monotonic``)."""
+
+    seconds: float
+    at: float
+
+    @classmethod
+    def after(cls, seconds: float, *, started: float | None = None) -> Deadline:
+        return cls(seconds, (time.monotonic() if started is None else started) + seconds)
+
+    def remaining(self) -> float:
+        return max(0.0, self.at - time.monotonic())
 
 
 @dataclass
@@ -140,9 +161,39 @@ class Tribunal:
                 on_decided(decision)
             return decision
 
-        decided = await asyncio.gather(*(one(f) for f in ordered))
-        by_id = {d.finding.id: d for d in decided}
+        if not findings:
+            return []
+        tasks = {asyncio.ensure_future(one(f)): f for f in ordered}
+        deadline = self.options.deadline
+        done, pending = await asyncio.wait(
+            tasks,
+            timeout=deadline.remaining() if deadline is not None else None,
+            return_when=asyncio.FIRST_EXCEPTION,
+        )
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        for task in done:
+            if task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]  # a configuration error: stop
+        by_id = {d.finding.id: d for d in (task.result() for task in done)}
+        for task in pending:
+            assert deadline is not None  # only a deadline leaves tasks pending
+            expired = self._expired(tasks[task], deadline)
+            by_id[expired.finding.id] = expired
+            if on_decided is not None:
+                on_decided(expired)
         return [by_id[f.id] for f in findings]
+
+    def _expired(self, finding: Finding, deadline: Deadline) -> Decision:
+        """The run deadline came first: INCONCLUSIVE, assumed real, and said why."""
+        message = f"the run deadline (--timeout {deadline.seconds:g} s) expired first"
+        return undecided(
+            f"not decided: {message}",
+            DecidedBy.HEURISTIC,
+            finding=finding,
+            errors=(DecisionError(stage="deadline", error="RunDeadlineExceeded", message=message),),
+        )
 
     def _failed(self, finding: Finding, stage: str, exc: Exception) -> Decision:
         """INCONCLUSIVE with the typed error; the run goes on and exits 3."""
@@ -211,6 +262,8 @@ class Tribunal:
             )
             return decision.model_copy(update={"errors": (*decision.errors, error)})
         panel.usage = panel.usage + decision.usage
+        if not _complete(panel):
+            return _offline_stands(decision, panel)
         return self._conclude(
             finding, panel, validations, DecidedBy.TRIBUNAL, escalated=True
         ).model_copy(update={"escalation": escalation, "assessment": assessment})
@@ -402,3 +455,37 @@ class Tribunal:
             guardrail=guarded.note,
             **common,
         )
+
+
+def _complete(panel: _Panel) -> bool:
+    """A judgement over reports that were all challenged: the only LLM panel that may
+    overrule the offline decision (a lone, unchallenged report may not)."""
+    return (
+        panel.judge is not None
+        and bool(panel.entries)
+        and all(entry.challenge is not None for entry in panel.entries)
+    )
+
+
+def _offline_stands(decision: Decision, panel: _Panel) -> Decision:
+    """The offline decision, with the incomplete panel's errors and the usage it cost.
+
+    Reports the panel did finish are kept beside it (they are paid for and a reviewer
+    may want them); ``decided_by`` stays ``heuristic`` because they decided nothing.
+    """
+    errors = panel.errors or [
+        DecisionError(stage="tribunal", error="IncompletePanel", message="no judgement")
+    ]
+    failed = ", ".join(f"{e.stage}: {e.error}" for e in errors)
+    kept: dict[str, Any] = {}
+    if panel.entries:
+        kept = {"escalated": True, "entries": tuple(panel.entries), "judge": None}
+    return decision.model_copy(
+        update={
+            **kept,
+            "errors": (*decision.errors, *errors),
+            "usage": panel.usage,
+            "rationale": f"{decision.rationale} [the LLM tribunal did not complete ({failed}); "
+            "the offline decision stands]",
+        }
+    )
