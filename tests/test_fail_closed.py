@@ -1,0 +1,131 @@
+"""Fail closed, end to end: what a CI job does when its model providers fail.
+
+A broken provider must never make a real secret disappear: the offline decision
+stands, the errors are on stderr and in every report, and the job does not pass.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import Result
+
+from tests.agent_emulator import emulate
+from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
+from tests.fakes.wire import CapturedRequest, Reply
+from tests.test_scan_e2e import make_demo
+
+Cli = Callable[..., Result]
+
+
+def operator_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
+    path = tmp_path / "ops.toml"
+    path.write_text(text)
+    monkeypatch.setenv("THRESHER_CONFIG", str(path))
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(name, "loopback-test-key")
+
+
+def test_a_dead_challenger_and_judge_cannot_clear_real_secrets(
+    cli: Cli,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    openai_server: OpenAIFake,
+    anthropic_server: AnthropicFake,
+    gemini_server: GeminiFake,
+) -> None:
+    operator_config(
+        tmp_path,
+        monkeypatch,
+        f"""
+[agents.analysis]
+model = "openai:gpt-4.1"
+[agents.challenger]
+model = "anthropic:claude-sonnet-4-5"
+[agents.judge]
+model = "gemini:gemini-2.5-pro"
+[providers.openai]
+base_url = "{openai_server.api_base}"
+[providers.anthropic]
+base_url = "{anthropic_server.base_url}"
+[providers.gemini]
+base_url = "{gemini_server.base_url}"
+[http]
+max_attempts = 1
+""",
+    )
+    emulate(openai_server, "not_secret")  # a lone analysis that says "nothing to see"
+
+    def down(server: AnthropicFake | GeminiFake) -> Callable[[CapturedRequest, int], Reply]:
+        return lambda request, index: server.server_error()
+
+    anthropic_server.responder = down(anthropic_server)
+    gemini_server.responder = down(gemini_server)
+    demo, _ = make_demo(tmp_path)
+    out = tmp_path / "out"
+    result = cli(
+        "scan",
+        "--root",
+        str(demo),
+        "--escalate",
+        "all",
+        "--json",
+        str(out / "r.json"),
+        "--sarif",
+        str(out / "r.sarif"),
+        "--markdown",
+        str(out / "r.md"),
+    )
+    assert result.exit_code == 3, result.stderr
+    assert "error in this run (exit 3)" in result.stderr
+    assert "app/notify.py:3: challenger 0: OverloadedError" in result.stderr
+    report = json.loads((out / "r.json").read_text())
+    by_path = {d["finding"]["locations"][0]["path"]: d for d in report["decisions"]}
+    for path in ("app/notify.py", "app/deploy_settings.py"):
+        assert by_path[path]["classification"] == "real"
+        assert by_path[path]["verdict"] == "TRUE_POSITIVE"
+        assert by_path[path]["decided_by"] == "heuristic"
+        assert by_path[path]["errors"]
+    assert report["errors"] and report["summary"]["errors"] == len(report["decisions"])
+    sarif = json.loads((out / "r.sarif").read_text())
+    uris = {
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for r in sarif["runs"][0]["results"]
+    }
+    assert {"app/notify.py", "app/deploy_settings.py"} <= uris
+    assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
+    assert "OverloadedError" in (out / "r.md").read_text()
+
+
+def test_the_run_deadline_bounds_a_silent_provider(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, openai_server: OpenAIFake
+) -> None:
+    agents = "".join(
+        f'[agents.{a}]\nmodel = "openai:gpt-4.1"\n' for a in ("analysis", "challenger", "judge")
+    )
+    operator_config(
+        tmp_path,
+        monkeypatch,
+        f'{agents}[providers.openai]\nbase_url = "{openai_server.api_base}"\n',
+    )
+    openai_server.responder = lambda request, index: OpenAIFake.slow(30)
+    demo, _ = make_demo(tmp_path)
+    started = time.monotonic()
+    result = cli(
+        "scan", "--root", str(demo), "--escalate", "all", "--timeout", "2",
+        "--json", str(tmp_path / "r.json"),
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert elapsed < 20, elapsed
+    assert result.exit_code == 3, result.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["decisions"]
+    for decision in report["decisions"]:
+        assert decision["verdict"] == "INCONCLUSIVE"
+        assert decision["errors"][0]["stage"] == "deadline"
+    assert report["errors"][0]["error"] == "RunDeadlineExceeded"
+    assert "--timeout 2 s expired" in result.stderr
