@@ -9,6 +9,8 @@ it adds still fails the job.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -198,3 +200,41 @@ def test_what_counts_as_a_pull_request_job(
     environ: dict[str, str], diff: str | None, expected: bool
 ) -> None:
     assert is_pull_request(environ, diff=diff) is expected
+
+
+def test_a_pull_request_cannot_baseline_its_own_secret(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The baseline lists what the scan skips; the pull request's edit of it does not count."""
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    git(tmp_path, "init", "-q")
+    (tmp_path / "README.md").write_text("# service\n")
+    baseline = subprocess.run(
+        [sys.executable, "-m", "detect_secrets", "scan", "--all-files"],
+        cwd=tmp_path, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    (tmp_path / ".secrets.baseline").write_text(baseline)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    base = git(tmp_path, "rev-parse", "HEAD").strip()
+    (tmp_path / "deploy.py").write_text(f'TOKEN = "{github_token(seed=33)}"\n')
+    pr_baseline = subprocess.run(
+        [sys.executable, "-m", "detect_secrets", "scan", "--all-files",
+         "--exclude-files", r"\.secrets\.baseline"],
+        cwd=tmp_path, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert "deploy.py" in pr_baseline
+    (tmp_path / ".secrets.baseline").write_text(pr_baseline)
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "head: add a token and baseline it")
+    monkeypatch.delenv("GITHUB_EVENT_NAME")
+    local = cli("scan", "--diff", f"{base}..HEAD", "--baseline", ".secrets.baseline")
+    assert local.exit_code == 0, local.stderr  # a developer's own baseline is theirs
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    result = cli(
+        "scan", "--diff", f"{base}..HEAD", "--baseline", ".secrets.baseline", "--json", "r.json"
+    )
+    assert result.exit_code == 1, result.stderr
+    assert "--baseline read from the base commit" in result.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert "deploy.py" in {d["finding"]["locations"][0]["path"] for d in report["decisions"]}

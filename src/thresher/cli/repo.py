@@ -72,3 +72,36 @@ def _files_at(cwd: Path, commit: str) -> dict[str, bytes]:
         if proc.returncode == 0:
             files[name] = proc.stdout
     return files
+
+
+def baseline_at_base(
+    baseline: Path, root: Path, *, diff: str | None, environ: Mapping[str, str] | None = None
+) -> tuple[bytes | None, str | None]:
+    """In a pull-request job, a baseline inside the checkout is read from the base commit.
+
+    A baseline lists what the scan skips: a pull request that adds a secret could
+    otherwise add the secret to the baseline too. Returns ``(content, notice)``;
+    ``(None, None)`` when the file on disk may be used as it is, ``(None, notice)``
+    when the base commit has no such file (the pull request added it: not used).
+    """
+    env = os.environ if environ is None else environ
+    full = (Path.cwd() / baseline).resolve()
+    if not is_pull_request(env, diff=diff) or diff is None or not full.is_relative_to(root):
+        return None, None
+    from thresher.findings.gitscope import git
+    from thresher.findings.options import ScanError
+
+    base = _base_commit(root, diff)
+    relative = full.relative_to(root).as_posix()
+    if base is None:
+        return None, f"pull request: cannot resolve the base of {diff}; --baseline not used"
+    try:
+        proc = git(root, "show", f"{base}:{relative}")
+    except ScanError as exc:
+        return None, f"pull request: --baseline not used ({exc})"
+    if proc.returncode != 0:
+        return None, (
+            f"pull request: {relative} does not exist at the base commit {base[:12]}; "
+            "a baseline the pull request adds is not used"
+        )
+    return proc.stdout, f"pull request: --baseline read from the base commit {base[:12]}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -146,6 +147,7 @@ def scan_command(
 
     state = state_of(ctx)
     settings = state.settings(diff=diff).settings
+    stack = ExitStack()
     if diff and staged:
         raise UsageError("--diff and --staged cannot be combined", hint="pick one")
     if not root.is_dir():
@@ -165,6 +167,8 @@ def scan_command(
                 hint="pass --root with a directory that contains it",
             )
         resolved.append(full)
+    if baseline is not None:
+        baseline = _trusted_baseline(state, baseline, root, diff, stack)
     request = ScanRequest(
         root=root,
         paths=tuple(resolved),
@@ -195,6 +199,7 @@ def scan_command(
         )
     finally:
         progress.stop()
+        stack.close()
     _write_outputs(state, outcome, json_out, sarif_out, markdown_out)
     _print(state, outcome, output_format)
     raise typer.Exit(int(outcome.exit_code))
@@ -280,6 +285,25 @@ def _print(state: RunState, outcome: ScanOutcome, output_format: FormatChoice | 
             FormatChoice.MARKDOWN: render_markdown,
         }[output_format]
         typer.echo(render(report))
+
+
+def _trusted_baseline(
+    state: RunState, baseline: Path, root: Path, diff: str | None, stack: ExitStack
+) -> Path | None:
+    """The baseline as the base commit has it, in a pull-request job (see ``baseline_at_base``)."""
+    import tempfile
+
+    from .repo import baseline_at_base
+
+    content, notice = baseline_at_base(baseline, root, diff=diff)
+    if notice is not None:
+        state.info(f"thresher: {notice}")
+    if content is None:
+        return None if notice is not None else baseline
+    directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="thresher-")))
+    copy = directory / baseline.name
+    copy.write_bytes(content)
+    return copy
 
 
 def _errors(state: RunState, report: RunReport) -> None:
