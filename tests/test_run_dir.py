@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import chdir
 from pathlib import Path
 
 from typer.testing import Result
@@ -55,3 +56,18 @@ def test_an_existing_gitignore_in_the_run_directory_is_kept(cli: Cli, tmp_path: 
     result = cli("scan", "--root", str(tmp_path))
     assert result.exit_code == 1, result.stderr
     assert (tmp_path / ".thresher/.gitignore").read_text() == "runs/\n"
+
+
+def test_a_committed_link_cannot_send_transcripts_elsewhere(cli: Cli, tmp_path: Path) -> None:
+    """A pull request that commits ``.thresher`` as a link to another directory."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    repository(repo)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (repo / ".thresher").symlink_to(elsewhere)
+    with chdir(repo):
+        result = cli("scan")
+    assert result.exit_code == 3
+    assert "leads outside" in result.stderr and "symbolic link" in result.stderr
+    assert not any(elsewhere.iterdir())

@@ -202,7 +202,9 @@ def run_scan(
             on_scanned(result)
         scorer = scorer or shipped_scorer()
         assessments = assess(result, request.root, scorer)
-        journal = _open_journal(run_dir)
+        journal = _open_journal(
+            run_dir, relative_to=None if request.runs_dir.is_absolute() else Path.cwd()
+        )
     except BaseException:
         asyncio.run(_close(models))  # the triage that would close them never starts
         raise
@@ -317,8 +319,15 @@ def assess(result: ScanResult, root: Path, scorer: Scorer) -> dict[str, Assessme
     return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
 
 
-def _open_journal(run_dir: Path) -> TextIO:
-    """The run directory and its decision journal, before any session starts."""
+def _open_journal(run_dir: Path, *, relative_to: Path | None) -> TextIO:
+    """The run directory and its decision journal, before any session starts.
+
+    The default runs directory sits in the working directory, usually the checkout
+    under review: a ``.thresher`` link committed by a pull request would send the
+    transcripts wherever it points, so a relative runs directory must stay inside.
+    """
+    if relative_to is not None:
+        _check_inside(run_dir, relative_to)
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         _ignore_own_output(run_dir)
@@ -329,6 +338,15 @@ def _open_journal(run_dir: Path) -> TextIO:
             hint="run thresher from a writable directory; transcripts and decisions go "
             "to .thresher/runs/ under it",
         ) from exc
+
+
+def _check_inside(run_dir: Path, base: Path) -> None:
+    existing = next((d for d in (run_dir, *run_dir.parents) if d.exists() or d.is_symlink()), base)
+    if not existing.resolve().is_relative_to(base.resolve()):
+        raise RunDirError(
+            f"the run directory {run_dir} leads outside {base} through a symbolic link",
+            hint="remove the link, or pass an absolute runs directory you trust",
+        )
 
 
 def _ignore_own_output(run_dir: Path) -> None:
