@@ -265,7 +265,7 @@ class HttpProvider:
         parse: Parser[T],
     ) -> _Attempt[T]:
         if window <= 0:
-            return _Attempt(self._deadline_error(window, total), reached=False)
+            return _Attempt(self._deadline_error(total), reached=False)
         try:
             async with asyncio.timeout(window):
                 response = await self._client.post(
@@ -296,7 +296,7 @@ class HttpProvider:
                 )
             )
         except TimeoutError:  # asyncio.timeout: the attempt as a whole took too long
-            return _Attempt(self._deadline_error(window, total))
+            return _Attempt(self._deadline_error(total))
         if response.is_success:
             return self._answer(response, parse)
         if response.is_redirect:
@@ -309,16 +309,10 @@ class HttpProvider:
             )
         return _Attempt(classify(response), delay_hint(response))
 
-    def _deadline_error(self, window: float, total: float) -> ProviderTimeoutError:
-        if window < total:
-            message = (
-                f"no complete answer before the request's deadline "
-                f"({CALL_DEADLINE_FACTOR * total:.1f}s for all attempts)"
-            )
-        else:
-            message = f"no complete answer within the total deadline of {total:.1f}s"
+    def _deadline_error(self, total: float) -> ProviderTimeoutError:
         return ProviderTimeoutError(
-            message,
+            f"no complete answer within the total deadline ({total:g}s per attempt, "
+            f"{CALL_DEADLINE_FACTOR * total:g}s per request with its retries)",
             provider=self.name,
             hint="a provider that answers this slowly is not usable; raise http.total_timeout "
             "only if it is expected",
