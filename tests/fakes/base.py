@@ -160,6 +160,16 @@ class FakeServer:
     def dropped(delay: float = 0.0) -> Reply:
         return Reply.dropped(delay)
 
+    @classmethod
+    def silent(cls) -> Reply:
+        """Accept the request and never answer (until the server stops)."""
+        return cls.default_reply().with_delay(3600.0)
+
+    @staticmethod
+    def dripping(interval: float = 0.2) -> Reply:
+        """Headers at once, then one body byte every ``interval`` seconds, forever."""
+        return Reply.dripping(interval)
+
     # -- internals -------------------------------------------------------------------------
 
     def handle_request(self, request: CapturedRequest) -> Reply:

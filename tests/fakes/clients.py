@@ -16,8 +16,8 @@ GEMINI_PATH = "/v1beta/models/gemini-2.5-flash:generateContent"
 Call = Callable[..., httpx.Response]
 
 
-def caller(server: FakeServer) -> Call:
-    """POST a minimal valid request for this provider; keyword args go to httpx."""
+def endpoint(server: FakeServer) -> tuple[str, dict[str, str], dict[str, object]]:
+    """The URL, headers and a minimal valid JSON body for this provider."""
     if isinstance(server, OpenAIFake):
         url, headers = f"{server.api_base}/chat/completions", OPENAI_HEADERS
         body: dict[str, object] = {
@@ -30,6 +30,12 @@ def caller(server: FakeServer) -> Call:
     else:
         url, headers = f"{server.base_url}{GEMINI_PATH}", GEMINI_HEADERS
         body = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    return url, headers, body
+
+
+def caller(server: FakeServer) -> Call:
+    """POST a minimal valid request for this provider; keyword args go to httpx."""
+    url, headers, body = endpoint(server)
 
     def call(**kwargs: object) -> httpx.Response:
         kwargs.setdefault("json", body)

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from tests.fakes import AnthropicFake, CapturedRequest, FakeServer, GeminiFake, OpenAIFake, Reply
-from tests.fakes.clients import OPENAI_HEADERS
+from tests.fakes.clients import OPENAI_HEADERS, endpoint
 from tests.fakes.clients import caller as _caller
 
 
@@ -57,6 +57,35 @@ def test_drop_closes_without_response(any_server: FakeServer) -> None:
     any_server.enqueue(Reply.dropped())
     with pytest.raises((httpx.RemoteProtocolError, httpx.ReadError)):
         _caller(any_server)()
+
+
+def test_silent_never_answers_and_shutdown_is_fast(any_server: FakeServer) -> None:
+    any_server.enqueue(any_server.silent())
+    with pytest.raises(httpx.ReadTimeout):
+        _caller(any_server)(timeout=httpx.Timeout(5.0, read=0.3))
+    started = time.monotonic()
+    any_server.stop()
+    assert time.monotonic() - started < 3
+
+
+def test_dripping_sends_a_byte_per_interval_and_never_trips_a_read_timeout(
+    any_server: FakeServer,
+) -> None:
+    any_server.enqueue(any_server.dripping(0.05))
+    url, headers, body = endpoint(any_server)
+    received = b""
+    with httpx.stream(
+        "POST", url, json=body, headers=headers, timeout=httpx.Timeout(5.0, read=0.5)
+    ) as response:
+        assert response.status_code == 200
+        for chunk in response.iter_raw():
+            received += chunk
+            if len(received) >= 5:
+                break
+    assert received == b" " * len(received) and len(received) >= 5
+    started = time.monotonic()
+    any_server.stop()
+    assert time.monotonic() - started < 3
 
 
 def test_truncated_body_is_a_protocol_error(any_server: FakeServer) -> None:

@@ -117,6 +117,9 @@ class _Handler(BaseHTTPRequestHandler):
         if reply.drop:
             self.close_connection = True
             return
+        if reply.drip is not None:
+            self._drip(reply, reply.drip)
+            return
         self._send(reply)
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _handle
@@ -134,6 +137,21 @@ class _Handler(BaseHTTPRequestHandler):
                 self.rfile.readline()
         length = int(self.headers.get("content-length") or 0)
         return self.rfile.read(length) if length > 0 else b""
+
+    def _drip(self, reply: Reply, interval: float) -> None:
+        """Headers now, then a byte of JSON whitespace per ``interval`` until stopped."""
+        self.close_connection = True
+        self.send_response(reply.status)
+        self.send_header("Content-Type", reply.content_type)
+        self.send_header("Content-Length", str(1 << 30))
+        self.end_headers()
+        try:
+            self.wfile.flush()
+            while not self.server.fake.stopping.wait(interval):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+        except OSError:
+            return  # the client gave up: that is the point
 
     def _send(self, reply: Reply) -> None:
         try:

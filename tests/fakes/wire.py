@@ -57,7 +57,9 @@ class Reply:
 
     ``delay`` waits before answering (interrupted at server shutdown); ``drop`` closes the
     connection without any response; ``cut_after`` sends the full ``Content-Length`` but only
-    that many body bytes, then closes (a connection lost mid-body).
+    that many body bytes, then closes (a connection lost mid-body); ``drip`` sends the status
+    and headers (announcing a huge body), then one byte of whitespace every ``drip`` seconds
+    until the client gives up or the server stops: no read timeout ever fires.
     """
 
     status: int = 200
@@ -67,6 +69,7 @@ class Reply:
     delay: float = 0.0
     drop: bool = False
     cut_after: int | None = None
+    drip: float | None = None
 
     @classmethod
     def json_(
@@ -96,6 +99,11 @@ class Reply:
     def dropped(cls, delay: float = 0.0) -> Reply:
         """Close the connection (after ``delay``) without sending a response."""
         return cls(status=0, drop=True, delay=delay)
+
+    @classmethod
+    def dripping(cls, interval: float) -> Reply:
+        """A 200 whose body arrives one byte every ``interval`` seconds, forever."""
+        return cls(status=200, drip=interval)
 
     def with_delay(self, seconds: float) -> Reply:
         return replace(self, delay=seconds)

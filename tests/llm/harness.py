@@ -12,7 +12,7 @@ from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
 from tests.tokens import github_token
 from thresher.agents.sessions import SessionFactory
-from thresher.config import AgentName, ProviderName, ProviderSettings, Settings
+from thresher.config import AgentName, HttpSettings, ProviderName, ProviderSettings, Settings
 from thresher.findings import Finding
 from thresher.llm.http import RetryPolicy
 from thresher.llm.model import Model
@@ -57,11 +57,13 @@ class Recorder:
         self.delays.append(seconds)
 
 
-def settings_for(provider: ProviderName, base_url: str) -> Settings:
+def settings_for(
+    provider: ProviderName, base_url: str, http: HttpSettings | None = None
+) -> Settings:
     providers = {provider: ProviderSettings(base_url=base_url)}
     if provider is ProviderName.OPENAI_COMPATIBLE:
         providers = {provider: ProviderSettings(base_url=base_url, api_key_env="COMPAT_KEY")}
-    return Settings(providers=providers)
+    return Settings(providers=providers, http=http or HttpSettings())
 
 
 def model_for(
@@ -71,10 +73,11 @@ def model_for(
     *,
     sleep: Recorder | None = None,
     attempts: int = 4,
+    http: HttpSettings | None = None,
 ) -> Model:
     return build_model(
         f"{provider.value}:{name}",
-        settings_for(provider, base_url),
+        settings_for(provider, base_url, http),
         ENV,
         retry=RetryPolicy(max_attempts=attempts, base_delay=0.01, max_delay=5),
         sleep=sleep or Recorder(),

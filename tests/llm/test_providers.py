@@ -179,15 +179,16 @@ def test_timeout_then_success(openai_server: OpenAIFake) -> None:
 @pytest.mark.parametrize("fixture", ["openai_server", "anthropic_server", "gemini_server"])
 def test_malformed_body_is_a_typed_error(fixture: str, request_fixture) -> None:  # type: ignore[no-untyped-def]
     server = request_fixture.getfixturevalue(fixture)
-    server.enqueue(server.malformed())
+    server.enqueue(server.malformed(), server.malformed(), server.default_reply())
     provider = {
         "openai_server": P.OPENAI,
         "anthropic_server": P.ANTHROPIC,
         "gemini_server": P.GEMINI,
     }[fixture]
     base = server.api_base if isinstance(server, OpenAIFake) else server.base_url
-    with pytest.raises(MalformedResponseError):
+    with pytest.raises(MalformedResponseError, match="not complete JSON"):
         request(model_for(provider, base))
+    assert len(server.requests) == 2  # retried once, not more
 
 
 def test_anthropic_529_overloaded_is_retried(anthropic_server: AnthropicFake) -> None:

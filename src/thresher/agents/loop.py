@@ -4,8 +4,11 @@ System prompt + task (with the skill catalog) -> model -> tool calls -> results
 -> ... until the agent submits through its submit tool. Everything is bounded:
 turns, continuations for a model that stops without submitting, retries for a
 submission that does not validate or skipped required skills, and the usage
-budget, checked before every request. Tool failures, unknown tools and invalid
-arguments go back to the model as error results; they never end the session.
+budget: every request reserves its estimated size before it is sent. Tool
+failures -- a ``ToolError``, or any exception a tool implementation raises on
+odd input (a NUL byte, an encoding error, an OS error) -- unknown tools and
+invalid arguments go back to the model as error results; they never end the
+session. Only an exhausted budget and cancellation do.
 """
 
 from __future__ import annotations
@@ -25,16 +28,20 @@ from thresher.agents.tooling import Ledger, LedgerEntry, ToolError
 from thresher.agents.transcript import TranscriptWriter
 from thresher.errors import ThresherError
 from thresher.findings import SecretType
+from thresher.llm.errors import BudgetExceeded, ProviderError
 from thresher.llm.messages import (
     Message,
+    ModelResponse,
     ModelSettings,
     SessionInfo,
     SystemMessage,
     ToolCallPart,
+    ToolDefinition,
     ToolResultPart,
     ToolResultsMessage,
     Usage,
     UserMessage,
+    estimate_input_tokens,
 )
 from thresher.llm.model import Model
 from thresher.redaction import RedactingLogger, Redactor
@@ -42,6 +49,7 @@ from thresher.skills.compliance import Compliance
 
 R = TypeVar("R", bound=BaseModel)
 _LOG = logging.getLogger("thresher.agents")
+_MAX_ERROR = 500  # characters of a tool's exception shown to the model, after redaction
 
 
 class SessionError(ThresherError):
@@ -99,6 +107,9 @@ class AgentSession(Generic[R]):
     limits: LoopLimits = field(default_factory=LoopLimits)
     transcript: TranscriptWriter | None = None
     clock: Callable[[], float] = time.perf_counter
+    # What this session has spent so far, failed and cancelled requests included;
+    # still readable after ``run`` raised (``SessionOutcome.usage`` on success).
+    usage: Usage = field(default_factory=Usage, init=False)
 
     async def run(self) -> SessionOutcome[R]:
         """Drive the session; the transcript records a failure before it propagates."""
@@ -106,7 +117,9 @@ class AgentSession(Generic[R]):
             return await self._run()
         except ThresherError as exc:
             if self.transcript:
-                self.transcript.event("error", error=type(exc).__name__, message=str(exc))
+                self.transcript.event(
+                    "error", error=type(exc).__name__, message=str(exc), usage=self.usage
+                )
             raise
         finally:
             if self.transcript:
@@ -115,7 +128,6 @@ class AgentSession(Generic[R]):
     async def _run(self) -> SessionOutcome[R]:
         started = self.clock()
         ledger = Ledger()
-        usage = Usage()
         messages: list[Message] = []
         continuations = validation_retries = compliance_retries = rejected = 0
         tools = self.toolbox.definitions()
@@ -137,14 +149,7 @@ class AgentSession(Generic[R]):
         add(SystemMessage(text=self.system_prompt))
         add(UserMessage(text=self.task_prompt))
         for turn in range(1, self.limits.max_turns + 1):
-            self.budget.check_request()
-            try:
-                response = await self.model.request(messages, tools, settings)
-            except BaseException:
-                self.budget.release()
-                raise
-            self.budget.record(response.usage)
-            usage = usage + response.usage
+            response = await self._request(messages, tools, settings)
             add(response.to_message())
             calls = response.tool_calls
             if not calls:
@@ -188,7 +193,7 @@ class AgentSession(Generic[R]):
                         result=verdict,
                         compliance=compliance,
                         ledger=ledger,
-                        usage=usage,
+                        usage=self.usage,
                         messages=messages,
                         turns=turn,
                         seconds=self.clock() - started,
@@ -209,6 +214,38 @@ class AgentSession(Generic[R]):
             f"{self.info.agent} agent did not submit within {self.limits.max_turns} turns",
             hint="raise the turn limit or check the model follows tool-calling instructions",
         )
+
+    async def _request(
+        self, messages: list[Message], tools: list[ToolDefinition], settings: ModelSettings
+    ) -> ModelResponse:
+        """One budgeted request: reserve its estimated size, send, settle the reservation."""
+        estimate = estimate_input_tokens(messages, tools)
+        reservation = self.budget.reserve_request(estimate, settings.max_tokens)
+        try:
+            response = await self.model.request(messages, tools, settings)
+        except BaseException as exc:
+            self.usage = self.usage + reservation.fail(sent=self._sent(exc))
+            raise
+        reported = response.usage
+        if not self.model.offline and reported.input_tokens == 0:
+            # A provider that reports no usage is charged the estimate, or no token
+            # limit would ever bind on it.
+            reported = Usage(
+                requests=max(1, reported.requests),
+                input_tokens=estimate,
+                output_tokens=reported.output_tokens,
+            )
+        self.usage = self.usage + reservation.settle(reported)
+        return _printable(response)
+
+    def _sent(self, exc: BaseException) -> bool:
+        """Whether a failed request may have reached (and be billed by) a provider.
+        Cancellation and unexpected errors count as sent: the bytes may be out."""
+        if self.model.offline:
+            return False
+        if isinstance(exc, ProviderError):
+            return exc.sent
+        return True
 
     def _continuation(self, reason: str, turns_left: int, skipped: tuple[str, ...]) -> str:
         return self.renderer.render(
@@ -255,6 +292,16 @@ class AgentSession(Generic[R]):
         except ToolError as exc:
             log.info("%s tool %s failed: %s", self.info.agent, call.name, exc)
             return self._error(call, ledger, str(exc), {})
+        except BudgetExceeded:
+            raise
+        except Exception as exc:  # one odd argument must not end the finding
+            log.warning(
+                "%s tool %s raised %s: %s", self.info.agent, call.name, type(exc).__name__, exc
+            )
+            detail = self.redactor.text(f"{type(exc).__name__}: {exc}")[:_MAX_ERROR]
+            return self._error(
+                call, ledger, f"{call.name} failed: {detail}; check the arguments", {}
+            )
         log.debug("%s %s -> %s", self.info.agent, call.name, output.text[:2000])
         entry = self._record(
             call,
@@ -309,3 +356,24 @@ class AgentSession(Generic[R]):
                 turns=outcome.turns,
                 seconds=round(outcome.seconds, 3),
             )
+
+
+def _printable(response: ModelResponse) -> ModelResponse:
+    """``response`` with lone surrogates (``"\\ud800"`` in a JSON tool argument)
+    replaced: they cannot be encoded as UTF-8, so the transcript and the next
+    request would fail on them instead of the model seeing a tool error."""
+    dumped = response.model_dump(mode="python")
+    clean = _scrub(dumped)
+    return response if clean == dumped else ModelResponse.model_validate(clean)
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8")
+    if isinstance(value, dict):
+        return {_scrub(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_scrub(v) for v in value)
+    if isinstance(value, list):
+        return [_scrub(v) for v in value]
+    return value

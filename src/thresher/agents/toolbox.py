@@ -23,6 +23,7 @@ from thresher.agents.toolspecs import (
     NoArgs,
     ReadFileArgs,
     ToolName,
+    text_problem,
     tool_spec,
 )
 from thresher.errors import SkillToolError
@@ -94,15 +95,25 @@ def skill_handlers(session: SkillSession) -> dict[ToolName, Handler]:
         name = arguments.get("name")
         if not isinstance(name, str):
             raise ToolError("invalid arguments: name: a skill name is required")
+        _plain("name", name)
         return ToolOutput(session.activate(name), {"skill": name})
 
     def read(arguments: dict[str, Any]) -> ToolOutput:
         skill, path = arguments.get("skill"), arguments.get("path")
         if not isinstance(skill, str) or not isinstance(path, str):
             raise ToolError("invalid arguments: skill and path are required strings")
+        _plain("skill", skill)
+        _plain("path", path)
         return ToolOutput(session.read_file(skill, path), {"skill": skill, "path": path})
 
     return {ToolName.SKILL: load, ToolName.READ_SKILL_FILE: read}
+
+
+def _plain(field: str, value: str) -> None:
+    """The check ``bind`` models apply, for the skill tools' hand-read arguments."""
+    problem = text_problem(value)
+    if problem is not None:
+        raise ToolError(f"invalid arguments: {field}: {problem}")
 
 
 def finding_handlers(

@@ -13,7 +13,7 @@ from enum import StrEnum
 from functools import cache
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.skills.discovery import SkillSet
@@ -42,7 +42,30 @@ SUBMIT_TOOLS = frozenset(
 
 
 class _Args(BaseModel):
+    """Arguments of a workspace or finding tool. A string holding a NUL byte or a lone
+    surrogate cannot name a file, a revision or a pattern (the OS, git and UTF-8 all
+    refuse it), so it is refused here with a message the model can act on."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _plain_text(cls, value: Any) -> Any:
+        problem = text_problem(value) if isinstance(value, str) else None
+        if problem is not None:
+            raise ValueError(problem)
+        return value
+
+
+def text_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a path, revision, pattern or name, or None if it can."""
+    if "\x00" in value:
+        return "contains a NUL byte; remove it"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid Unicode text (a lone surrogate)"
+    return None
 
 
 class ReadFileArgs(_Args):

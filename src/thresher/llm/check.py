@@ -40,7 +40,7 @@ async def _check_one(agent: AgentName, spec: str, model: Model) -> CheckResult:
                 UserMessage(text="Call ping with ok=true."),
             ],
             [PING],
-            ModelSettings(max_tokens=64, read_timeout=60),
+            ModelSettings(max_tokens=64),
         )
     except ThresherError as exc:
         return CheckResult(agent, spec, False, str(exc), time.perf_counter() - started)

@@ -6,7 +6,12 @@ from thresher.errors import ConfigError, ThresherError
 
 
 class ProviderError(ThresherError):
-    """A provider request failed; carries provider, HTTP status and a short body."""
+    """A provider request failed; carries provider, HTTP status and a short body.
+
+    ``sent`` says whether any attempt of the request may have reached the provider
+    (and may be billed): false only when every attempt failed before a connection
+    was made, or the circuit was open. Usage accounting charges a sent request.
+    """
 
     retryable = False
 
@@ -24,8 +29,10 @@ class ProviderError(ThresherError):
             detail += f" (HTTP {status})"
         super().__init__(detail, hint=hint)
         self.provider = provider
+        self.reason = message
         self.status = status
         self.body = body[:500]
+        self.sent = True
 
 
 class RateLimitedError(ProviderError):
@@ -59,7 +66,20 @@ class ProviderConnectionError(ProviderError):
 
 
 class MalformedResponseError(ProviderError):
-    """The provider answered something that is not its documented shape."""
+    """The provider answered something that is not its documented shape.
+
+    Not ``retryable`` in general: the HTTP layer retries one malformed answer once
+    (a body cut mid-object is usually a transient proxy or network fault), no more.
+    """
+
+
+class ProviderUnavailableError(ProviderError):
+    """The provider's circuit is open: it failed too many requests in a row this run.
+
+    Raised at once, without touching the network, so a dead or hostile provider
+    cannot hold the run for attempts x timeout per finding; the caller falls back to
+    the offline decision and records this error.
+    """
 
 
 class ModelConfigError(ConfigError):
@@ -67,14 +87,20 @@ class ModelConfigError(ConfigError):
 
 
 class BudgetExceeded(ThresherError):
-    """A usage limit would be crossed by the next request; carries the numbers."""
+    """A usage limit would be crossed by the next request; carries the numbers.
 
-    def __init__(self, what: str, used: int, limit: int, scope: str) -> None:
+    ``used`` counts what is spent plus what requests in flight have reserved;
+    ``needed`` is what the refused request would have reserved (0 when unknown).
+    """
+
+    def __init__(self, what: str, used: int, limit: int, scope: str, needed: int = 0) -> None:
+        wanted = f"; the next request needs about {needed}" if needed else ""
         super().__init__(
-            f"{scope} {what} limit reached: {used} used of {limit}",
+            f"{scope} {what} limit reached: {used} used of {limit}{wanted}",
             hint=f"raise the {scope} {what} limit or triage fewer findings",
         )
         self.what = what
         self.used = used
         self.limit = limit
         self.scope = scope
+        self.needed = needed

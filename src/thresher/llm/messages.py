@@ -7,6 +7,7 @@ carry ``data`` for code (the heuristic model, reports) that adapters never send.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -160,8 +161,29 @@ class SessionInfo(_Frozen):
 
 
 class ModelSettings(_Frozen):
+    """Per-request settings. The timeouts are overrides: ``None`` (the default) uses
+    the provider's own, which come from the ``http`` settings table, so a run's
+    configuration is the one place that says how long a request may take."""
+
     max_tokens: int = Field(default=4096, ge=1)
     temperature: float | None = Field(default=None, ge=0, le=2)
-    connect_timeout: float = Field(default=10.0, gt=0)
-    read_timeout: float = Field(default=120.0, gt=0)
+    connect_timeout: float | None = Field(default=None, gt=0)
+    read_timeout: float | None = Field(default=None, gt=0)
+    total_timeout: float | None = Field(default=None, gt=0)
     session: SessionInfo | None = None
+
+
+_BYTES_PER_TOKEN = 4
+
+
+def estimate_input_tokens(messages: Sequence[Message], tools: Sequence[ToolDefinition]) -> int:
+    """A deliberately rough, tokenizer-free estimate of a request's input tokens.
+
+    UTF-8 bytes of the serialized messages and tool specs over four, rounded up:
+    about right for English and JSON, an overestimate for most other scripts. It
+    exists so a budget can refuse a request *before* it is sent, and so a request
+    that failed without a usage report is still charged for what it carried.
+    """
+    size = sum(len(message_to_json(m).encode("utf-8")) for m in messages)
+    size += sum(len(t.model_dump_json().encode("utf-8")) for t in tools)
+    return -(-size // _BYTES_PER_TOKEN)

@@ -3,13 +3,19 @@
 Keys come from environment variables named in settings (defaults: the official
 ones) and travel only as ``SecretStr`` into request headers — never into URLs,
 argv or logs. ``describe`` reports what a model would use without building it.
+
+Timeouts, attempts and the circuit-breaker threshold come from the ``http``
+settings table. ``build_models`` (or ``build_model`` with one ``ProviderPool``)
+gives the agents of a run that use the same provider one ``HttpProvider``, so
+its circuit breaker counts every request the run sends there.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import httpx
 from pydantic import SecretStr
@@ -17,13 +23,14 @@ from pydantic import SecretStr
 from thresher.config import AgentName, ProviderName, Settings
 from thresher.llm.errors import ModelConfigError
 from thresher.llm.heuristic import HeuristicModel
-from thresher.llm.http import HttpProvider, RetryPolicy, Sleep
+from thresher.llm.http import HttpProvider, RetryPolicy, Sleep, Timeouts
 from thresher.llm.model import Model
 from thresher.llm.providers.anthropic import AnthropicModel, anthropic_headers
 from thresher.llm.providers.gemini import GeminiModel, gemini_headers
 from thresher.llm.providers.openai import OpenAIChatModel, bearer
 
 DEFAULT_MODEL = "heuristic:default"
+K = TypeVar("K")
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,28 @@ def describe(
     )
 
 
+@dataclass
+class ProviderPool:
+    """The ``HttpProvider`` of each provider, built once per run and shared."""
+
+    providers: dict[ProviderName, HttpProvider] = field(default_factory=dict)
+
+
+def build_models(
+    specs: Mapping[K, str],
+    settings: Settings,
+    environ: Mapping[str, str] | None = None,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+) -> dict[K, Model]:
+    """One model per key (agent), sharing one ``HttpProvider`` per provider."""
+    pool = ProviderPool()
+    return {
+        key: build_model(spec, settings, environ, transport=transport, pool=pool)
+        for key, spec in specs.items()
+    }
+
+
 def build_model(
     spec: str,
     settings: Settings,
@@ -117,11 +146,40 @@ def build_model(
     retry: RetryPolicy | None = None,
     sleep: Sleep | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    pool: ProviderPool | None = None,
 ) -> Model:
+    """A model for ``spec``; ``retry`` replaces the policy built from ``settings.http``."""
     env = os.environ if environ is None else environ
     info = describe(spec, settings, env)
     if info.provider is ProviderName.HEURISTIC:
         return HeuristicModel(info.model_name)
+    http = pool.providers.get(info.provider) if pool is not None else None
+    if http is None:
+        http = _http_provider(spec, info, settings, env, retry, sleep, transport)
+        if pool is not None:
+            pool.providers[info.provider] = http
+    match info.provider:
+        case ProviderName.ANTHROPIC:
+            return AnthropicModel(http, info.model_name)
+        case ProviderName.GEMINI:
+            return GeminiModel(http, info.model_name)
+        case ProviderName.OPENAI:
+            return OpenAIChatModel(http, info.model_name)
+        case ProviderName.GITHUB | ProviderName.OLLAMA | ProviderName.OPENAI_COMPATIBLE:
+            return OpenAIChatModel(http, info.model_name, max_tokens_field="max_tokens")
+        case ProviderName.HEURISTIC:
+            return HeuristicModel(info.model_name)
+
+
+def _http_provider(
+    spec: str,
+    info: ModelInfo,
+    settings: Settings,
+    env: Mapping[str, str],
+    retry: RetryPolicy | None,
+    sleep: Sleep | None,
+    transport: httpx.AsyncBaseTransport | None,
+) -> HttpProvider:
     if info.base_url is None:
         raise ModelConfigError(
             f"provider '{info.provider.value}' needs a base_url",
@@ -142,23 +200,17 @@ def build_model(
             headers = gemini_headers
         case _:
             headers = bearer
-    http = HttpProvider(
+    http = settings.http
+    return HttpProvider(
         info.provider.value,
         info.base_url,
         key,
         auth_headers=headers,
-        retry=retry,
+        retry=retry or RetryPolicy(max_attempts=http.max_attempts),
+        timeouts=Timeouts(
+            connect=http.connect_timeout, read=http.read_timeout, total=http.total_timeout
+        ),
+        breaker_failures=http.breaker_failures,
         sleep=sleep,
         transport=transport,
     )
-    match info.provider:
-        case ProviderName.ANTHROPIC:
-            return AnthropicModel(http, info.model_name)
-        case ProviderName.GEMINI:
-            return GeminiModel(http, info.model_name)
-        case ProviderName.OPENAI:
-            return OpenAIChatModel(http, info.model_name)
-        case ProviderName.GITHUB | ProviderName.OLLAMA | ProviderName.OPENAI_COMPATIBLE:
-            return OpenAIChatModel(http, info.model_name, max_tokens_field="max_tokens")
-        case ProviderName.HEURISTIC:
-            return HeuristicModel(info.model_name)

@@ -75,8 +75,9 @@ class AnthropicModel(HttpModel):
                 {"name": t.name, "description": t.description, "input_schema": t.parameters}
                 for t in tools
             ]
-        data = await self.http.post_json("v1/messages", payload, settings, classify=self._classify)
-        return self._parse(data)
+        return await self.http.post_json(
+            "v1/messages", payload, settings, classify=self._classify, parse=self._parse
+        )
 
     def _parse(self, data: dict[str, Any]) -> ModelResponse:
         blocks = data.get("content")

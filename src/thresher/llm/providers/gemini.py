@@ -101,10 +101,14 @@ class GeminiModel(HttpModel):
                 }
             ]
         path = f"v1beta/models/{quote(self.model_name, safe='')}:generateContent"
-        data = await self.http.post_json(
-            path, payload, settings, classify=self._classify, delay_hint=retry_delay
+        return await self.http.post_json(
+            path,
+            payload,
+            settings,
+            classify=self._classify,
+            delay_hint=retry_delay,
+            parse=self._parse,
         )
-        return self._parse(data)
 
     def _parse(self, data: dict[str, Any]) -> ModelResponse:
         candidates = data.get("candidates")

@@ -92,10 +92,9 @@ class OpenAIChatModel(HttpModel):
                 }
                 for t in tools
             ]
-        data = await self.http.post_json(
-            "chat/completions", payload, settings, classify=self._classify
+        return await self.http.post_json(
+            "chat/completions", payload, settings, classify=self._classify, parse=self._parse
         )
-        return self._parse(data)
 
     def _parse(self, data: dict[str, Any]) -> ModelResponse:
         try:
