@@ -38,9 +38,8 @@ from thresher.errors import ExitCode, ThresherError
 from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
-from thresher.llm.messages import Usage
 from thresher.llm.model import Model
-from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_model, describe
+from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_models, describe
 from thresher.redaction import Redactor
 from thresher.resources import public_vocabulary
 from thresher.results import Classification, Verdict
@@ -156,10 +155,10 @@ def resolve_models(
     specs = {a: agent_model_spec(a, settings, load_agent(a, settings).model) for a in AgentName}
     for spec in specs.values():
         describe(spec, settings, environ)  # fail fast on an unknown provider
-    models = {
-        a: build_model(DEFAULT_MODEL if dry_run else spec, settings, environ)
-        for a, spec in specs.items()
-    }
+    # One model per provider spec: agents on one provider share its circuit breaker.
+    models = build_models(
+        {a: DEFAULT_MODEL if dry_run else spec for a, spec in specs.items()}, settings, environ
+    )
     return models, {a.value: s for a, s in specs.items()}
 
 
@@ -251,7 +250,7 @@ def run_scan(
     finally:
         journal.close()
     plan = _plan(decisions, specs, request) if request.dry_run else []
-    usage = sum((d.usage for d in decisions), Usage())
+    usage = run_meter.usage  # every request sent, also those that failed or stopped the run
     report = RunReport(
         tool_version=__version__,
         run_id=run_id,
