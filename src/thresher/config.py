@@ -11,16 +11,26 @@ it, not against the merged result.
 
 from __future__ import annotations
 
-import json
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from thresher.config_files import (
+    ENV_CONFIG,
+    deep_merge,
+    env_layer,
+    env_name,
+    explicit,
+    find_config,
+    parse_toml,
+    read_toml,
+    resolve_paths,
+    thresher_table,
+)
 from thresher.errors import ConfigError
 from thresher.names import AgentName, ProviderName
 from thresher.trust import (
@@ -47,10 +57,6 @@ __all__ = [
     "SkillMount",
     "load_settings",
 ]
-
-ENV_PREFIX = "THRESHER_"
-ENV_CONFIG = "THRESHER_CONFIG"
-_NESTING = "__"
 
 
 class _Frozen(BaseModel):
@@ -209,12 +215,12 @@ def load_settings(
     notices: list[str] = []
     user_file = user_config_path(env)
     if user_file is not None and user_file.is_file():
-        layers.append(_file_layer(user_file, _read_toml(user_file), None))
+        layers.append(_file_layer(user_file, read_toml(user_file), None))
         sources.append(f"{Layer.USER.value}: {user_file}")
     config_file: Path | None = None
     if config_path is not None:
-        config_file = _explicit(config_path, base)
-        layers.append(_file_layer(config_file, _read_toml(config_file), None))
+        config_file = explicit(config_path, base)
+        layers.append(_file_layer(config_file, read_toml(config_file), None))
         sources.append(f"{Layer.EXPLICIT.value}: {config_file}")
     else:
         found = _repository_layer(base, repo, notices)
@@ -222,13 +228,13 @@ def load_settings(
             layer, label, config_file = found
             layers.append(layer)
             sources.append(f"{Layer.REPOSITORY.value}: {label}")
-    env_layer = _env_layer(env)
+    from_env = env_layer(env)
     _check_layer(
-        env_layer,
-        lambda key: f"unknown setting {_env_name(key)} in the environment",
-        lambda key: f"environment variable {_env_name(key)}",
+        from_env,
+        lambda key: f"unknown setting {env_name(key)} in the environment",
+        lambda key: f"environment variable {env_name(key)}",
     )
-    layers.append(_resolve_paths(env_layer, base))
+    layers.append(resolve_paths(from_env, base))
     flag_layer = dict(overrides or {})
     _check_layer(
         flag_layer,
@@ -239,7 +245,7 @@ def load_settings(
 
     merged: dict[str, Any] = {}
     for layer in layers:
-        merged = _deep_merge(merged, layer)
+        merged = deep_merge(merged, layer)
     settings = Settings.model_validate(merged)
     return LoadedSettings(
         settings=settings,
@@ -254,7 +260,7 @@ def _file_layer(
 ) -> dict[str, Any]:
     """One file's layer, checked on its own; ``repo`` set for the repository's file."""
     where = where or str(path)
-    table, label = _thresher_table(path.name, data, where)
+    table, label = thresher_table(path.name, data, where)
     _check_layer(
         table,
         lambda key: f"unknown key '{label}{key}' in {where}",
@@ -262,7 +268,7 @@ def _file_layer(
     )
     if repo is not None:
         check_repository_layer(table, where, label, repo)
-    return _resolve_paths(table, path.parent)
+    return resolve_paths(table, path.parent)
 
 
 def _repository_layer(
@@ -271,10 +277,10 @@ def _repository_layer(
     """The repository's own file, as the run's mode allows it to be read."""
     match repo.mode:
         case RepoMode.WORKING_TREE:
-            found = _find_config(cwd)
+            found = find_config(cwd)
             if found is None:
                 return None
-            return _file_layer(found, _read_toml(found), repo), str(found), found
+            return _file_layer(found, read_toml(found), repo), str(found), found
         case RepoMode.BASE_COMMIT:
             short = (repo.commit or "?")[:12]
             in_checkout = [n for n in REPO_CONFIG_NAMES if (cwd / n).is_file()]
@@ -288,7 +294,7 @@ def _repository_layer(
                 if content is None:
                     continue
                 where = f"{name} at {short}"
-                data = _parse_toml(content, where)
+                data = parse_toml(content, where)
                 if name == "pyproject.toml" and "thresher" not in data.get("tool", {}):
                     continue
                 return _file_layer(cwd / name, data, repo, where=where), where, None
@@ -301,105 +307,6 @@ def _repository_layer(
                     "pass --config or THRESHER_CONFIG to configure this job"
                 )
             return None
-
-
-def _explicit(explicit: Path, cwd: Path) -> Path:
-    path = explicit if explicit.is_absolute() else cwd / explicit
-    if not path.is_file():
-        raise ConfigError(
-            f"config file not found: {explicit}",
-            hint="pass an existing thresher.toml or pyproject.toml to --config",
-        )
-    return path
-
-
-def _find_config(cwd: Path) -> Path | None:
-    dedicated = cwd / "thresher.toml"
-    if dedicated.is_file():
-        return dedicated
-    pyproject = cwd / "pyproject.toml"
-    if pyproject.is_file() and _names_thresher(pyproject):
-        return pyproject
-    return None
-
-
-def _names_thresher(pyproject: Path) -> bool:
-    """Whether a found ``pyproject.toml`` configures thresher. A project's own file that is
-    broken but has no ``[tool.thresher]`` table is the project's business, not a reason
-    to refuse the scan."""
-    try:
-        return "thresher" in _read_toml(pyproject).get("tool", {})
-    except ConfigError:
-        try:
-            text = pyproject.read_bytes().decode("utf-8", errors="replace")
-        except OSError:
-            return False
-        if "tool.thresher" in text:
-            raise  # it does try to configure thresher: say what is wrong with it
-        return False
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from exc
-    return _parse_toml(data, str(path))
-
-
-def _parse_toml(data: bytes, where: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{where}: invalid TOML: {exc}", hint="fix the syntax") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(
-            f"{where}: not UTF-8 text (byte {exc.start})", hint="TOML files are UTF-8"
-        ) from None
-
-
-def _thresher_table(name: str, data: dict[str, Any], where: str) -> tuple[dict[str, Any], str]:
-    if name == "pyproject.toml":
-        table = data.get("tool", {}).get("thresher", {})
-        if not isinstance(table, dict):
-            raise ConfigError(f"{where}: [tool.thresher] must be a table")
-        return table, "tool.thresher."
-    return data, ""
-
-
-def _env_name(dotted: str) -> str:
-    return ENV_PREFIX + dotted.replace(".", _NESTING).upper()
-
-
-def _env_layer(env: Mapping[str, str]) -> dict[str, Any]:
-    """``THRESHER_AGENTS__ANALYSIS__MODEL=x`` -> ``{"agents": {"analysis": {"model": "x"}}}``.
-
-    Values starting with ``[`` or ``{`` are JSON (lists, mount tables); anything
-    else stays a string and pydantic coerces it (``"false"`` -> ``False``).
-    """
-    layer: dict[str, Any] = {}
-    for name, raw in env.items():
-        if not name.startswith(ENV_PREFIX) or name == ENV_CONFIG:
-            continue
-        parts = [part.lower() for part in name[len(ENV_PREFIX) :].split(_NESTING)]
-        if not all(parts):
-            raise ConfigError(
-                f"malformed environment variable name {name}",
-                hint="nest keys with a double underscore",
-            )
-        value: Any = raw
-        if raw.strip().startswith(("[", "{")):
-            try:
-                value = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(f"environment variable {name}: invalid JSON: {exc}") from exc
-        node = layer
-        for part in parts[:-1]:
-            node = node.setdefault(part, {})
-            if not isinstance(node, dict):
-                raise ConfigError(f"environment variable {name} conflicts with another one")
-        node[parts[-1]] = value
-    return layer
 
 
 def _check_layer(
@@ -423,38 +330,3 @@ _KNOWN_KEYS_HINT = (
     "http.total_timeout, http.max_attempts, http.breaker_failures "
     "(agents: analysis, challenger, judge); see the README's Configuration section"
 )
-
-
-def _resolve_paths(layer: dict[str, Any], base: Path) -> dict[str, Any]:
-    """Make relative paths absolute against the file (or cwd) that named them."""
-
-    def fix(value: Any) -> Any:
-        return (
-            str(base / value) if isinstance(value, str) and not Path(value).is_absolute() else value
-        )
-
-    out = json.loads(json.dumps(layer, default=str))
-    if "prompts_dir" in out:
-        out["prompts_dir"] = fix(out["prompts_dir"])
-    for agent in (out.get("agents") or {}).values():
-        if isinstance(agent, dict) and "definition" in agent:
-            agent["definition"] = fix(agent["definition"])
-    for skills in (out.get("skills") or {}).values():
-        if not isinstance(skills, dict):
-            continue
-        if isinstance(skills.get("directories"), list):
-            skills["directories"] = [fix(item) for item in skills["directories"]]
-        for mount in skills.get("mounts") or []:
-            if isinstance(mount, dict) and "source" in mount:
-                mount["source"] = fix(mount["source"])
-    return dict(out)
-
-
-def _deep_merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
-    merged = dict(base)
-    for key, value in top.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _deep_merge(merged[key], value)
-        else:
-            merged[key] = value
-    return merged

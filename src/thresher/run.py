@@ -46,7 +46,8 @@ from thresher.results import Classification, Verdict
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
-from thresher.tribunal.tribunal import Deadline, Tribunal, TribunalOptions
+from thresher.tribunal.fallbacks import Deadline
+from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 
 # Requests a session usually needs (skills + evidence + submit), for dry-run estimates.

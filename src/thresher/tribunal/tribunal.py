@@ -15,7 +15,6 @@ expires leaves every finding not yet decided INCONCLUSIVE, assumed real.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,10 +30,7 @@ from thresher.llm.heuristic import HeuristicModel
 from thresher.llm.messages import Usage
 from thresher.llm.model import Model
 from thresher.results import (
-    Classification,
-    ConfidenceLabel,
     JudgeResult,
-    RiskLevel,
     Verdict,
     label_for,
 )
@@ -48,6 +44,7 @@ from thresher.scoring.policy import (
     offline_call,
 )
 from thresher.tribunal.checks import apply_guardrails, best_entry, check_report
+from thresher.tribunal.fallbacks import Deadline, Panel, complete, offline_stands, undecided
 from thresher.validators.base import ValidationResult
 
 _SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
@@ -60,44 +57,6 @@ class TribunalOptions:
     concurrency: int = 4
     band: Band | None = None  # None: the scorer's cross-validated band
     deadline: Deadline | None = None
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """``--timeout``: ``seconds`` for the whole run, ending at ``at`` (``time.monotonic``)."""
-
-    seconds: float
-    at: float
-
-    @classmethod
-    def after(cls, seconds: float, *, started: float | None = None) -> Deadline:
-        return cls(seconds, (time.monotonic() if started is None else started) + seconds)
-
-    def remaining(self) -> float:
-        return max(0.0, self.at - time.monotonic())
-
-
-@dataclass
-class _Panel:
-    entries: list[ReportEntry]
-    judge: JudgeResult | None
-    judge_model: str | None
-    usage: Usage
-    errors: list[DecisionError]
-
-
-def undecided(rationale: str, decided_by: DecidedBy, **fields: Any) -> Decision:
-    """INCONCLUSIVE, assumed real (the safe guess) until someone looks."""
-    return Decision(
-        classification=Classification.REAL,
-        verdict=Verdict.INCONCLUSIVE,
-        confidence=0.0,
-        confidence_label=ConfidenceLabel.LOW,
-        risk_level=RiskLevel.HIGH,
-        rationale=rationale,
-        decided_by=decided_by,
-        **fields,
-    )
 
 
 async def _all(
@@ -262,8 +221,8 @@ class Tribunal:
             )
             return decision.model_copy(update={"errors": (*decision.errors, error)})
         panel.usage = panel.usage + decision.usage
-        if not _complete(panel):
-            return _offline_stands(decision, panel)
+        if not complete(panel):
+            return offline_stands(decision, panel)
         return self._conclude(
             finding, panel, validations, DecidedBy.TRIBUNAL, escalated=True
         ).model_copy(update={"escalation": escalation, "assessment": assessment})
@@ -296,7 +255,7 @@ class Tribunal:
         *,
         analyses: int,
         offline: tuple[Assessment | None, OfflineCall | None] = (None, None),
-    ) -> _Panel:
+    ) -> Panel:
         errors: list[DecisionError] = []
         build = self.factory.build
         analysis_model = models[AgentName.ANALYSIS]
@@ -403,12 +362,12 @@ class Tribunal:
                         )
                     )
                     judge = None
-        return _Panel(entries, judge, judge_model.name, usage, errors)
+        return Panel(entries, judge, judge_model.name, usage, errors)
 
     def _conclude(
         self,
         finding: Finding,
-        panel: _Panel,
+        panel: Panel,
         validations: tuple[ValidationResult, ...],
         decided_by: DecidedBy,
         *,
@@ -455,37 +414,3 @@ class Tribunal:
             guardrail=guarded.note,
             **common,
         )
-
-
-def _complete(panel: _Panel) -> bool:
-    """A judgement over reports that were all challenged: the only LLM panel that may
-    overrule the offline decision (a lone, unchallenged report may not)."""
-    return (
-        panel.judge is not None
-        and bool(panel.entries)
-        and all(entry.challenge is not None for entry in panel.entries)
-    )
-
-
-def _offline_stands(decision: Decision, panel: _Panel) -> Decision:
-    """The offline decision, with the incomplete panel's errors and the usage it cost.
-
-    Reports the panel did finish are kept beside it (they are paid for and a reviewer
-    may want them); ``decided_by`` stays ``heuristic`` because they decided nothing.
-    """
-    errors = panel.errors or [
-        DecisionError(stage="tribunal", error="IncompletePanel", message="no judgement")
-    ]
-    failed = ", ".join(f"{e.stage}: {e.error}" for e in errors)
-    kept: dict[str, Any] = {}
-    if panel.entries:
-        kept = {"escalated": True, "entries": tuple(panel.entries), "judge": None}
-    return decision.model_copy(
-        update={
-            **kept,
-            "errors": (*decision.errors, *errors),
-            "usage": panel.usage,
-            "rationale": f"{decision.rationale} [the LLM tribunal did not complete ({failed}); "
-            "the offline decision stands]",
-        }
-    )

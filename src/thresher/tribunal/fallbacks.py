@@ -1,0 +1,94 @@
+"""What stands when the tribunal cannot finish: the run deadline, the undecided
+finding, and the offline decision kept when an LLM panel is incomplete.
+
+Kept apart from the tribunal's control flow so the fail-closed rules read in one
+place: only a complete panel may overrule the offline decision.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
+from thresher.llm.messages import Usage
+from thresher.results import (
+    Classification,
+    ConfidenceLabel,
+    JudgeResult,
+    RiskLevel,
+    Verdict,
+)
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """``--timeout``: ``seconds`` for the whole run, ending at ``at`` (``time.monotonic``)."""
+
+    seconds: float
+    at: float
+
+    @classmethod
+    def after(cls, seconds: float, *, started: float | None = None) -> Deadline:
+        return cls(seconds, (time.monotonic() if started is None else started) + seconds)
+
+    def remaining(self) -> float:
+        return max(0.0, self.at - time.monotonic())
+
+
+@dataclass
+class Panel:
+    entries: list[ReportEntry]
+    judge: JudgeResult | None
+    judge_model: str | None
+    usage: Usage
+    errors: list[DecisionError]
+
+
+def undecided(rationale: str, decided_by: DecidedBy, **fields: Any) -> Decision:
+    """INCONCLUSIVE, assumed real (the safe guess) until someone looks."""
+    return Decision(
+        classification=Classification.REAL,
+        verdict=Verdict.INCONCLUSIVE,
+        confidence=0.0,
+        confidence_label=ConfidenceLabel.LOW,
+        risk_level=RiskLevel.HIGH,
+        rationale=rationale,
+        decided_by=decided_by,
+        **fields,
+    )
+
+
+def complete(panel: Panel) -> bool:
+    """A judgement over reports that were all challenged: the only LLM panel that may
+    overrule the offline decision (a lone, unchallenged report may not)."""
+    return (
+        panel.judge is not None
+        and bool(panel.entries)
+        and all(entry.challenge is not None for entry in panel.entries)
+    )
+
+
+def offline_stands(decision: Decision, panel: Panel) -> Decision:
+    """The offline decision, with the incomplete panel's errors and the usage it cost.
+
+    Reports the panel did finish are kept beside it (they are paid for and a reviewer
+    may want them); ``decided_by`` stays ``heuristic`` because they decided nothing.
+    """
+    errors = panel.errors or [
+        DecisionError(stage="tribunal", error="IncompletePanel", message="no judgement")
+    ]
+    failed = ", ".join(f"{e.stage}: {e.error}" for e in errors)
+    kept: dict[str, Any] = {}
+    if panel.entries:
+        kept = {"escalated": True, "entries": tuple(panel.entries), "judge": None}
+    return decision.model_copy(
+        update={
+            **kept,
+            "errors": (*decision.errors, *errors),
+            "usage": panel.usage,
+            "rationale": f"{decision.rationale} [the LLM tribunal did not complete ({failed}); "
+            "the offline decision stands]",
+        }
+    )
