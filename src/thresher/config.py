@@ -139,9 +139,10 @@ class RuleSettings(_Frozen):
 class HttpSettings(_Frozen):
     """How long a model request may take, and when a provider is given up on.
 
-    ``total_timeout`` bounds one request from its first byte sent to its last byte
-    read, retries not included: a server that drips a byte every few seconds never
-    trips a read timeout, so the read timeout alone bounds nothing. After
+    ``total_timeout`` bounds one attempt from its first byte sent to its last byte
+    read: a server that drips a byte every few seconds never trips a read timeout, so
+    the read timeout alone bounds nothing. A request with all its retries and waits
+    ends within twice ``total_timeout``. After
     ``breaker_failures`` consecutive failed requests a provider's circuit opens and
     the rest of the run is decided offline.
     """
