@@ -263,8 +263,8 @@ class Detector:
         if len(value) < 4 or _reference(value) or value.lower() in _LITERALS or "…" in value:
             return None
         password = is_password_keyword(keyword)
-        if not password and any(c.isspace() for c in value):
-            return None  # prose; only a passphrase holds spaces
+        if not password and (any(c.isspace() for c in value) or not _has_letter(value)):
+            return None  # prose (only a passphrase holds spaces); a count (max_tokens: 4096)
         if len(value) <= _MAX_CHECKED and _WORD.fullmatch(value):
             # A plain word. Only a password may be one, and not in the middle of prose.
             prose = bare and match.span(compiled.groups["more"])[0] >= 0
@@ -273,6 +273,10 @@ class Detector:
         if not any(c.isalnum() for c in value) or len(set(value)) == 1:
             return None  # "*****", "xxxxxxxx"
         return Found(start, end, keyword_slug(keyword), value)
+
+
+def _has_letter(value: str) -> bool:
+    return any(c.isalpha() for c in value)
 
 
 def _filled(match: Any, group: int, kind: Kind) -> bool:

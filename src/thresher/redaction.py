@@ -216,9 +216,12 @@ class Redactor:
     def _learn(self, found: list[Found]) -> None:
         """Remember what was detected, so that ``hunter2horse`` quoted alone later, where
         no rule would recognise it, is redacted as it was in ``PASSWORD=hunter2horse``."""
-        new = [f for f in found if len(f.value) in _LEARN_LENGTHS and f.value not in self._values]
-        for hit in new:
-            self.add(hit.value, redaction_token(hit.slug, hit.value))
+        new: dict[str, str] = {}
+        for hit in found:  # the first rule to find a value names it, as in the text
+            if len(hit.value) in _LEARN_LENGTHS and hit.value not in self._values:
+                new.setdefault(hit.value, redaction_token(hit.slug, hit.value))
+        for value, token in new.items():
+            self.add(value, token)
 
     def _redact(self, text: str) -> str:
         forms = [m.span() for m in _REDACTED_FORMS.finditer(text)]

@@ -42,6 +42,7 @@ _DIFF_SAFETY = ("--no-ext-diff", "--no-textconv", "--no-color")
 _REV = re.compile(r"[0-9A-Za-z][0-9A-Za-z._/~^@{}-]{0,199}")
 _FIELDS = "%H%x1f%an%x1f%aI%x1f%s"  # unit separators, unlike tabs, are never in a name
 _MARKER = b"\x1e\x1e"
+_COMMIT_TEXT = frozenset(("author", "subject", "path"))
 
 
 def _git_env(root: Path) -> dict[str, str]:
@@ -385,7 +386,8 @@ class Workspace:
             return self._log_value(args.finding_id, args.max_count, pathspec)
         count = f"--max-count={args.max_count}"
         raw = self._git_output("log", *_DIFF_SAFETY, count, f"--format={_FIELDS}", *pathspec)
-        commits = [_commit(ln, None, args.path) for ln in raw.decode(errors="replace").splitlines()]
+        lines = raw.decode(errors="replace").splitlines()
+        commits = [self._redacted(_commit(line, None, args.path)) for line in lines]
         text, _ = self._cap("\n".join(map(_commit_row, commits)) or "no commits", "lower max_count")
         return ToolOutput(text, {"commits": commits})
 
@@ -404,7 +406,7 @@ class Workspace:
                     if not (scan.at_line_start and chunk.startswith(_MARKER)):
                         scan.feed(chunk)
                         continue
-                    found = scan.finish_commit()
+                    found = [self._redacted(c) for c in scan.finish_commit()]
                     commits.extend(found)
                     matched += bool(found)
                     if matched >= max_count or scanned >= MAX_SCANNED_COMMITS:
@@ -414,11 +416,16 @@ class Workspace:
                     scan.start_commit(chunk)
         except _GitTimeout:
             note = f"[history scan timed out after {scanned} commits; results are partial]"
-        commits.extend(scan.finish_commit())
+        commits.extend(self._redacted(c) for c in scan.finish_commit())
         rows = [_commit_row(c) for c in commits] or [f"no commit added or removed {finding_id}"]
         text, _ = self._cap("\n".join([*rows, note] if note else rows), "lower max_count")
         return ToolOutput(text, {"finding_id": finding_id, "commits": commits,
                                  "scanned_commits": scanned, "truncated": bool(note)})  # fmt: skip
+
+    def _redacted(self, commit: dict[str, Any]) -> dict[str, Any]:
+        """A commit's free text (author, subject, path) redacted, like the rows shown: the
+        data goes back with the text, and a subject can quote a secret."""
+        return {k: self._redact(v) if k in _COMMIT_TEXT and v else v for k, v in commit.items()}
 
     def git_show(self, args: GitShowArgs) -> ToolOutput:
         """A strict rev syntax, then --end-of-options: ``--output=...`` is never an option."""
