@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from tests.tokens import github_token, random_secret
+from tests.tokens import github_token
 from thresher.detection import Detector, RedactionRuleError
 from thresher.detection_rules import PLUGINS_ELSEWHERE
 from thresher.findings.engine import FileJob, scan_in_process
@@ -195,7 +195,8 @@ def test_an_authorization_header_is_caught_wherever_it_is_committed(detector: De
     token = github_token("ghs", seed=66)
     header = base64.b64encode(f"x-access-token:{token}".encode()).decode()
     texts = [
-        f'      - run: git config http.https://github.com/.extraheader "AUTHORIZATION: basic {header}"',
+        "      - run: git config http.https://github.com/.extraheader "
+        f'"AUTHORIZATION: basic {header}"',
         f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {header}\n',
         f"  EXTRAHEADER: {header}\n",
         f"echo {header} | base64 -d\n",
@@ -324,12 +325,11 @@ def test_detection_is_linear_on_hostile_text(detector: Detector) -> None:
 
 
 def test_a_tool_output_of_twenty_kilobytes_is_redacted_quickly(detector: Detector) -> None:
-    """Measured at about 2 ms (code) to 50 ms (a config holding 300 secrets)."""
-    code = (asset_dir(AssetKind.PROMPTS).parent / "src").exists()
+    """Measured at about 2 ms (code) to 50 ms (a config holding 300 secrets) each."""
     source = "\n".join(f'    value_{i} = compute("{rand(12, i)}", key={i})' for i in range(400))
     secrets = "\n".join(f"TOKEN_{i}={rand(32, 100 + i)}" for i in range(300))
     started = time.perf_counter()
     for i in range(20):
         redactor(detector).text(f"{source[:20_000]}\n{i}")
         redactor(detector).text(f"{secrets[:20_000]}\n{i}")
-    assert time.perf_counter() - started < 20, code
+    assert time.perf_counter() - started < 20

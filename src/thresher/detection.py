@@ -199,9 +199,9 @@ class Detector:
     def find(self, text: str) -> list[Found]:
         """Every secret-shaped value in ``text``, in order of the rules that found it."""
         data = text.encode("utf-8", errors="replace")  # a lone surrogate: one byte, "?"
-        if len(data) <= _COMBINED_MAX_BYTES and self._any is not None:
-            if self._any.search(data) is None:
-                return []
+        short = len(data) <= _COMBINED_MAX_BYTES and self._any is not None
+        if short and self._any.search(data) is None:
+            return []
         raw = [(c, m) for c in self._rules for m in c.regex.finditer(data)]
         if not raw:
             return []
