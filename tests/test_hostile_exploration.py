@@ -111,7 +111,7 @@ def explore_and_quote(server: OpenAIFake, planted: Planted, old_commit: str) -> 
         read = [
             m["content"]
             for m in body["messages"]
-            if m["role"] == "tool" and m["tool_call_id"].startswith("w") or m["role"] == "user"
+            if (m["role"] == "tool" and m["tool_call_id"].startswith("w")) or m["role"] == "user"
         ]
         quote = f"I read: {' | '.join(read)[-30_000:]} And I remember: {remembered}"
         arguments = submission(submit, "real")

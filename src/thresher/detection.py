@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, assert_never
 
 from thresher.detection_rules import (
     ASSIGNMENTS,
@@ -232,19 +232,21 @@ class Detector:
             return None
         if kind is Kind.PLUGIN and group and _reference(value):
             return None  # https://user:<token>@host, as detect-secrets' own filters say
-        if kind is Kind.BASE64_ENTROPY or kind is Kind.HEX_ENTROPY:
-            if not self._entropy[kind].passes(value) or _hex_id(value, kind):
-                return None
-        elif kind is Kind.RANDOM:
-            if not any(c.isdigit() for c in value):
-                return None
-        elif kind is Kind.ASSIGNED:
-            if _reference(value) or "…" in value or not any(c.isalnum() for c in value):
-                return None
-        elif kind is Kind.KEYWORD:
-            keyword = match.group(compiled.groups["kw"]).decode("utf-8", errors="replace")
-            return self._keyword(text, compiled, match, keyword, start, end)
-        return Found(start, end, rule.slug, value)
+        match kind:
+            case Kind.BASE64_ENTROPY | Kind.HEX_ENTROPY:
+                secret = self._entropy[kind].passes(value) and not _hex_id(value, kind)
+            case Kind.RANDOM:
+                secret = any(c.isdigit() for c in value)
+            case Kind.ASSIGNED:
+                secret = not _reference(value) and "…" not in value and _has_alnum(value)
+            case Kind.KEYWORD:
+                keyword = match.group(compiled.groups["kw"]).decode("utf-8", errors="replace")
+                return self._keyword(text, compiled, match, keyword, start, end)
+            case Kind.FORMAT | Kind.PLUGIN | Kind.CUSTOM:
+                secret = True
+            case _:
+                assert_never(kind)
+        return Found(start, end, rule.slug, value) if secret else None
 
     def _keyword(
         self, text: str, compiled: _Compiled, match: Any, keyword: str, start: int, end: int
@@ -270,13 +272,17 @@ class Detector:
             prose = bare and match.span(compiled.groups["more"])[0] >= 0
             if not password or prose:
                 return None
-        if not any(c.isalnum() for c in value) or len(set(value)) == 1:
+        if not _has_alnum(value) or len(set(value)) == 1:
             return None  # "*****", "xxxxxxxx"
         return Found(start, end, keyword_slug(keyword), value)
 
 
 def _has_letter(value: str) -> bool:
     return any(c.isalpha() for c in value)
+
+
+def _has_alnum(value: str) -> bool:
+    return any(c.isalnum() for c in value)
 
 
 def _filled(match: Any, group: int, kind: Kind) -> bool:
