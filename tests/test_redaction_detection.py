@@ -297,6 +297,15 @@ def test_custom_rules_redact_with_their_id(detector: Detector) -> None:
     assert value not in clean and "[REDACTED:acme-internal:" in clean
 
 
+def test_custom_rules_keep_their_line_by_line_meaning() -> None:
+    """The scanner runs a rule on each line: ``^``, ``\\A`` and ``\\Z`` are a line's ends."""
+    first, second = f"acme_{rand(10, 75)}", f"acme_{rand(10, 76)}"
+    custom = Detector([("acme", r"(?i)\Aacme_[a-z0-9]{10}\Z")], is_public=is_public_word)
+    clean = Redactor(detector=custom).text(f"{first}\n{second}\nnot {first}x\n")
+    assert first not in clean.splitlines()[0] and second not in clean
+    assert clean.count("[REDACTED:acme:") == 2
+
+
 def test_a_custom_rule_redaction_cannot_run_is_named() -> None:
     with pytest.raises(RedactionRuleError, match=r"custom rule 'twice'.*\\1") as raised:
         Detector([("twice", r"(ab)\1")])

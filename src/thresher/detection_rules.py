@@ -200,13 +200,20 @@ def slugify(name: str) -> str:
     return "-".join(re.findall(r"[a-z0-9]+", name.lower())) or "secret"
 
 
+_LINE_ANCHORS = {"\\A": "^", "\\Z": "$"}
+
+
 def widen_for_re2(pattern: str) -> str:
-    """The pattern without look-around, and repeat bounds RE2 accepts.
+    r"""The pattern without look-around, and repeat bounds RE2 accepts.
 
     RE2 has no look-around. Dropping an assertion only removes a condition, so the
     result matches everything the original did and maybe more: for redaction, the
     safe direction. RE2 also caps counted repetition at 1000; a larger upper bound is
     left open for the same reason.
+
+    The scanner runs these patterns on one line at a time, where ``\A`` and ``\Z``
+    mean the line's start and end; here they run on whole texts in multi-line mode,
+    where ``^`` and ``$`` mean that.
     """
     out: list[str] = []
     i, depth_skip = 0, 0
@@ -215,7 +222,8 @@ def widen_for_re2(pattern: str) -> str:
         char = pattern[i]
         if char == "\\":
             if not depth_skip:
-                out.append(pattern[i : i + 2])
+                escape = pattern[i : i + 2]
+                out.append(_LINE_ANCHORS.get(escape, escape))
             i += 2
             continue
         if in_class:
@@ -271,12 +279,11 @@ def _as_re2(regex: re.Pattern[str]) -> str | None:
     pattern = widen_for_re2(regex.pattern)
     if regex.flags & re.VERBOSE and re.search(r"[\s#]", pattern):
         return None
-    flags = "".join(
-        letter
-        for flag, letter in ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
-        if regex.flags & flag
+    # Multi-line always: the scanner runs the pattern line by line (see widen_for_re2).
+    flags = "m" + "".join(
+        letter for flag, letter in ((re.IGNORECASE, "i"), (re.DOTALL, "s")) if regex.flags & flag
     )
-    return f"(?{flags}:{pattern})" if flags else pattern
+    return f"(?{flags}:{pattern})"
 
 
 @cache
