@@ -682,3 +682,27 @@ def test_a_detected_value_straddling_any_cut_is_redacted_whole(repo: Path, kind:
         for size in (4, 8):
             assert value[public : public + size] not in dumped
             assert value[-size:] not in dumped
+
+
+def test_a_private_key_reaching_into_a_line_range_is_redacted(ws: Path) -> None:
+    """read_file redacts the lines it shows with a margin: a key block that starts before
+    the requested range is still recognised, and line numbers stay true."""
+    import random
+    import string
+
+    rng = random.Random(84)
+    body = ["".join(rng.choice(string.ascii_letters + "+/") for _ in range(64)) for _ in range(8)]
+    block = ["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
+    lines = [f"line {n}" for n in range(1, 301)] + block + ["after the key"]
+    (ws / "key.txt").write_text("\n".join(lines) + "\n" + "filler\n" * 100_000)
+    out = detecting_workspace(ws).read_file(
+        ReadFileArgs(path="key.txt", start_line=305, end_line=311)
+    )
+    assert out.data["total_lines"] == len(lines) + 100_000
+    assert [row.split("| ")[0].strip() for row in out.text.splitlines()[1:8]] == [
+        str(n) for n in range(305, 312)
+    ]
+    dumped = out.text + json.dumps(out.data)
+    assert not any(line[:8] in dumped for line in body)
+    after = detecting_workspace(ws).read_file(ReadFileArgs(path="key.txt", start_line=311))
+    assert after.data["lines"][0] == "after the key"
