@@ -9,6 +9,7 @@ import json
 import random
 import string
 import time
+from pathlib import Path
 
 import pytest
 
@@ -310,6 +311,20 @@ def test_a_custom_rule_redaction_cannot_run_is_named() -> None:
     with pytest.raises(RedactionRuleError, match=r"custom rule 'twice'.*\\1") as raised:
         Detector([("twice", r"(ab)\1")])
     assert "without backreferences" in (raised.value.hint or "")
+
+
+def test_a_scan_with_such_a_rule_stops_before_it_starts(tmp_path: Path) -> None:
+    from thresher.config import Settings
+    from thresher.errors import ExitCode
+    from thresher.findings.options import CustomRule
+    from thresher.run import ScanRequest, run_scan
+
+    rules = (CustomRule("twice", r"(ab)\1"),)
+    request = ScanRequest(root=tmp_path, runs_dir=tmp_path / "runs", custom_rules=rules)
+    with pytest.raises(RedactionRuleError, match="custom rule 'twice'") as raised:
+        run_scan(request, Settings(), environ={})
+    assert raised.value.exit_code is ExitCode.USAGE
+    assert not (tmp_path / "runs").exists()
 
 
 def test_detection_is_linear_on_hostile_text(detector: Detector) -> None:
