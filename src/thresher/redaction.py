@@ -1,8 +1,18 @@
 """Redaction: raw secret values never reach a provider, a log or a file.
 
-A ``Redactor`` knows every candidate value of the run and replaces each with its
-redacted form. Every prompt, tool result, transcript line and log message
-passes through it before it leaves the process.
+A ``Redactor`` does two things to every prompt, tool result, transcript line, log
+message and report before it leaves the process:
+
+- it replaces every candidate value of the run with its redacted form
+  (``ghp_…Xk2 (40 chars)``);
+- with a ``Detector`` (``thresher.detection``), it replaces every other
+  secret-shaped value in the text with a stable token
+  (``[REDACTED:github-token:3f2a]``), and remembers the value, so a later mention
+  in a context no rule recognises is redacted too.
+
+Neither pass touches a redacted form already in the text: redacting twice gives
+what redacting once gave. A replaced value that spans lines leaves as many line
+breaks behind, so line numbers after it stay true.
 
 Redaction is by value, so it must not touch structure: a candidate value that
 happens to equal a rule name ("Secret Keyword"), a path or an id would otherwise
@@ -14,15 +24,21 @@ keeps them without a list of special cases of its own.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
-from collections.abc import Iterable, MutableMapping
+import sys
+import threading
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, MutableMapping
 from enum import Enum
 from typing import Any, Final, Literal, TypeVar, final, get_origin
 
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
+
+from thresher.detection import Detector, Found
 
 # Only well-known provider prefixes are shown: they identify the token type and are
 # public. Any other leading text (a human-chosen password's first word) stays hidden.
@@ -32,7 +48,17 @@ _PREFIX = re.compile(
 )
 _MIN_LENGTH = 4
 _CACHE_SIZE = 4096
+_CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
 _ANYWHERE_LENGTH = 12
+# A detected value this long is remembered for the rest of the run. Longer ones are not:
+# they are not quoted from memory, and a long periodic value ("password=" x 6000)
+# would make the automaton's pass quadratic.
+_LEARN_LENGTHS = range(8, 257)
+# The forms this module writes. Their slugs and digests cannot hold a token's
+# characters (upper case, "_"), so a planted look-alike cannot hide a provider token.
+_REDACTED_FORMS = re.compile(
+    r"\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*:[0-9a-f]{4}\]|…(?:[^\n]{3} )?\(\d{1,9} chars\)"
+)
 
 T = TypeVar("T")
 
@@ -78,6 +104,40 @@ def redact_value(value: str) -> str:
     return f"{prefix}…{value[-3:]} ({length} chars)"
 
 
+def redaction_token(slug: str, value: str) -> str:
+    """``[REDACTED:github-token:3f2a]``: the kind of secret and 16 bits of its SHA-256.
+
+    The same value gives the same token in every text and every run, so a model can
+    tell two mentions of one secret apart from two secrets; 16 bits cannot recover it.
+    """
+    digest = hashlib.sha256(value.encode("utf-8", errors="surrogatepass")).hexdigest()
+    return f"[REDACTED:{slug}:{digest[:4]}]"
+
+
+def _within(start: int, end: int, forms: list[tuple[int, int]]) -> bool:
+    """Whether text[start:end] lies inside one redacted form (a candidate value equal to
+    "REDACTED" or "chars" must not rewrite the forms themselves). ``forms`` are sorted
+    and disjoint."""
+    index = bisect_right(forms, (start, sys.maxsize)) - 1
+    return index >= 0 and end <= forms[index][1]
+
+
+def _outside(start: int, end: int, forms: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The parts of text[start:end] outside every redacted form: a form is never
+    redacted again, and what surrounds it still is."""
+    index = max(0, bisect_right(forms, (start, sys.maxsize)) - 1)
+    for low, high in forms[index:]:
+        if low >= end:
+            break
+        if high <= start:
+            continue
+        if low > start:
+            yield start, low
+        start = max(start, high)
+    if start < end:
+        yield start, end
+
+
 def _bounded(text: str, start: int, end: int, value: str) -> bool:
     """A short value counts only as a token, not inside a longer word ("passw" in
     "passwords"); a long one counts anywhere, even glued to other text."""
@@ -91,75 +151,115 @@ def _bounded(text: str, start: int, end: int, value: str) -> bool:
 
 
 class Redactor:
-    """Replaces every registered value in text and structures.
+    """Replaces every registered value, and with a detector every secret-shaped one.
 
-    Matching uses an Aho-Corasick automaton: one pass over the text whatever the
-    number of values, which matters with thousands of candidates in a run.
-    Overlapping matches are merged, so no part of any value survives.
+    Known values are matched with an Aho-Corasick automaton: one pass over the text
+    whatever the number of values, which matters with thousands of candidates in a
+    run. Overlapping matches are merged, so no part of any value survives. Tools may
+    run on worker threads, so changes to the set of values are made under a lock.
     """
 
-    def __init__(self, values: Iterable[str] = ()) -> None:
+    def __init__(self, values: Iterable[str] = (), *, detector: Detector | None = None) -> None:
         self._values: dict[str, str] = {}
         self._automaton: Any = None
         self._cache: dict[str, str] = {}
+        self._detector = detector
+        self._lock = threading.Lock()
         for value in values:
             self.add(value)
 
     def add(self, value: str, redacted: str | None = None) -> None:
         if len(value) >= _MIN_LENGTH:
-            self._values[value] = redacted or redact_value(value)
-            self._automaton = None
-            self._cache.clear()
+            with self._lock:
+                self._values[value] = redacted or redact_value(value)
+                self._automaton = None
+                self._cache.clear()
 
     def __bool__(self) -> bool:
-        return bool(self._values)
+        return bool(self._values) or self._detector is not None
 
     def _compiled(self) -> Any:
-        if self._automaton is None and self._values:
-            automaton = ahocorasick.Automaton()
-            for value in self._values:
-                automaton.add_word(value, value)
-            automaton.make_automaton()
-            self._automaton = automaton
-        return self._automaton
+        with self._lock:
+            if self._automaton is None and self._values:
+                automaton = ahocorasick.Automaton()
+                for value in self._values:
+                    automaton.add_word(value, value)
+                automaton.make_automaton()
+                self._automaton = automaton
+            return self._automaton
 
-    def _redact(self, text: str) -> str:
+    def _known(self, text: str) -> list[tuple[int, int, str]]:
+        automaton = self._compiled() if self._values else None
+        if automaton is None:
+            return []
         spans: list[tuple[int, int, str]] = []
-        for last, value in self._compiled().iter(text):
+        for last, value in automaton.iter(text):
             start, end = last - len(value) + 1, last + 1
             if _bounded(text, start, end, value):
-                spans.append((start, end, value))
+                spans.append((start, end, self._values[value]))
+        return spans
+
+    def _detected(self, text: str, forms: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+        """Detections outside the redacted forms already in the text, and learned."""
+        if self._detector is None:
+            return []
+        found = self._detector.find(text)
+        spans: list[tuple[int, int, str]] = []
+        for hit in found:
+            for start, end in _outside(hit.start, hit.end, forms):
+                value = text[start:end]
+                if value.strip():
+                    spans.append((start, end, redaction_token(hit.slug, value)))
+        self._learn(found)
+        return spans
+
+    def _learn(self, found: list[Found]) -> None:
+        """Remember what was detected, so that ``hunter2horse`` quoted alone later, where
+        no rule would recognise it, is redacted as it was in ``PASSWORD=hunter2horse``."""
+        new: dict[str, str] = {}
+        for hit in found:  # the first rule to find a value names it, as in the text
+            if len(hit.value) in _LEARN_LENGTHS and hit.value not in self._values:
+                new.setdefault(hit.value, redaction_token(hit.slug, hit.value))
+        for value, token in new.items():
+            self.add(value, token)
+
+    def _redact(self, text: str) -> str:
+        forms = [m.span() for m in _REDACTED_FORMS.finditer(text)]
+        known = [s for s in self._known(text) if not _within(s[0], s[1], forms)]
+        spans = known + self._detected(text, forms)
         if not spans:
             return text
-        spans.sort()
+        # Sorted by start, longest first: a region takes the form of its longest value.
+        spans.sort(key=lambda s: (s[0], s[0] - s[1]))
         merged: list[list[Any]] = []
-        for start, end, value in spans:
+        for start, end, form in spans:
             if merged and start < merged[-1][1]:
                 region = merged[-1]
+                if end - start > region[3]:
+                    region[2], region[3] = form, end - start
                 region[1] = max(region[1], end)
-                if len(value) > len(region[2]):
-                    region[2] = value
             else:
-                merged.append([start, end, value])
+                merged.append([start, end, form, end - start])
         out: list[str] = []
         cursor = 0
-        for start, end, value in merged:
+        for start, end, form, _ in merged:
             out.append(text[cursor:start])
-            out.append(self._values[value])
+            out.append(form + "\n" * text.count("\n", start, end))
             cursor = end
         out.append(text[cursor:])
         return "".join(out)
 
     def text(self, text: str) -> str:
-        if not self._values or not text:
+        if not text or not self:
             return text
         # Prompts, skill bodies and catalogs repeat in every session: remember them.
         cached = self._cache.get(text)
         if cached is None:
             cached = self._redact(text)
-            if len(self._cache) >= _CACHE_SIZE:
-                self._cache.clear()
-            self._cache[text] = cached
+            if len(text) <= _CACHE_TEXT_CHARS:
+                if len(self._cache) >= _CACHE_SIZE:
+                    self._cache.clear()
+                self._cache[text] = cached
         return cached
 
     def data(self, value: Any) -> Any:

@@ -34,6 +34,7 @@ from thresher.decisions import (
     RunSummary,
     RunUsage,
 )
+from thresher.detection import Detector
 from thresher.errors import ExitCode, ThresherError
 from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
@@ -180,6 +181,8 @@ def run_scan(
     started_at = datetime.now(UTC)
     clock = time.perf_counter()
     deadline = Deadline.after(request.timeout) if request.timeout is not None else None
+    # Built first: a custom rule RE2 cannot run for redaction stops the run before it starts.
+    detector = Detector([(r.id, r.pattern) for r in request.custom_rules], is_public=is_public_word)
     models, specs = resolve_models(settings, environ, dry_run=request.dry_run)
     run_id = started_at.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
     run_dir = (
@@ -211,7 +214,9 @@ def run_scan(
     run_meter = UsageMeter(
         UsageLimits(max_requests=request.max_requests, max_total_tokens=request.max_tokens), "run"
     )
-    redactor = Redactor(v for v in result.vault.values() if not is_public_word(v))
+    redactor = Redactor(
+        (v for v in result.vault.values() if not is_public_word(v)), detector=detector
+    )
     factory = SessionFactory(
         settings=settings,
         redactor=redactor,

@@ -568,6 +568,141 @@ def test_git_internals_are_refused_even_through_a_link(repo: Path) -> None:
         lambda: ws.read_file(ReadFileArgs(path="link")),
         lambda: ws.list_dir(ListDirArgs(path=".git")),
         lambda: ws.grep(GrepArgs(pattern="extraheader", path=".git")),
+        lambda: ws.git_show(GitShowArgs(rev="HEAD", path=".git/config")),
+        lambda: ws.git_log(GitLogArgs(path=".git/config")),
     ):
         with pytest.raises(ToolError, match=r"\.git/ internals are refused"):
             call()
+
+
+# -- redaction by detection ------------------------------------------------
+
+
+def detecting_workspace(root: Path, **kwargs: Any) -> Workspace:
+    """A run's workspace: the redactor knows no candidate, only what detection finds."""
+    from thresher.detection import Detector
+    from thresher.redaction import Redactor
+    from thresher.run import is_public_word
+
+    redactor = Redactor(detector=Detector(is_public=is_public_word))
+    return Workspace(root, redact=redactor.text, **kwargs)
+
+
+def test_a_git_ignored_env_is_readable_but_its_secrets_are_redacted(repo: Path) -> None:
+    """Ignored files are where secrets live, so a model may read them; it reads no value."""
+    from tests.tokens import random_secret
+
+    token, password = random_secret(40, seed=80), random_secret(18, seed=81) + "/+%!"
+    (repo / ".gitignore").write_text(".env\n")
+    (repo / ".env").write_text(f"DEBUG=true\nAPI_TOKEN={token}\nPASSWORD={password}\n")
+    commit_all(repo, "ignore .env")
+    ws = detecting_workspace(repo)
+    outputs = [
+        ws.read_file(ReadFileArgs(path=".env")),
+        ws.grep(GrepArgs(pattern="TOKEN|PASSWORD", path=".")),
+        ws.list_dir(ListDirArgs(path=".")),
+    ]
+    assert "DEBUG=true" in outputs[0].text and ".env" in outputs[2].text
+    assert "API_TOKEN=[REDACTED:token:" in outputs[0].text
+    assert "PASSWORD=[REDACTED:password:" in outputs[1].text
+    for out in outputs:
+        dumped = out.text + json.dumps(out.data)
+        assert token[:6] not in dumped and password[:6] not in dumped
+    # grep matches the redacted text: it cannot be asked, character by character, what
+    # a redacted value starts with.
+    probe = ws.grep(GrepArgs(pattern=f"API_TOKEN={token[:3]}", path="."))
+    assert probe.data["matches"] == []
+
+
+def _shown_after(dumped: str, context: str) -> list[str]:
+    """What the output shows where the value would start, after each ``context``."""
+    import re
+
+    found = [m.end() for m in re.finditer(re.escape(context), dumped)]
+    assert found, f"{context!r} is not in the output"
+    return [re.match(r"[^\n\\\"]*", dumped[end:]).group(0) for end in found]  # type: ignore[union-attr]
+
+
+def _assert_redacted_whole(out_text: str, out_data: dict[str, Any], context: str) -> None:
+    for shown in _shown_after(out_text + "\n" + json.dumps(out_data), context):
+        # Either the token, or (cut) the beginning of one: no character of the value.
+        assert shown.startswith("[REDACTED:") or "[REDACTED:".startswith(shown), shown
+
+
+def _value_index(repo: Path, args: tuple[str, ...], value: str) -> int:
+    """Where ``value`` sits in the full, uncut output of a git command."""
+    return git(repo, "-c", "core.quotePath=false", *args).index(value)
+
+
+@pytest.mark.parametrize("kind", ["github-token", "password"])
+def test_a_detected_value_straddling_any_cut_is_redacted_whole(repo: Path, kind: str) -> None:
+    """A value the scanner never saw (so no candidate list knows it), placed across the
+    300-character grep cut and the 20,000-character read_file, git_show and git_log cuts:
+    not one character of it, past its public prefix, reaches the model."""
+    from tests.tokens import github_token, random_secret
+
+    value = github_token(seed=82) if kind == "github-token" else random_secret(30, seed=83)
+    context = "TOKEN_A=" if kind == "github-token" else "PASSWORD="
+    limit = 20_000
+    # grep keeps 300 characters of a line; read_file cuts one huge line at 20,000.
+    (repo / "grep.txt").write_text("g" * (300 - 10 - len(context)) + f" {context}{value}\n")
+    (repo / "wide.txt").write_text("w" * (limit - 10 - len(context) - 6) + f" {context}{value}\n")
+    # git_show of a path prints the blob: its cut falls inside the value too.
+    (repo / "blob.txt").write_text("b" * (limit - 10 - len(context)) + f" {context}{value}\n")
+    commit_all(repo, "files")
+    # git_show of a commit: the patch header comes first. Measure it on a twin commit
+    # (same names, message and line count), then pad.
+    twin = repo.parent / "twin"
+    twin.mkdir()
+    git(twin, "init", "-q")
+    (twin / "patch.txt").write_text(f"{context}{value}\n")
+    shift = _value_index(twin, ("show", "--stat", "--patch", commit_all(twin, "patch")), value)
+    (repo / "patch.txt").write_text("p" * (limit - 10 - shift) + f"{context}{value}\n")
+    patch = commit_all(repo, "patch")
+    assert _value_index(repo, ("show", "--stat", "--patch", patch), value) == limit - 10
+    # git_log: a subject that long puts the value across the row text's cut.
+    head = _value_index(repo, ("log", "-1", "--format=%H %aI %an: %s"), "patch")
+    subject = "s" * (limit - 10 - len(context) - (head - 28)) + f"{context}{value}"
+    git(repo, "commit", "-q", "--allow-empty", "-m", subject)
+
+    ws = detecting_workspace(repo, max_output_chars=limit)
+    outputs = [
+        ws.grep(GrepArgs(pattern=context, path="grep.txt")),
+        ws.read_file(ReadFileArgs(path="wide.txt")),
+        ws.git_show(GitShowArgs(rev=patch, path="blob.txt")),
+        ws.git_show(GitShowArgs(rev=patch)),
+        ws.git_log(GitLogArgs(max_count=1)),
+    ]
+    assert len(outputs[0].data["matches"][0]["text"]) == 300  # every output was cut
+    assert all(f"[output cut at {limit} characters" in o.text for o in outputs[1:])
+    public = 4 if kind == "github-token" else 0
+    for out in outputs:
+        _assert_redacted_whole(out.text, out.data, context)
+        dumped = out.text + json.dumps(out.data)
+        for size in (4, 8):
+            assert value[public : public + size] not in dumped
+            assert value[-size:] not in dumped
+
+
+def test_a_private_key_reaching_into_a_line_range_is_redacted(ws: Path) -> None:
+    """read_file redacts the lines it shows with a margin: a key block that starts before
+    the requested range is still recognised, and line numbers stay true."""
+    import random
+    import string
+
+    rng = random.Random(84)
+    body = ["".join(rng.choice(string.ascii_letters + "+/") for _ in range(64)) for _ in range(8)]
+    block = ["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
+    lines = [f"line {n}" for n in range(1, 301)] + block + ["after the key"]
+    (ws / "key.txt").write_text("\n".join(lines) + "\n" + "filler\n" * 100_000)
+    out = detecting_workspace(ws).read_file(
+        ReadFileArgs(path="key.txt", start_line=305, end_line=311)
+    )
+    assert out.data["total_lines"] == len(lines) + 100_000
+    assert [row.split("| ")[0].strip() for row in out.text.splitlines()[1:8]] == [
+        str(n) for n in range(305, 312)
+    ]
+    dumped = out.text + json.dumps(out.data)
+    assert not any(line[:8] in dumped for line in body)
+    after = detecting_workspace(ws).read_file(ReadFileArgs(path="key.txt", start_line=311))
+    assert after.data["lines"][0] == "after the key"

@@ -42,6 +42,7 @@ _DIFF_SAFETY = ("--no-ext-diff", "--no-textconv", "--no-color")
 _REV = re.compile(r"[0-9A-Za-z][0-9A-Za-z._/~^@{}-]{0,199}")
 _FIELDS = "%H%x1f%an%x1f%aI%x1f%s"  # unit separators, unlike tabs, are never in a name
 _MARKER = b"\x1e\x1e"
+_COMMIT_TEXT = frozenset(("author", "subject", "path"))
 
 
 def _git_env(root: Path) -> dict[str, str]:
@@ -58,8 +59,10 @@ def _git_env(root: Path) -> dict[str, str]:
 # hooks; history is read through git_log and git_show instead.
 _GIT_INTERNALS = "{shown}: .git/ internals are refused; use git_log or git_show for history"
 _RE2_MAX_MEM = 8 << 20  # bytes of compiled program: a pathological pattern fails, fast
-# Longer than any single credential (an RSA-4096 PEM block is about 3.3 kB).
+# Longer than any single credential (an RSA-4096 PEM block is about 3.3 kB)...
 _REDACTION_MARGIN = 8 * 1024
+# ...and than any in lines (an RSA-8192 PEM block is about 100 lines).
+_REDACTION_LINES = 200
 
 
 def _is_binary(data: bytes) -> bool:
@@ -236,7 +239,7 @@ class Workspace:
         data = self._read_regular(target, shown, MAX_READ_BYTES)
         if _is_binary(data):
             raise ToolError(f"{shown} is a binary file; read_file shows text only")
-        lines = _split_lines(self._redact(data.decode("utf-8", errors="replace")))
+        lines = _split_lines(data.decode("utf-8", errors="replace"))
         start = args.start_line or 1
         end = args.end_line if args.end_line is not None else start + DEFAULT_READ_LINES - 1
         if end < start:
@@ -245,6 +248,7 @@ class Workspace:
             raise ToolError(f"start_line {start} is past the end of {shown} ({len(lines)} lines)"
                             if lines else f"{shown} is empty")  # fmt: skip
         end = min(end, len(lines))
+        lines = self._redacted_lines(lines, start, end)
         width = max(4, len(str(end)))
         rows: list[str] = []
         used = 0
@@ -265,6 +269,21 @@ class Workspace:
             "path": shown, "start_line": start, "end_line": last, "total_lines": len(lines),
             "lines": lines[start - 1 : last], "truncated": cut,
         })  # fmt: skip
+
+    def _redacted_lines(self, lines: list[str], start: int, end: int) -> list[str]:
+        """The file's lines with lines ``start``..``end`` redacted, and a margin around them.
+
+        Redacting the whole of a 5 MB file to show 200 of its lines would cost seconds on
+        every call. The margin holds any value that reaches into the range: values are one
+        line long except private-key blocks, shorter than the margin, and redaction keeps
+        line breaks, so the lines still line up. A redactor that does not keep them gets
+        the whole text, as before.
+        """
+        low, high = max(0, start - 1 - _REDACTION_LINES), min(len(lines), end + _REDACTION_LINES)
+        window = self._redact("\n".join(lines[low:high])).split("\n")
+        if len(window) != high - low:
+            return _split_lines(self._redact("\n".join(lines)))
+        return [*lines[:low], *window, *lines[high:]]
 
     def list_dir(self, args: ListDirArgs) -> ToolOutput:
         """Links are shown as links, never followed, so a listing cannot leave the root."""
@@ -385,7 +404,8 @@ class Workspace:
             return self._log_value(args.finding_id, args.max_count, pathspec)
         count = f"--max-count={args.max_count}"
         raw = self._git_output("log", *_DIFF_SAFETY, count, f"--format={_FIELDS}", *pathspec)
-        commits = [_commit(ln, None, args.path) for ln in raw.decode(errors="replace").splitlines()]
+        lines = raw.decode(errors="replace").splitlines()
+        commits = [self._redacted(_commit(line, None, args.path)) for line in lines]
         text, _ = self._cap("\n".join(map(_commit_row, commits)) or "no commits", "lower max_count")
         return ToolOutput(text, {"commits": commits})
 
@@ -404,7 +424,7 @@ class Workspace:
                     if not (scan.at_line_start and chunk.startswith(_MARKER)):
                         scan.feed(chunk)
                         continue
-                    found = scan.finish_commit()
+                    found = [self._redacted(c) for c in scan.finish_commit()]
                     commits.extend(found)
                     matched += bool(found)
                     if matched >= max_count or scanned >= MAX_SCANNED_COMMITS:
@@ -414,11 +434,16 @@ class Workspace:
                     scan.start_commit(chunk)
         except _GitTimeout:
             note = f"[history scan timed out after {scanned} commits; results are partial]"
-        commits.extend(scan.finish_commit())
+        commits.extend(self._redacted(c) for c in scan.finish_commit())
         rows = [_commit_row(c) for c in commits] or [f"no commit added or removed {finding_id}"]
         text, _ = self._cap("\n".join([*rows, note] if note else rows), "lower max_count")
         return ToolOutput(text, {"finding_id": finding_id, "commits": commits,
                                  "scanned_commits": scanned, "truncated": bool(note)})  # fmt: skip
+
+    def _redacted(self, commit: dict[str, Any]) -> dict[str, Any]:
+        """A commit's free text (author, subject, path) redacted, like the rows shown: the
+        data goes back with the text, and a subject can quote a secret."""
+        return {k: self._redact(v) if k in _COMMIT_TEXT and v else v for k, v in commit.items()}
 
     def git_show(self, args: GitShowArgs) -> ToolOutput:
         """A strict rev syntax, then --end-of-options: ``--output=...`` is never an option."""
