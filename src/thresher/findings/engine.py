@@ -8,6 +8,12 @@ on every line through the line and secret filters, and only when that finds
 nothing the eager transformers. The one difference is that lines the
 prefilter proves no plugin can match are not handed to the plugins at all.
 
+What a file must be to be scanned is decided here too, and never silently: a file
+that is not scanned comes back with a ``SkipReason``. Text that is not UTF-8 is
+decoded with a fallback; a file over ``CHUNK_BYTES`` is scanned in bounded chunks of
+raw lines (no format transformer can parse a piece of a file); the keyword plugin's
+backtracking regexes run as their RE2 twins, and custom rules run on RE2.
+
 This module is also the body of each worker process: ``init_worker`` sets up
 detect-secrets once per process, ``scan_batch`` scans a batch of files.
 """
@@ -20,7 +26,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, BinaryIO, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.core.potential_secret import PotentialSecret
@@ -36,6 +42,17 @@ from detect_secrets.transformers import get_transformed_file
 from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
 
+from thresher.findings.keyword_re2 import linear_stand_ins
+from thresher.findings.options import compile_rule_pattern
+from thresher.findings.skips import SkipReason
+from thresher.findings.textfile import (
+    CHUNK_BYTES,
+    FileTooLarge,
+    Window,
+    decode,
+    universal_newlines,
+    windows,
+)
 from thresher.findings.triggers import Prefilter
 
 # ``detect-secrets scan`` runs these two besides the defaults. The first checks the
@@ -47,8 +64,10 @@ _SKIPPED_FILTERS = (
     "detect_secrets.filters.common.is_ignored_due_to_verification_policies",
 )
 BINARY_SNIFF_BYTES = 8192
-# Longest line text kept for the scorer (it reads only a window around the value).
+# Longest line text kept for the scorer and the profile (they read only a window around
+# the value): a longer line is cut around its first detection.
 MAX_LINE_CHARS = 64 * 1024
+_LINE_LEAD = 8 * 1024  # text kept before that detection
 PRIVATE_KEY_TYPE = "Private Key"
 _PREFIX_GROUP_TYPES = {"GitHub Token", "GitLab Token"}
 _ARTIFACTORY_TYPE = "Artifactory Credentials"
@@ -115,13 +134,20 @@ class FileJob:
 
 @dataclass(frozen=True, slots=True)
 class FileOutcome:
+    """A scanned file (``skipped`` is None) or a skipped one and why."""
+
     path: str
-    scanned: bool
+    skipped: SkipReason | None = None
     detections: tuple[Detection, ...] = ()
-    reason: str = ""
+    detail: str = ""  # more than the reason: the OS error, the exception type
+    fallback: bool = False  # decoded as Windows-1252 or Latin-1, not UTF-8
     # The text of each line that holds a detection, as scanned (a diff scan reads git
     # blobs, which the working tree need not match): what the scorer must read.
     lines: dict[int, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def scanned(self) -> bool:
+        return self.skipped is None
 
 
 class _NamedText(io.StringIO):
@@ -136,52 +162,72 @@ class Engine:
     """Scans one file at a time; build it only inside a configured session."""
 
     def __init__(self, rules: Sequence[tuple[str, str]], max_file_bytes: int) -> None:
-        self.rules = [(rule_id, re.compile(pattern)) for rule_id, pattern in rules]
+        self.rules = [(rule_id, compile_rule_pattern(pattern)) for rule_id, pattern in rules]
         self.max_file_bytes = max_file_bytes
-        self.prefilter = Prefilter(get_plugins())
+        plugins = get_plugins()
+        self.prefilter = Prefilter(plugins)
+        self._stand_ins = linear_stand_ins(plugins)
 
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
-            data = job.content if job.content is not None else self._read(job)
+            with self._open(job) as handle:
+                head = handle.read(CHUNK_BYTES + 1)
+                if b"\x00" in head[:BINARY_SNIFF_BYTES]:
+                    return FileOutcome(job.path, SkipReason.BINARY)
+                if len(head) > self.max_file_bytes:
+                    return _too_large(job.path, self.max_file_bytes)
+                if len(head) <= CHUNK_BYTES:
+                    return self._whole(job, head)
+                return self._chunked(job, handle, head)
         except OSError as exc:
-            return FileOutcome(job.path, False, reason=f"unreadable: {exc.strerror or exc}")
-        if len(data) > self.max_file_bytes:
-            return FileOutcome(job.path, False, reason="over the size limit")
-        if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-            return FileOutcome(job.path, False, reason="binary")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return FileOutcome(job.path, False, reason="not UTF-8 text")
-        # What reading in text mode does: universal newlines.
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        try:
-            found = self.scan_text(job.path, text)
+            return FileOutcome(job.path, SkipReason.UNREADABLE, detail=str(exc.strerror or exc))
+        except FileTooLarge:
+            return _too_large(job.path, self.max_file_bytes)
         except Exception as exc:  # a parser bug in one file must not end the scan
-            return FileOutcome(job.path, False, reason=f"scan failed: {type(exc).__name__}")
-        if found is None:
-            return FileOutcome(job.path, False, reason="excluded by detect-secrets' file filters")
-        if job.added is not None:
-            found = [d for d in found if d.line in job.added]
-        split = text.split("\n")
-        lines = {d.line: split[d.line - 1][:MAX_LINE_CHARS] for d in found if d.line <= len(split)}
-        return FileOutcome(job.path, True, tuple(found), lines=lines)
+            return FileOutcome(job.path, SkipReason.SCAN_FAILED, detail=type(exc).__name__)
 
-    def _read(self, job: FileJob) -> bytes:
+    def _open(self, job: FileJob) -> BinaryIO:
+        if job.content is not None:
+            return io.BytesIO(job.content)
         assert job.disk is not None
-        with open(job.disk, "rb") as handle:  # noqa: PTH123 - hot path, plain open
-            return handle.read(self.max_file_bytes + 1)
+        return open(job.disk, "rb")  # noqa: PTH123 - hot path, plain open
 
-    def scan_text(self, path: str, text: str) -> list[Detection] | None:
-        """All detections in one file, or None when detect-secrets skips the
-        file by name and there are no custom rules to run."""
-        found = self._detect_secrets(path, text)
-        custom = self._custom_rules(path, text)
+    def _whole(self, job: FileJob, data: bytes) -> FileOutcome:
+        """A file that fits one chunk: exactly what ``detect-secrets scan`` does."""
+        text, fallback = decode(data)
+        text = universal_newlines(text)
+        found = self._detect_secrets(job.path, text)
+        lines = text.split("\n")
+        custom = self._custom_rules(job.path, lines, range(len(lines)), range(1, len(lines) + 1))
         if found is None and not self.rules:
-            return None
-        return [*(found or ()), *custom]
+            return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
+        kept = _added([*(found or ()), *custom], job.added)
+        return FileOutcome(
+            job.path, None, tuple(kept), fallback=fallback, lines=_line_texts(kept, lines)
+        )
+
+    def _chunked(self, job: FileJob, handle: BinaryIO, head: bytes) -> FileOutcome:
+        """A larger file, a window at a time: raw lines, each reported by one window."""
+        by_name = _is_filtered_out(required_filter_parameters=["filename"], filename=job.path)
+        if by_name and not self.rules:
+            return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME)
+        found: dict[tuple[int, str, str, str], Detection] = {}
+        texts: dict[int, str] = {}
+        fallback = False
+        for window in windows(handle, head, self.max_file_bytes):
+            fallback = fallback or window.fallback
+            hits = [] if by_name else self._process(window.lines, job.path, window.numbers)
+            hits += self._custom_rules(job.path, window.lines, window.own, window.numbers)
+            own = _owned(window)
+            kept = [d for d in _added(hits, job.added) if d.line in own]
+            # A cut line's segments overlap: the same value can be seen twice.
+            for d in kept:
+                found.setdefault((d.line, d.type, d.ds_value, d.value), d)
+            texts.update(_line_texts(kept, window.lines, window.numbers))
+        return FileOutcome(job.path, None, tuple(found.values()), fallback=fallback, lines=texts)
 
     def _detect_secrets(self, path: str, text: str) -> list[Detection] | None:
+        """detect-secrets' findings, or None when it skips the file by name."""
         if _is_filtered_out(required_filter_parameters=["filename"], filename=path):
             return None
         handle = cast(NamedIO, _NamedText(text, path))
@@ -194,18 +240,24 @@ class Engine:
                 found = self._process(eager, path)
         return found
 
-    def _process(self, lines: list[str], path: str) -> list[Detection]:
-        """``_process_line_based_plugins``, on the lines the prefilter keeps."""
+    def _process(
+        self, lines: list[str], path: str, numbers: Sequence[int] | None = None
+    ) -> list[Detection]:
+        """``_process_line_based_plugins``, on the lines the prefilter keeps.
+
+        ``numbers`` maps a position in ``lines`` to the file's line number (a chunk);
+        the code snippet detect-secrets' filters read is always the local one."""
         out: list[Detection] = []
         for index, plugins in self.prefilter.candidate_lines(lines):
-            number = index + 1
+            local = index + 1
+            number = numbers[index] if numbers is not None else local
             line = lines[index].rstrip()
-            snippet = get_code_snippet(lines=lines, line_number=number)
+            snippet = get_code_snippet(lines=lines, line_number=local)
             if _is_filtered_out(
                 required_filter_parameters=["line"], filename=path, line=line, context=snippet
             ):
                 continue
-            for plugin in plugins:
+            for plugin in (self._stand_ins.get(id(p), p) for p in plugins):
                 for secret in _scan_line(
                     plugin=plugin, filename=path, line=line, line_number=number, context=snippet
                 ):
@@ -220,20 +272,62 @@ class Engine:
                         out.extend(_detections(path, secret, plugin, line, lines, index))
         return out
 
-    def _custom_rules(self, path: str, text: str) -> list[Detection]:
-        if not self.rules:
-            return []
-        lines = text.split("\n")
+    def _custom_rules(
+        self, path: str, lines: list[str], indices: range, numbers: Sequence[int]
+    ) -> list[Detection]:
+        """Each rule on each line of ``indices`` (RE2: linear in the line)."""
         out: list[Detection] = []
         for rule_id, pattern in self.rules:
             group = "secret" if "secret" in pattern.groupindex else 0
-            for index, line in enumerate(lines):
-                for match in pattern.finditer(line):
+            for index in indices:
+                for match in pattern.finditer(lines[index]):
                     value = match.group(group)
                     if not value or _allowlisted(path, lines, index):
                         continue
-                    out.append(Detection(path, index + 1, rule_id, value, value, custom=True))
+                    out.append(Detection(path, numbers[index], rule_id, value, value, custom=True))
         return out
+
+
+def _too_large(path: str, limit: int) -> FileOutcome:
+    return FileOutcome(path, SkipReason.TOO_LARGE, detail=f"over {limit:,} bytes")
+
+
+def _added(found: list[Detection], added: frozenset[int] | None) -> list[Detection]:
+    return found if added is None else [d for d in found if d.line in added]
+
+
+def _owned(window: Window) -> set[int]:
+    return {window.numbers[i] for i in window.own}
+
+
+def _line_texts(
+    found: Sequence[Detection], lines: list[str], numbers: Sequence[int] | None = None
+) -> dict[int, str]:
+    """The text of each line holding a detection; a long line only around its first
+    detection, so the scorer and the profile never read more than ``MAX_LINE_CHARS``.
+
+    In a chunk, a line cut into segments has several entries: the one holding the
+    value is taken."""
+    where: dict[int, list[int]] = {}
+    for index, number in enumerate(numbers if numbers is not None else ()):
+        where.setdefault(number, []).append(index)
+    texts: dict[int, str] = {}
+    for detection in found:
+        if detection.line in texts:
+            continue
+        if numbers is None:
+            candidates = [detection.line - 1] if 0 < detection.line <= len(lines) else []
+        else:
+            candidates = where.get(detection.line, [])
+        holding = [i for i in candidates if detection.value in lines[i]] or candidates
+        if not holding:
+            continue
+        line = lines[holding[0]]
+        if len(line) > MAX_LINE_CHARS:
+            start = max(0, line.find(detection.value) - _LINE_LEAD)
+            line = line[start : start + MAX_LINE_CHARS]
+        texts[detection.line] = line
+    return texts
 
 
 def _allowlisted(path: str, lines: list[str], index: int) -> bool:

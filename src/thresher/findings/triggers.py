@@ -133,14 +133,14 @@ def _fingerprint(patterns: Sequence[re.Pattern[str]]) -> str:
     return hashlib.sha256(material.encode()).hexdigest()[:16]
 
 
-def _keyword_fingerprint() -> str:
+def keyword_fingerprint() -> str:
     tables = [*keyword_plugin.REGEX_BY_FILETYPE.values()]
     tables.append(keyword_plugin.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
     patterns = sorted({f"{p.flags}:{p.pattern}" for table in tables for p in table})
     return hashlib.sha256("\x00".join(patterns).encode()).hexdigest()[:16]
 
 
-_KEYWORD_FINGERPRINT = "ad34f8e60ed84eec"
+KEYWORD_FINGERPRINT = "ad34f8e60ed84eec"
 
 
 def _min_entropy_length(limit: float) -> int:
@@ -165,7 +165,7 @@ def _specs_for(plugin: Any) -> tuple[_Spec, ...] | None:
     if not type(plugin).__module__.startswith("detect_secrets.plugins."):
         return None
     if name == "KeywordDetector":
-        if _keyword_fingerprint() != _KEYWORD_FINGERPRINT:
+        if keyword_fingerprint() != KEYWORD_FINGERPRINT:
             return None
         return (_ci(_KEYWORDS.lower(), _KEYWORDS),)
     if isinstance(plugin, HighEntropyStringsPlugin):

@@ -1,0 +1,202 @@
+"""detect-secrets' keyword plugin, matched by RE2: the same values, in linear time.
+
+The keyword plugin's regexes backtrack: a keyword followed by ``\\w*`` and then a lazy
+``[^\\s]{0,50}?`` costs the square, nearly the cube, of a line's length when they fail.
+A 60 kB minified line of ``password`` repeated took more than seven minutes, and a
+repository can hold such a line on purpose.
+
+Each regex of the plugin is rewritten here, piece by piece, into one RE2 accepts and
+that matches exactly the same strings, with the same leftmost-first preferences, so
+its match and its secret group are the ones Python's ``re`` would return:
+
+- ``(?=[^\\v'"]*)(?=\\w+)[^\\v'"]*[^\\v,'"`]`` (the secret) is
+  ``\\w(?:[^\\v'"]*[^\\v,'"`])?``: the first look-ahead always holds, the second only
+  says the secret starts with a word character;
+- ``(['"`]?)SECRET(\\N)`` (a quote, and the same quote again) becomes one alternative
+  per quote character and a last one without quotes; only the quote that is really
+  there can match, and the bare secret cannot start with a quote, so the order of
+  preference is the one the optional group had;
+- ``\\w``, ``\\s`` and the case-insensitive letters of the keywords are Python's,
+  enumerated from Python's own ``re`` over every code point (RE2's ``\\w`` and ``\\s``
+  are ASCII-only, and its case folding differs for a few letters such as the dotted
+  capital I).
+
+``tests/findings/test_keyword_re2.py`` compares every rewritten regex with the original
+on many lines; the detect-secrets parity tests compare whole scans. The rewrite is
+tied to the analysed detect-secrets release by the same fingerprint as the prefilter:
+another release keeps the plugin as it is.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from array import array
+from collections.abc import Generator, Iterable, Mapping
+from functools import cache
+from re import Pattern
+from typing import Any, cast
+
+from detect_secrets.plugins import keyword as kw
+from detect_secrets.plugins.keyword import KeywordDetector
+
+from thresher.findings import triggers
+
+_MAX_MEM = 64 << 20  # the word class is large; RE2 falls back to a slower linear engine
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _every_code_point() -> str:
+    """Every code point but the surrogates, in order, as one string."""
+    points = array("I", range(0xD800))
+    points.extend(range(0xE000, 0x110000))
+    return points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+
+
+def _code_point(index: int) -> int:
+    return index if index < 0xD800 else index + 0x800
+
+
+def _ranges(pattern: str, text: str, *, keep: bool = False) -> str:
+    """The characters of ``text`` (every code point, or when ``keep`` the few given)
+    that Python's ``re`` matches with ``pattern``, as RE2 class items."""
+    items: list[str] = []
+    for match in re.finditer(pattern, text):
+        if keep:
+            items += [f"\\x{{{ord(ch):x}}}" for ch in match.group()]
+            continue
+        first, last = _code_point(match.start()), _code_point(match.end() - 1)
+        items.append(f"\\x{{{first:x}}}" + (f"-\\x{{{last:x}}}" if last != first else ""))
+    return "".join(items)
+
+
+@cache
+def _pieces() -> dict[str, str]:
+    """The building blocks, computed once per process (about a fifth of a second)."""
+    text = _every_code_point()
+    letters = sorted({ch for word in kw.DENYLIST for ch in word if ch.isalpha()})
+    # One pass for every character that matches some letter, then each letter's share.
+    near = "".join(sorted(set(re.findall("(?i)[" + "".join(letters) + "]", text))))
+    folded = {
+        ch: "[" + _ranges("(?i)" + re.escape(ch) + "+", near, keep=True) + "]" for ch in letters
+    }
+    word, space = _ranges(r"\w+", text), _ranges(r"\s+", text)
+    w, s, ns = f"[{word}]", f"[{space}]", f"[^{space}]"
+    secret = f"({w}(?:[^\\x0b'\"]*[^\\x0b,'\"`])?)"
+    return {
+        "W": w,
+        "S": s,
+        "NS": ns,
+        "D": "(?:" + "|".join("".join(folded.get(c, c) for c in w_) for w_ in kw.DENYLIST) + ")",
+        "DCS": "(?:" + "|".join(kw.DENYLIST) + ")",
+        "C": "[\\]'\"]{0,2}",
+        "SEC": secret,
+        "Q3": f"(?:'{secret}'|\"{secret}\"|`{secret}`)",
+        "Q4": f"(?:'{secret}'|\"{secret}\"|`{secret}`|{secret})",
+    }
+
+
+# The original regex -> its rewrite, written with the pieces above.
+_REWRITES: dict[Pattern[str], str] = {
+    kw.FOLLOWED_BY_COLON_EQUAL_SIGNS_REGEX: "{D}{W}*{C}{S}*:={S}*{Q4}",
+    kw.FOLLOWED_BY_COLON_REGEX: "{D}{W}*{C}:{S}*{Q4}",
+    kw.FOLLOWED_BY_COLON_QUOTES_REQUIRED_REGEX: "{D}{W}*{C}:{S}*{Q3}",
+    kw.FOLLOWED_BY_EQUAL_SIGNS_OPTIONAL_BRACKETS_OPTIONAL_AT_SIGN_QUOTES_REQUIRED_REGEX: (
+        '{D}{W}*(?:\\[[0-9]*\\])?{S}*[!=]{{1,2}}{S}*@?"{SEC}"'
+    ),
+    kw.FOLLOWED_BY_OPTIONAL_ASSIGN_QUOTES_REQUIRED_REGEX: '{DCS}{W}*(?:.assign)?\\("{SEC}"',
+    kw.FOLLOWED_BY_EQUAL_SIGNS_REGEX: "{D}{W}*{C}{S}*(?:={{1,3}}|!==?){S}*{Q4}",
+    kw.FOLLOWED_BY_EQUAL_SIGNS_QUOTES_REQUIRED_REGEX: "{D}{W}*{C}{S}*(?:={{1,3}}|!==?){S}*{Q3}",
+    kw.PRECEDED_BY_EQUAL_COMPARISON_SIGNS_QUOTES_REQUIRED_REGEX: (
+        "{Q3}{S}*[!=]{{2,3}}{S}*{W}*{DCS}{W}*"
+    ),
+    kw.FOLLOWED_BY_QUOTES_AND_SEMICOLON_REGEX: "{D}{W}*{NS}{{0,50}}?{S}*{Q3};",
+    kw.FOLLOWED_BY_ARROW_FUNCTION_SIGN_QUOTES_REQUIRED_REGEX: "{D}{W}*{C}{S}*=>?{S}*{Q3}",
+}
+
+
+class _Found:
+    """What the plugin reads of a match: the secret, whichever group holds it."""
+
+    def __init__(self, secret: str) -> None:
+        self._secret = secret
+
+    def group(self, *_: Any) -> str:
+        return self._secret
+
+
+class Twin:
+    """An RE2 program standing in for one of the plugin's regexes (``search`` only)."""
+
+    def __init__(self, original: Pattern[str], program: Any) -> None:
+        self.original = original
+        self._program = program
+
+    def search(self, string: str) -> _Found | None:
+        try:
+            match = self._program.search(string)
+        except UnicodeEncodeError:
+            # A lone surrogate (a YAML escape) cannot be UTF-8 for RE2. U+FFFD plays the
+            # same part in every class used here and keeps every offset.
+            match = self._program.search(_SURROGATES.sub("\ufffd", string))
+        if match is None:
+            return None
+        for index in range(1, self._program.groups + 1):
+            start, end = match.span(index)
+            if start >= 0:
+                return _Found(string[start:end])
+        return None
+
+
+@cache
+def twins() -> Mapping[Pattern[str], Twin] | None:
+    """Every rewritten regex, or None when this detect-secrets release is not the one
+    the rewrites were made from."""
+    if triggers.keyword_fingerprint() != triggers.KEYWORD_FINGERPRINT:
+        return None
+    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = _MAX_MEM
+    pieces = _pieces()
+    return {
+        original: Twin(original, re2.compile(rewrite.format(**pieces), options))
+        for original, rewrite in _REWRITES.items()
+    }
+
+
+class LinearKeywordDetector(KeywordDetector):
+    """detect-secrets' ``KeywordDetector`` with each regex replaced by its twin.
+
+    A subclass, so the filters that look at the plugin treat it as the original; its
+    secret type and settings are the original's."""
+
+    def __init__(self, original: KeywordDetector, table: Mapping[Pattern[str], Twin]) -> None:
+        exclude = original.keyword_exclude
+        super().__init__(keyword_exclude=exclude.pattern if exclude is not None else None)
+        self._table = table
+
+    def analyze_string(
+        self, string: str, denylist_regex_to_group: dict[Pattern[str], int] | None = None
+    ) -> Generator[str, None, None]:
+        chosen = denylist_regex_to_group or kw.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
+        # The plugin only calls ``search`` and ``group`` on what it is given.
+        mapped = cast(
+            "dict[Pattern[str], int]",
+            {self._table[regex]: group for regex, group in chosen.items()},
+        )
+        yield from super().analyze_string(string, mapped)
+
+
+def linear_stand_ins(plugins: Iterable[Any]) -> dict[int, Any]:
+    """``id(plugin)`` -> the plugin to run in its place: the keyword plugin on RE2,
+    where that is exact."""
+    table = twins()
+    if table is None:
+        return {}
+    return {
+        id(plugin): LinearKeywordDetector(plugin, table)
+        for plugin in plugins
+        if type(plugin) is KeywordDetector
+    }
