@@ -31,7 +31,6 @@ from typing import Any, BinaryIO, cast
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 from detect_secrets.core.potential_secret import PotentialSecret
 from detect_secrets.core.scan import _is_filtered_out, _scan_line
-from detect_secrets.filters.allowlist import is_line_allowlisted
 from detect_secrets.settings import (
     cache_bust,
     configure_settings_from_baseline,
@@ -42,8 +41,9 @@ from detect_secrets.transformers import get_transformed_file
 from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
 
-from thresher.findings.keyword_re2 import linear_stand_ins
+from thresher.findings import allowlist_re2
 from thresher.findings.options import compile_rule_pattern
+from thresher.findings.plugins_re2 import stand_ins
 from thresher.findings.skips import SkipReason
 from thresher.findings.textfile import (
     CHUNK_BYTES,
@@ -87,7 +87,9 @@ def configure_detect_secrets() -> None:
     settings = get_settings()
     classes: list[type] = list(get_mapping_from_secret_type_to_class().values())
     settings.configure_plugins([{"name": cls.__name__} for cls in classes])
-    settings.disable_filters(*_SKIPPED_FILTERS)
+    settings.disable_filters(*_SKIPPED_FILTERS, allowlist_re2.ORIGINAL)
+    # The same pragma filter, on RE2: the original is quadratic in a line of blanks.
+    settings.filters[allowlist_re2.LINEAR] = {}
 
 
 @contextmanager
@@ -166,7 +168,7 @@ class Engine:
         self.max_file_bytes = max_file_bytes
         plugins = get_plugins()
         self.prefilter = Prefilter(plugins)
-        self._stand_ins = linear_stand_ins(plugins)
+        self._stand_ins = stand_ins(plugins)
 
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
@@ -257,7 +259,8 @@ class Engine:
                 required_filter_parameters=["line"], filename=path, line=line, context=snippet
             ):
                 continue
-            for plugin in (self._stand_ins.get(id(p), p) for p in plugins):
+            for original in plugins:
+                plugin = self._stand_ins.get(id(original), original)
                 for secret in _scan_line(
                     plugin=plugin, filename=path, line=line, line_number=number, context=snippet
                 ):
@@ -269,7 +272,7 @@ class Engine:
                         line=line,
                         context=snippet,
                     ):
-                        out.extend(_detections(path, secret, plugin, line, lines, index))
+                        out.extend(_detections(path, secret, original, line, lines, index))
         return out
 
     def _custom_rules(
@@ -333,7 +336,7 @@ def _line_texts(
 def _allowlisted(path: str, lines: list[str], index: int) -> bool:
     """The ``pragma: allowlist secret`` comments silence custom rules too."""
     snippet = get_code_snippet(lines=lines, line_number=index + 1)
-    return bool(is_line_allowlisted(filename=path, line=lines[index], context=snippet))
+    return allowlist_re2.is_line_allowlisted(path, lines[index], snippet)
 
 
 def _detections(

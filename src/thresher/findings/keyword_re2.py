@@ -29,10 +29,7 @@ another release keeps the plugin as it is.
 
 from __future__ import annotations
 
-import re
-import sys
-from array import array
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Mapping
 from functools import cache
 from re import Pattern
 from typing import Any, cast
@@ -41,46 +38,14 @@ from detect_secrets.plugins import keyword as kw
 from detect_secrets.plugins.keyword import KeywordDetector
 
 from thresher.findings import triggers
-
-_MAX_MEM = 64 << 20  # the word class is large; RE2 falls back to a slower linear engine
-_SURROGATES = re.compile("[\ud800-\udfff]")
-
-
-def _every_code_point() -> str:
-    """Every code point but the surrogates, in order, as one string."""
-    points = array("I", range(0xD800))
-    points.extend(range(0xE000, 0x110000))
-    return points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
-
-
-def _code_point(index: int) -> int:
-    return index if index < 0xD800 else index + 0x800
-
-
-def _ranges(pattern: str, text: str, *, keep: bool = False) -> str:
-    """The characters of ``text`` (every code point, or when ``keep`` the few given)
-    that Python's ``re`` matches with ``pattern``, as RE2 class items."""
-    items: list[str] = []
-    for match in re.finditer(pattern, text):
-        if keep:
-            items += [f"\\x{{{ord(ch):x}}}" for ch in match.group()]
-            continue
-        first, last = _code_point(match.start()), _code_point(match.end() - 1)
-        items.append(f"\\x{{{first:x}}}" + (f"-\\x{{{last:x}}}" if last != first else ""))
-    return "".join(items)
+from thresher.findings.re2_classes import compile_re2, folded_letters, python_class, searchable
 
 
 @cache
 def _pieces() -> dict[str, str]:
-    """The building blocks, computed once per process (about a fifth of a second)."""
-    text = _every_code_point()
-    letters = sorted({ch for word in kw.DENYLIST for ch in word if ch.isalpha()})
-    # One pass for every character that matches some letter, then each letter's share.
-    near = "".join(sorted(set(re.findall("(?i)[" + "".join(letters) + "]", text))))
-    folded = {
-        ch: "[" + _ranges("(?i)" + re.escape(ch) + "+", near, keep=True) + "]" for ch in letters
-    }
-    word, space = _ranges(r"\w+", text), _ranges(r"\s+", text)
+    """The building blocks, computed once per process (about a tenth of a second)."""
+    folded = folded_letters("".join(ch for word in kw.DENYLIST for ch in word if ch.isalpha()))
+    word, space = python_class(r"\w"), python_class(r"\s")
     w, s, ns = f"[{word}]", f"[{space}]", f"[^{space}]"
     secret = f"({w}(?:[^\\x0b'\"]*[^\\x0b,'\"`])?)"
     return {
@@ -133,12 +98,7 @@ class Twin:
         self._program = program
 
     def search(self, string: str) -> _Found | None:
-        try:
-            match = self._program.search(string)
-        except UnicodeEncodeError:
-            # A lone surrogate (a YAML escape) cannot be UTF-8 for RE2. U+FFFD plays the
-            # same part in every class used here and keeps every offset.
-            match = self._program.search(_SURROGATES.sub("\ufffd", string))
+        match = self._program.search(searchable(string))
         if match is None:
             return None
         for index in range(1, self._program.groups + 1):
@@ -154,14 +114,9 @@ def twins() -> Mapping[Pattern[str], Twin] | None:
     the rewrites were made from."""
     if triggers.keyword_fingerprint() != triggers.KEYWORD_FINGERPRINT:
         return None
-    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
-
-    options = re2.Options()
-    options.log_errors = False
-    options.max_mem = _MAX_MEM
     pieces = _pieces()
     return {
-        original: Twin(original, re2.compile(rewrite.format(**pieces), options))
+        original: Twin(original, compile_re2(rewrite.format(**pieces)))
         for original, rewrite in _REWRITES.items()
     }
 
@@ -189,14 +144,7 @@ class LinearKeywordDetector(KeywordDetector):
         yield from super().analyze_string(string, mapped)
 
 
-def linear_stand_ins(plugins: Iterable[Any]) -> dict[int, Any]:
-    """``id(plugin)`` -> the plugin to run in its place: the keyword plugin on RE2,
-    where that is exact."""
+def keyword_stand_in(plugin: KeywordDetector) -> LinearKeywordDetector | None:
+    """The keyword plugin on RE2, or None when the rewrite does not apply."""
     table = twins()
-    if table is None:
-        return {}
-    return {
-        id(plugin): LinearKeywordDetector(plugin, table)
-        for plugin in plugins
-        if type(plugin) is KeywordDetector
-    }
+    return LinearKeywordDetector(plugin, table) if table is not None else None

@@ -159,6 +159,13 @@ def _entropy_specs(plugin: HighEntropyStringsPlugin) -> tuple[_Spec, ...] | None
     return (_Spec(f"(?P<q>['\"])[{charset}]{{{minimum},}}(?P=q)"),)
 
 
+def known_regexes(plugin: Any) -> bool:
+    """Whether a regex plugin's patterns are those of the analysed release."""
+    known = _REGEX_PLUGINS.get(type(plugin).__name__)
+    denylist = getattr(plugin, "denylist", None)
+    return known is not None and denylist is not None and _fingerprint(list(denylist)) == known[0]
+
+
 def _specs_for(plugin: Any) -> tuple[_Spec, ...] | None:
     """The triggers for one plugin instance, or None: run it on every line."""
     name = type(plugin).__name__
