@@ -32,6 +32,7 @@ from thresher.decisions import (
     RunReport,
     RunSummary,
     RunUsage,
+    ScanSummary,
 )
 from thresher.errors import ExitCode, ThresherError
 from thresher.findings.gitscope import OWN_OUTPUT_DIR
@@ -257,6 +258,7 @@ def run_scan(
             wall_seconds=round(time.perf_counter() - clock, 3),
         ),
         decisions=tuple(decisions),
+        scan=ScanSummary.of(result.stats),
     )
     try:
         (run_dir / "report.json").write_text(

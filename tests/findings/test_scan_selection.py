@@ -76,7 +76,7 @@ def test_binary_and_oversized_files_are_skipped_and_counted_by_reason(tmp_path: 
         ("big.py", SkipReason.TOO_LARGE),
         ("blob.bin.py", SkipReason.BINARY),
     }
-    assert result.describe().startswith("scanned 1 files; skipped 2 (1 too large, 1 binary)")
+    assert result.describe().startswith("scanned 1 file; skipped 2 (1 too large, 1 binary)")
 
 
 def test_parallel_scan_equals_serial_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -125,7 +125,10 @@ def test_thresher_run_directories_are_never_scanned(tmp_path: Path) -> None:
     result = scan(ScanOptions(root=tmp_path, workers=1))
     assert {c.path for c in result.candidates} == {"src/thresher/app.py"}
     assert result.stats.files_scanned == 1
-    assert result.stats.files_skipped == len(skipped)
+    # Outside git each run directory is counted once, and never walked.
+    assert {item.path for item in result.skipped} == {".thresher/", "pkg/.thresher/"}
+    assert result.stats.skipped_by_reason == {SkipReason.OWN_OUTPUT: 2}
+    assert len(skipped) == 3
     # Named explicitly, it is still thresher's own output.
     assert paths_of(tmp_path, paths=(Path(".thresher"),)) == set()
 

@@ -157,7 +157,9 @@ def _walk(root: Path) -> tuple[list[Listed], list[Skipped]]:
         for entry in entries:
             relative = entry.path[base:].replace(os.sep, "/")
             if entry.is_dir(follow_symlinks=False):
-                if entry.name != ".git":
+                if entry.name == OWN_OUTPUT_DIR:  # counted once, never walked
+                    passed.append(Skipped(relative + "/", SkipReason.OWN_OUTPUT))
+                elif entry.name != ".git":
                     stack.append(entry.path)
             elif entry.is_file(follow_symlinks=False):
                 try:

@@ -43,7 +43,7 @@ from thresher.findings.engine import (
 )
 from thresher.findings.model import Finding
 from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_scopes
-from thresher.findings.skips import Skipped, SkipReason, count_by_reason, skip_phrase
+from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
 from thresher.findings.vault import SecretVault
 
 __all__ = [
@@ -79,10 +79,7 @@ class ScanStats:
 
     def describe(self) -> str:
         """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)"."""
-        text = f"scanned {self.files_scanned} files; {skip_phrase(self.skipped_by_reason)}"
-        if self.decoded_with_fallback:
-            text += f"; {self.decoded_with_fallback} decoded as Windows-1252/Latin-1, not UTF-8"
-        return text
+        return scan_phrase(self.files_scanned, self.skipped_by_reason, self.decoded_with_fallback)
 
 
 @dataclass(frozen=True)

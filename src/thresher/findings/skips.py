@@ -76,3 +76,12 @@ def skip_phrase(counts: Mapping[SkipReason, int]) -> str:
         return "skipped 0"
     parts = ", ".join(f"{n} {reason.label}" for reason, n in counts.items() if n)
     return f"skipped {total} ({parts})"
+
+
+def scan_phrase(scanned: int, counts: Mapping[SkipReason, int], fallback: int) -> str:
+    """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)", and how
+    many scanned files needed a fallback decoding, if any."""
+    text = f"scanned {scanned} file{'' if scanned == 1 else 's'}; {skip_phrase(counts)}"
+    if fallback:
+        text += f"; {fallback} decoded as Windows-1252/Latin-1, not UTF-8"
+    return text
