@@ -136,6 +136,8 @@ class ScanSummary(_Frozen):
     skipped: Annotated[dict[SkipReason, int], Structural] = Field(default_factory=dict)
     # scanned, but not UTF-8: decoded as Windows-1252 or Latin-1
     decoded_with_fallback: int = 0
+    # scanned as plain lines: blank runs too long for detect-secrets' format parsers
+    read_unparsed: int = 0
 
     @classmethod
     def of(cls, stats: ScanStats) -> ScanSummary:
@@ -144,11 +146,14 @@ class ScanSummary(_Frozen):
             files_skipped=stats.files_skipped,
             skipped=dict(stats.skipped_by_reason),
             decoded_with_fallback=stats.decoded_with_fallback,
+            read_unparsed=stats.read_unparsed,
         )
 
     def describe(self) -> str:
         """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)"."""
-        return scan_phrase(self.files_scanned, self.skipped, self.decoded_with_fallback)
+        return scan_phrase(
+            self.files_scanned, self.skipped, self.decoded_with_fallback, self.read_unparsed
+        )
 
 
 class RunReport(_Frozen):

@@ -48,7 +48,6 @@ from thresher.findings.skips import SkipReason
 from thresher.findings.textfile import (
     CHUNK_BYTES,
     FileTooLarge,
-    Window,
     decode,
     universal_newlines,
     windows,
@@ -143,6 +142,7 @@ class FileOutcome:
     detections: tuple[Detection, ...] = ()
     detail: str = ""  # more than the reason: the OS error, the exception type
     fallback: bool = False  # decoded as Windows-1252 or Latin-1, not UTF-8
+    unparsed: bool = False  # read as plain lines: too costly for the format parsers
     # The text of each line that holds a detection, as scanned (a diff scan reads git
     # blobs, which the working tree need not match): what the scorer must read.
     lines: dict[int, str] = field(default_factory=dict, repr=False)
@@ -163,9 +163,15 @@ class _NamedText(io.StringIO):
 class Engine:
     """Scans one file at a time; build it only inside a configured session."""
 
-    def __init__(self, rules: Sequence[tuple[str, str]], max_file_bytes: int) -> None:
+    def __init__(
+        self,
+        rules: Sequence[tuple[str, str]],
+        max_file_bytes: int,
+        chunk_bytes: int = CHUNK_BYTES,
+    ) -> None:
         self.rules = [(rule_id, compile_rule_pattern(pattern)) for rule_id, pattern in rules]
         self.max_file_bytes = max_file_bytes
+        self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
         self.prefilter = Prefilter(plugins)
         self._stand_ins = stand_ins(plugins)
@@ -173,12 +179,12 @@ class Engine:
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
             with self._open(job) as handle:
-                head = handle.read(CHUNK_BYTES + 1)
+                head = handle.read(self.chunk_bytes + 1)
                 if b"\x00" in head[:BINARY_SNIFF_BYTES]:
                     return FileOutcome(job.path, SkipReason.BINARY)
                 if len(head) > self.max_file_bytes:
                     return _too_large(job.path, self.max_file_bytes)
-                if len(head) <= CHUNK_BYTES:
+                if len(head) <= self.chunk_bytes:
                     return self._whole(job, head)
                 return self._chunked(job, handle, head)
         except OSError as exc:
@@ -198,14 +204,19 @@ class Engine:
         """A file that fits one chunk: exactly what ``detect-secrets scan`` does."""
         text, fallback = decode(data)
         text = universal_newlines(text)
-        found = self._detect_secrets(job.path, text)
+        found, unparsed = self._detect_secrets(job.path, text)
         lines = text.split("\n")
         custom = self._custom_rules(job.path, lines, range(len(lines)), range(1, len(lines) + 1))
         if found is None and not self.rules:
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
         kept = _added([*(found or ()), *custom], job.added)
         return FileOutcome(
-            job.path, None, tuple(kept), fallback=fallback, lines=_line_texts(kept, lines)
+            job.path,
+            None,
+            tuple(kept),
+            fallback=fallback,
+            unparsed=unparsed,
+            lines=_line_texts(kept, lines),
         )
 
     def _chunked(self, job: FileJob, handle: BinaryIO, head: bytes) -> FileOutcome:
@@ -216,31 +227,34 @@ class Engine:
         found: dict[tuple[int, str, str, str], Detection] = {}
         texts: dict[int, str] = {}
         fallback = False
-        for window in windows(handle, head, self.max_file_bytes):
+        for window in windows(handle, head, self.max_file_bytes, self.chunk_bytes):
             fallback = fallback or window.fallback
             hits = [] if by_name else self._process(window.lines, job.path, window.numbers)
             hits += self._custom_rules(job.path, window.lines, window.own, window.numbers)
-            own = _owned(window)
-            kept = [d for d in _added(hits, job.added) if d.line in own]
+            first, last = window.numbers[window.own.start], window.numbers[window.own.stop - 1]
+            kept = [d for d in _added(hits, job.added) if first <= d.line <= last]
             # A cut line's segments overlap: the same value can be seen twice.
             for d in kept:
                 found.setdefault((d.line, d.type, d.ds_value, d.value), d)
             texts.update(_line_texts(kept, window.lines, window.numbers))
         return FileOutcome(job.path, None, tuple(found.values()), fallback=fallback, lines=texts)
 
-    def _detect_secrets(self, path: str, text: str) -> list[Detection] | None:
-        """detect-secrets' findings, or None when it skips the file by name."""
+    def _detect_secrets(self, path: str, text: str) -> tuple[list[Detection] | None, bool]:
+        """detect-secrets' findings, or None when it skips the file by name; and whether
+        the format parsers had to be left out (see ``parsable``)."""
         if _is_filtered_out(required_filter_parameters=["filename"], filename=path):
-            return None
+            return None, False
         handle = cast(NamedIO, _NamedText(text, path))
-        lines = get_transformed_file(handle) or handle.readlines()
+        if not parsable(text):
+            return self._process(handle.readlines(), path), True
+        lines = _transformed(handle, eager=False) or handle.readlines()
         found = self._process(lines, path)
         if not found:
             handle.seek(0)
-            eager = get_transformed_file(handle, use_eager_transformers=True)
+            eager = _transformed(handle, eager=True)
             if eager:
                 found = self._process(eager, path)
-        return found
+        return found, False
 
     def _process(
         self, lines: list[str], path: str, numbers: Sequence[int] | None = None
@@ -291,16 +305,42 @@ class Engine:
         return out
 
 
+# configparser's option regex, which detect-secrets runs on every line of a config file
+# and (eagerly) of any file with no findings, costs the square of each run of blanks.
+_BLANK_RUN = re.compile(r"[^\S\n]{64,}")
+PARSE_BUDGET = 20_000_000  # the sum of those squares up to which parsing stays cheap
+
+
+def parsable(text: str) -> bool:
+    """Whether detect-secrets' format parsers can read ``text`` in bounded time.
+
+    Ordinary files stay far below the budget (indentation is short); a file built of
+    long runs of blanks is read as plain lines instead, as any other file is, and is
+    counted, because a value only a parser would have found there is not found."""
+    cost = 0
+    for run in _BLANK_RUN.finditer(text):
+        cost += (run.end() - run.start()) ** 2
+        if cost > PARSE_BUDGET:
+            return False
+    return True
+
+
+def _transformed(handle: NamedIO, *, eager: bool) -> list[str] | None:
+    """The parsed file, or None: a parser that fails in a way detect-secrets does not
+    expect (a YAML nested deeper than the recursion limit) leaves the plain lines."""
+    try:
+        return get_transformed_file(handle, use_eager_transformers=eager)
+    except Exception:
+        handle.seek(0)
+        return None
+
+
 def _too_large(path: str, limit: int) -> FileOutcome:
     return FileOutcome(path, SkipReason.TOO_LARGE, detail=f"over {limit:,} bytes")
 
 
 def _added(found: list[Detection], added: frozenset[int] | None) -> list[Detection]:
     return found if added is None else [d for d in found if d.line in added]
-
-
-def _owned(window: Window) -> set[int]:
-    return {window.numbers[i] for i in window.own}
 
 
 def _line_texts(
@@ -312,7 +352,7 @@ def _line_texts(
     In a chunk, a line cut into segments has several entries: the one holding the
     value is taken."""
     where: dict[int, list[int]] = {}
-    for index, number in enumerate(numbers if numbers is not None else ()):
+    for index, number in enumerate(numbers if numbers is not None and found else ()):
         where.setdefault(number, []).append(index)
     texts: dict[int, str] = {}
     for detection in found:
@@ -382,11 +422,20 @@ def _key_block(lines: list[str], index: int) -> str | None:
 _ENGINE: Engine | None = None
 
 
-def init_worker(rules: tuple[tuple[str, str], ...], max_file_bytes: int) -> None:
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of a file is read: all of it up to ``max_file_bytes`` (more is skipped
+    as too large), in chunks of ``chunk_bytes`` above that size."""
+
+    max_file_bytes: int
+    chunk_bytes: int = CHUNK_BYTES
+
+
+def init_worker(rules: tuple[tuple[str, str], ...], limits: Limits) -> None:
     """Runs once in each worker process: its own detect-secrets settings."""
     global _ENGINE
     configure_detect_secrets()
-    _ENGINE = Engine(rules, max_file_bytes)
+    _ENGINE = Engine(rules, limits.max_file_bytes, limits.chunk_bytes)
 
 
 def scan_batch(jobs: list[FileJob]) -> list[FileOutcome]:
@@ -396,11 +445,11 @@ def scan_batch(jobs: list[FileJob]) -> list[FileOutcome]:
 
 
 def scan_in_process(
-    jobs: Sequence[FileJob], rules: tuple[tuple[str, str], ...], max_file_bytes: int
+    jobs: Sequence[FileJob], rules: tuple[tuple[str, str], ...], limits: Limits
 ) -> list[FileOutcome]:
     """Small scans: no worker start-up cost."""
     with detect_secrets_session():
-        engine = Engine(rules, max_file_bytes)
+        engine = Engine(rules, limits.max_file_bytes, limits.chunk_bytes)
         return [engine.scan_job(job) for job in jobs]
 
 

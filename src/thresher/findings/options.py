@@ -24,8 +24,9 @@ class ScanError(UsageError):
 
 
 # Files above this are skipped and counted as too large; text below it is scanned whole,
-# in bounded chunks once it is over ``engine.CHUNK_BYTES``.
+# in bounded chunks once it is over ``chunk_bytes``.
 DEFAULT_MAX_FILE_BYTES = 128 * 1024 * 1024
+DEFAULT_CHUNK_BYTES = 2 * 1024 * 1024
 _RULE_MAX_MEM = 32 << 20  # bytes of compiled RE2 program: a pathological pattern fails fast
 RE2_HINT = "custom rule patterns use RE2 syntax: linear time, no backreferences or lookaround"
 
@@ -84,6 +85,7 @@ class ScanOptions:
     baseline: Path | None = None  # detect-secrets baseline: skip its entries
     custom_rules: tuple[CustomRule, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # larger files: skipped as too large
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES  # larger files: scanned a chunk at a time
     workers: int | None = None  # default: os.cpu_count()
 
     def worker_count(self) -> int:
@@ -99,6 +101,8 @@ class ScanOptions:
             raise ScanError("--diff and --staged cannot be combined", hint="choose one")
         if self.max_file_bytes < 1:
             raise ScanError(f"max_file_bytes must be positive, not {self.max_file_bytes}")
+        if self.chunk_bytes < 1:
+            raise ScanError(f"chunk_bytes must be positive, not {self.chunk_bytes}")
         return root.resolve()
 
     def scopes(self, root: Path) -> tuple[str, ...]:

@@ -37,6 +37,7 @@ from thresher.findings.engine import (
     Detection,
     FileJob,
     FileOutcome,
+    Limits,
     init_worker,
     scan_batch,
     scan_in_process,
@@ -76,10 +77,17 @@ class ScanStats:
     skipped_by_reason: dict[SkipReason, int] = field(default_factory=dict)
     # scanned, but not UTF-8: decoded as Windows-1252 or Latin-1
     decoded_with_fallback: int = 0
+    # scanned as plain lines: blank runs too long for detect-secrets' format parsers
+    read_unparsed: int = 0
 
     def describe(self) -> str:
         """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)"."""
-        return scan_phrase(self.files_scanned, self.skipped_by_reason, self.decoded_with_fallback)
+        return scan_phrase(
+            self.files_scanned,
+            self.skipped_by_reason,
+            self.decoded_with_fallback,
+            self.read_unparsed,
+        )
 
 
 @dataclass(frozen=True)
@@ -125,7 +133,8 @@ def scan(options: ScanOptions) -> ScanResult:
     if options.baseline is not None:
         plan = _without_file(plan, root, options.baseline)
     specs = tuple((rule.id, rule.pattern) for rule in options.custom_rules)
-    outcomes = _run(plan.jobs, specs, options.max_file_bytes, workers)
+    limits = Limits(options.max_file_bytes, options.chunk_bytes)
+    outcomes = _run(plan.jobs, specs, limits, workers)
 
     detections: list[Detection] = [d for outcome in outcomes for d in outcome.detections]
     kept = _without_baseline(detections, baseline)
@@ -136,6 +145,9 @@ def scan(options: ScanOptions) -> ScanResult:
     skipped.sort(key=lambda item: item.path)
     for item in skipped:
         log.debug("%s", item.describe())
+    for outcome in outcomes:
+        if outcome.unparsed:
+            log.debug("read %s as plain lines: blank runs too long to parse", outcome.path)
     stats = ScanStats(
         files_scanned=sum(1 for outcome in outcomes if outcome.scanned),
         files_skipped=len(skipped),
@@ -143,6 +155,7 @@ def scan(options: ScanOptions) -> ScanResult:
         seconds=time.perf_counter() - started,
         skipped_by_reason=count_by_reason(skipped),
         decoded_with_fallback=sum(1 for o in outcomes if o.scanned and o.fallback),
+        read_unparsed=sum(1 for o in outcomes if o.scanned and o.unparsed),
     )
     line_text = {(o.path, n): text for o in outcomes for n, text in o.lines.items()}
     return ScanResult(findings, vault, stats, candidates_of(kept), line_text, tuple(skipped))
@@ -239,24 +252,24 @@ def _plan_diff(
 
 
 def _run(
-    jobs: list[FileJob], rules: tuple[tuple[str, str], ...], max_bytes: int, workers: int
+    jobs: list[FileJob], rules: tuple[tuple[str, str], ...], limits: Limits, workers: int
 ) -> list[FileOutcome]:
     total = sum(job.size for job in jobs)
     if workers == 1 or len(jobs) < 2 or total < PARALLEL_MIN_BYTES:
-        return scan_in_process(jobs, rules, max_bytes)
+        return scan_in_process(jobs, rules, limits)
     batches = _batches(jobs, total, workers)
     try:
         with ProcessPoolExecutor(
             max_workers=min(workers, len(batches)),
             mp_context=_context(),
             initializer=init_worker,
-            initargs=(rules, max_bytes),
+            initargs=(rules, limits),
         ) as pool:
             futures = [pool.submit(scan_batch, batch) for batch in batches]
             return [outcome for future in futures for outcome in future.result()]
     except (BrokenProcessPool, OSError) as exc:
         log.warning("worker processes failed (%s); scanning in this process", exc)
-        return scan_in_process(jobs, rules, max_bytes)
+        return scan_in_process(jobs, rules, limits)
 
 
 def _batches(jobs: list[FileJob], total: int, workers: int) -> list[list[FileJob]]:

@@ -78,10 +78,14 @@ def skip_phrase(counts: Mapping[SkipReason, int]) -> str:
     return f"skipped {total} ({parts})"
 
 
-def scan_phrase(scanned: int, counts: Mapping[SkipReason, int], fallback: int) -> str:
+def scan_phrase(
+    scanned: int, counts: Mapping[SkipReason, int], fallback: int, unparsed: int = 0
+) -> str:
     """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)", and how
-    many scanned files needed a fallback decoding, if any."""
+    many scanned files needed a fallback decoding or were read unparsed, if any."""
     text = f"scanned {scanned} file{'' if scanned == 1 else 's'}; {skip_phrase(counts)}"
     if fallback:
         text += f"; {fallback} decoded as Windows-1252/Latin-1, not UTF-8"
+    if unparsed:
+        text += f"; {unparsed} read as plain lines, too costly to parse as config"
     return text

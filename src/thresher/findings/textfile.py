@@ -21,7 +21,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
-CHUNK_BYTES = 2 * 1024 * 1024
+from thresher.findings.options import DEFAULT_CHUNK_BYTES
+
+CHUNK_BYTES = DEFAULT_CHUNK_BYTES
 CONTEXT_LINES = 120  # the longest PEM block the engine reads, in lines
 CONTEXT_CHARS = 64 * 1024  # ... and at most this much text of neighbouring lines
 CUT_OVERLAP = 4096  # characters a segment of a very long line repeats from the one before
@@ -66,13 +68,16 @@ class Window:
     fallback: bool
 
 
-def windows(handle: BinaryIO, head: bytes, limit: int) -> Iterator[Window]:
-    """The file as overlapping windows; ``head`` is what was already read of it.
+def windows(
+    handle: BinaryIO, head: bytes, limit: int, chunk_bytes: int = CHUNK_BYTES
+) -> Iterator[Window]:
+    """The file as overlapping windows of about ``chunk_bytes`` each; ``head`` is what
+    was already read of it.
 
     Raises ``FileTooLarge`` as soon as more than ``limit`` bytes have been read."""
     previous: _Block | None = None
     current: _Block | None = None
-    for block in _blocks(handle, head, limit):
+    for block in _blocks(handle, head, limit, chunk_bytes):
         if current is not None:
             yield _window(previous, current, block)
         previous, current = current, block
@@ -111,13 +116,13 @@ def _context(block: _Block | None, *, tail: bool) -> int:
     return taken
 
 
-def _blocks(handle: BinaryIO, head: bytes, limit: int) -> Iterator[_Block]:
+def _blocks(handle: BinaryIO, head: bytes, limit: int, chunk_bytes: int) -> Iterator[_Block]:
     pending, total, eof = head, len(head), False
     number = 1  # the line number of the next block's first entry
     cut_tail = ""  # the end of the last segment, when the block before cut a line
     while True:
-        while not eof and len(pending) < CHUNK_BYTES:
-            more = handle.read(CHUNK_BYTES - len(pending))
+        while not eof and len(pending) < chunk_bytes:
+            more = handle.read(chunk_bytes - len(pending))
             total += len(more)
             if total > limit:
                 raise FileTooLarge
