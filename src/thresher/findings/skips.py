@@ -74,7 +74,7 @@ def skip_phrase(counts: Mapping[SkipReason, int]) -> str:
     total = sum(counts.values())
     if not total:
         return "skipped 0"
-    parts = ", ".join(f"{n} {reason.label}" for reason, n in counts.items() if n)
+    parts = ", ".join(f"{counts[r]} {r.label}" for r in SkipReason if counts.get(r))
     return f"skipped {total} ({parts})"
 
 
