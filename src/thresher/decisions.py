@@ -136,7 +136,7 @@ class ScanSummary(_Frozen):
     skipped: Annotated[dict[SkipReason, int], Structural] = Field(default_factory=dict)
     # scanned, but not UTF-8: decoded as Windows-1252 or Latin-1
     decoded_with_fallback: int = 0
-    # scanned as plain lines: blank runs too long for detect-secrets' format parsers
+    # YAML/config read as plain lines: too large, or blank runs too costly, to parse
     read_unparsed: int = 0
 
     @classmethod

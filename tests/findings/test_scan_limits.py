@@ -110,6 +110,16 @@ def test_a_50_mb_file_with_a_secret_near_its_end_is_found(tmp_path: Path) -> Non
     assert github[0].locations[0].line == lines_before + 1
     assert result.stats.files_scanned == 1
     assert result.stats.files_skipped == 0
+    assert result.stats.read_unparsed == 0  # JavaScript is plain lines anyway
+
+
+def test_a_large_yaml_file_is_scanned_as_plain_lines_and_says_so(tmp_path: Path) -> None:
+    token = github_token(seed=54)
+    body = "".join(f"key_{i}: value {i}\n" for i in range(400)) + f"token: {token}\n"
+    (tmp_path / "values.yaml").write_text(body)
+    result = run(tmp_path, chunk_bytes=2048)
+    assert token in result.vault.values()
+    assert result.stats.read_unparsed == 1
 
 
 def test_chunking_does_not_change_what_is_found(tmp_path: Path) -> None:
@@ -205,7 +215,7 @@ def test_lines_built_to_backtrack_scan_in_bounded_time(tmp_path: Path) -> None:
     assert result.stats.files_scanned == len(HOSTILE_LINES) + 1
     # Those built of long blank runs are read as plain lines, and counted as such.
     assert result.stats.read_unparsed == 4
-    assert "4 read as plain lines" in result.describe()
+    assert "4 read as plain lines, too large or costly to parse" in result.describe()
 
 
 def test_a_yaml_file_its_parser_cannot_read_is_scanned_as_plain_lines(tmp_path: Path) -> None:

@@ -10,9 +10,13 @@ prefilter proves no plugin can match are not handed to the plugins at all.
 
 What a file must be to be scanned is decided here too, and never silently: a file
 that is not scanned comes back with a ``SkipReason``. Text that is not UTF-8 is
-decoded with a fallback; a file over ``CHUNK_BYTES`` is scanned in bounded chunks of
-raw lines (no format transformer can parse a piece of a file); the keyword plugin's
-backtracking regexes run as their RE2 twins, and custom rules run on RE2.
+decoded with a fallback; a file over the chunk size is scanned in bounded chunks of
+plain lines (no format parser can read a piece of a file), and so is a file whose
+blank runs would make the config parser take the square of their length.
+
+Time stays linear in the text whatever it holds: the plugins whose regexes backtrack
+run as exact RE2 stand-ins (``plugins_re2``), the pragma filter runs on RE2
+(``allowlist_re2``), and custom rules run on RE2.
 
 This module is also the body of each worker process: ``init_worker`` sets up
 detect-secrets once per process, ``scan_batch`` scans a batch of files.
@@ -40,6 +44,7 @@ from detect_secrets.settings import (
 from detect_secrets.transformers import get_transformed_file
 from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
+from detect_secrets.util.filetype import FileType, determine_file_type
 
 from thresher.findings import allowlist_re2
 from thresher.findings.options import compile_rule_pattern
@@ -142,7 +147,7 @@ class FileOutcome:
     detections: tuple[Detection, ...] = ()
     detail: str = ""  # more than the reason: the OS error, the exception type
     fallback: bool = False  # decoded as Windows-1252 or Latin-1, not UTF-8
-    unparsed: bool = False  # read as plain lines: too costly for the format parsers
+    unparsed: bool = False  # read as plain lines: too large or costly for a format parser
     # The text of each line that holds a detection, as scanned (a diff scan reads git
     # blobs, which the working tree need not match): what the scorer must read.
     lines: dict[int, str] = field(default_factory=dict, repr=False)
@@ -237,7 +242,14 @@ class Engine:
             for d in kept:
                 found.setdefault((d.line, d.type, d.ds_value, d.value), d)
             texts.update(_line_texts(kept, window.lines, window.numbers))
-        return FileOutcome(job.path, None, tuple(found.values()), fallback=fallback, lines=texts)
+        return FileOutcome(
+            job.path,
+            None,
+            tuple(found.values()),
+            fallback=fallback,
+            unparsed=_has_format_parser(job.path),
+            lines=texts,
+        )
 
     def _detect_secrets(self, path: str, text: str) -> tuple[list[Detection] | None, bool]:
         """detect-secrets' findings, or None when it skips the file by name; and whether
@@ -323,6 +335,18 @@ def parsable(text: str) -> bool:
         if cost > PARSE_BUDGET:
             return False
     return True
+
+
+_PARSED_TYPES = frozenset(
+    {FileType.YAML, FileType.CONFIG, FileType.INI, FileType.PROPERTIES, FileType.TOML}
+)
+
+
+def _has_format_parser(path: str) -> bool:
+    """Whether this is a YAML or config file, which detect-secrets reads parsed.
+
+    (Its config parser is tried on every file, but only these are meant for it.)"""
+    return determine_file_type(path) in _PARSED_TYPES
 
 
 def _transformed(handle: NamedIO, *, eager: bool) -> list[str] | None:

@@ -77,7 +77,7 @@ class ScanStats:
     skipped_by_reason: dict[SkipReason, int] = field(default_factory=dict)
     # scanned, but not UTF-8: decoded as Windows-1252 or Latin-1
     decoded_with_fallback: int = 0
-    # scanned as plain lines: blank runs too long for detect-secrets' format parsers
+    # YAML/config read as plain lines: too large, or blank runs too costly, to parse
     read_unparsed: int = 0
 
     def describe(self) -> str:
@@ -147,7 +147,7 @@ def scan(options: ScanOptions) -> ScanResult:
         log.debug("%s", item.describe())
     for outcome in outcomes:
         if outcome.unparsed:
-            log.debug("read %s as plain lines: blank runs too long to parse", outcome.path)
+            log.debug("read %s as plain lines: too large or costly to parse", outcome.path)
     stats = ScanStats(
         files_scanned=sum(1 for outcome in outcomes if outcome.scanned),
         files_skipped=len(skipped),

@@ -87,5 +87,5 @@ def scan_phrase(
     if fallback:
         text += f"; {fallback} decoded as Windows-1252/Latin-1, not UTF-8"
     if unparsed:
-        text += f"; {unparsed} read as plain lines, too costly to parse as config"
+        text += f"; {unparsed} read as plain lines, too large or costly to parse"
     return text
