@@ -122,7 +122,8 @@ def test_a_large_yaml_file_is_scanned_as_plain_lines_and_says_so(tmp_path: Path)
     assert result.stats.read_unparsed == 1
 
 
-def test_chunking_does_not_change_what_is_found(tmp_path: Path) -> None:
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_chunking_does_not_change_what_is_found(tmp_path: Path, newline: str) -> None:
     """The same file scanned whole and in 4 KiB chunks: the same candidates at the same
     lines, including PEM blocks and values that straddle every chunk edge, and a
     single line longer than a chunk."""
@@ -142,7 +143,7 @@ def test_chunking_does_not_change_what_is_found(tmp_path: Path) -> None:
             lines.append(f"x_{index} = compute({index}, {rng.randint(0, 9999)})")
     long_line = "var a=" + "x.y(z)," * 1500 + f'k:"{github_token(seed=46)}",' + "b=c;" * 800
     lines.insert(1234, long_line)
-    (tmp_path / "mixed.js").write_text("\n".join(lines) + "\n")
+    (tmp_path / "mixed.js").write_bytes((newline.join(lines) + newline).encode())
     whole = run(tmp_path)
     chunked = run(tmp_path, chunk_bytes=4096)
     assert len(whole.candidates) > 50

@@ -4,7 +4,7 @@ Two things used to drop files silently. A single Latin-1 byte in a comment made 
 file "not UTF-8", and a file over 2 MiB was not read at all; a secret in either was
 never seen. Text now decodes as UTF-8, else as Windows-1252, else as Latin-1 (which
 decodes any bytes), and says when it needed the fallback. A file larger than
-``CHUNK_BYTES`` is read a chunk at a time, cut after a newline, so memory stays
+``CHUNK_BYTES`` is read a chunk at a time, cut after a line break, so memory stays
 bounded whatever its size.
 
 Each chunk is scanned together with up to ``CONTEXT_LINES`` lines of its neighbours
@@ -148,11 +148,16 @@ def _blocks(handle: BinaryIO, head: bytes, limit: int, chunk_bytes: int) -> Iter
 
 
 def _cut(data: bytes) -> int:
-    """Where to end a block: after its last newline; inside a line longer than a whole
-    block, at a UTF-8 character boundary and never between a CR and its LF."""
-    newline = data.rfind(b"\n")
-    if newline >= 0:
-        return newline + 1
+    """Where to end a block: after its last line break (LF, CRLF or a lone CR, as
+    universal newlines read them; never between a CR and the LF that may follow it).
+    Only a line longer than a whole block is cut inside, at a UTF-8 character
+    boundary."""
+    limit = len(data)
+    if data.endswith(b"\r"):
+        limit -= 1  # the next byte, not read yet, may be its LF
+    end = max(data.rfind(b"\n", 0, limit), data.rfind(b"\r", 0, limit)) + 1
+    if end > 0:
+        return end
     end = len(data)
     for _ in range(3):
         if end > 1 and (data[end - 1] & 0xC0) == 0x80:
