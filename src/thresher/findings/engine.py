@@ -25,15 +25,13 @@ detect-secrets once per process, ``scan_batch`` scans a batch of files.
 from __future__ import annotations
 
 import io
-import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, cast
+from typing import BinaryIO, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-from detect_secrets.core.potential_secret import PotentialSecret
 from detect_secrets.core.scan import _is_filtered_out, _scan_line
 from detect_secrets.settings import (
     cache_bust,
@@ -41,12 +39,12 @@ from detect_secrets.settings import (
     get_plugins,
     get_settings,
 )
-from detect_secrets.transformers import get_transformed_file
 from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
-from detect_secrets.util.filetype import FileType, determine_file_type
 
 from thresher.findings import allowlist_re2
+from thresher.findings.detection import Detection, detections
+from thresher.findings.formats import has_format_parser, parsable, transformed
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.plugins_re2 import stand_ins
 from thresher.findings.skips import SkipReason
@@ -72,15 +70,6 @@ BINARY_SNIFF_BYTES = 8192
 # the value): a longer line is cut around its first detection.
 MAX_LINE_CHARS = 64 * 1024
 _LINE_LEAD = 8 * 1024  # text kept before that detection
-PRIVATE_KEY_TYPE = "Private Key"
-_PREFIX_GROUP_TYPES = {"GitHub Token", "GitLab Token"}
-_ARTIFACTORY_TYPE = "Artifactory Credentials"
-_ARTIFACTORY_EDGES = re.compile(r'^(?:\s|=|:|")|(?:\s|")$')
-_PEM = re.compile(
-    r"-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----.{1,16384}?-----END \1-----",
-    re.DOTALL,
-)
-_PEM_MAX_LINES = 120
 _SESSION = threading.Lock()
 
 
@@ -108,22 +97,6 @@ def detect_secrets_session() -> Iterator[None]:
         finally:
             cache_bust()
             configure_settings_from_baseline(original)
-
-
-@dataclass(frozen=True, slots=True)
-class Detection:
-    """One hit: ``ds_value`` is what detect-secrets reports (and hashes in a
-    baseline); ``value`` is the secret itself. They differ where detect-secrets
-    reports less than the secret — a private key's header instead of its PEM
-    block, a GitHub token's "ghp" prefix instead of the token — which would
-    otherwise merge every such secret into one finding."""
-
-    path: str
-    line: int
-    type: str
-    value: str
-    ds_value: str
-    custom: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +220,7 @@ class Engine:
             None,
             tuple(found.values()),
             fallback=fallback,
-            unparsed=_has_format_parser(job.path),
+            unparsed=has_format_parser(job.path),
             lines=texts,
         )
 
@@ -259,11 +232,11 @@ class Engine:
         handle = cast(NamedIO, _NamedText(text, path))
         if not parsable(text):
             return self._process(handle.readlines(), path), True
-        lines = _transformed(handle, eager=False) or handle.readlines()
+        lines = transformed(handle, eager=False) or handle.readlines()
         found = self._process(lines, path)
         if not found:
             handle.seek(0)
-            eager = _transformed(handle, eager=True)
+            eager = transformed(handle, eager=True)
             if eager:
                 found = self._process(eager, path)
         return found, False
@@ -298,7 +271,7 @@ class Engine:
                         line=line,
                         context=snippet,
                     ):
-                        out.extend(_detections(path, secret, original, line, lines, index))
+                        out.extend(detections(path, secret, original, line, lines, index))
         return out
 
     def _custom_rules(
@@ -315,48 +288,6 @@ class Engine:
                         continue
                     out.append(Detection(path, numbers[index], rule_id, value, value, custom=True))
         return out
-
-
-# configparser's option regex, which detect-secrets runs on every line of a config file
-# and (eagerly) of any file with no findings, costs the square of each run of blanks.
-_BLANK_RUN = re.compile(r"[^\S\n]{64,}")
-PARSE_BUDGET = 20_000_000  # the sum of those squares up to which parsing stays cheap
-
-
-def parsable(text: str) -> bool:
-    """Whether detect-secrets' format parsers can read ``text`` in bounded time.
-
-    Ordinary files stay far below the budget (indentation is short); a file built of
-    long runs of blanks is read as plain lines instead, as any other file is, and is
-    counted, because a value only a parser would have found there is not found."""
-    cost = 0
-    for run in _BLANK_RUN.finditer(text):
-        cost += (run.end() - run.start()) ** 2
-        if cost > PARSE_BUDGET:
-            return False
-    return True
-
-
-_PARSED_TYPES = frozenset(
-    {FileType.YAML, FileType.CONFIG, FileType.INI, FileType.PROPERTIES, FileType.TOML}
-)
-
-
-def _has_format_parser(path: str) -> bool:
-    """Whether this is a YAML or config file, which detect-secrets reads parsed.
-
-    (Its config parser is tried on every file, but only these are meant for it.)"""
-    return determine_file_type(path) in _PARSED_TYPES
-
-
-def _transformed(handle: NamedIO, *, eager: bool) -> list[str] | None:
-    """The parsed file, or None: a parser that fails in a way detect-secrets does not
-    expect (a YAML nested deeper than the recursion limit) leaves the plain lines."""
-    try:
-        return get_transformed_file(handle, use_eager_transformers=eager)
-    except Exception:
-        handle.seek(0)
-        return None
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:
@@ -401,46 +332,6 @@ def _allowlisted(path: str, lines: list[str], index: int) -> bool:
     """The ``pragma: allowlist secret`` comments silence custom rules too."""
     snippet = get_code_snippet(lines=lines, line_number=index + 1)
     return allowlist_re2.is_line_allowlisted(path, lines[index], snippet)
-
-
-def _detections(
-    path: str, secret: PotentialSecret, plugin: Any, line: str, lines: list[str], index: int
-) -> list[Detection]:
-    ds_value = secret.secret_value or ""
-    if secret.type == PRIVATE_KEY_TYPE:
-        values = [_key_block(lines, index) or ds_value]
-    elif secret.type in _PREFIX_GROUP_TYPES:
-        values = _whole_matches(plugin, line, ds_value)
-    elif secret.type == _ARTIFACTORY_TYPE:
-        values = [_ARTIFACTORY_EDGES.sub("", ds_value)]  # its regex keeps the delimiters
-    else:
-        values = [ds_value]
-    return [Detection(path, secret.line_number, secret.type, v, ds_value) for v in values]
-
-
-def _whole_matches(plugin: Any, line: str, ds_value: str) -> list[str]:
-    """The tokens behind a value that is only a capture group of the match.
-
-    detect-secrets reports what ``findall`` returns, and for these plugins that
-    is a group holding the token's prefix (every GitHub token is "ghp"), so
-    each of their matches on the line that yielded this value is taken whole.
-    """
-    found: list[str] = []
-    for regex in plugin.denylist:
-        for match in regex.finditer(line):
-            yielded = [g or "" for g in match.groups()] if regex.groups else [match.group(0)]
-            if ds_value in yielded and match.group(0) not in found:
-                found.append(match.group(0))
-    return found or [ds_value]
-
-
-def _key_block(lines: list[str], index: int) -> str | None:
-    """The PEM block that starts on this line, when it is all there."""
-    window = [line.rstrip("\n") for line in lines[index : index + _PEM_MAX_LINES]]
-    match = _PEM.search("\n".join(window))
-    if match is None or match.start() >= len(window[0]):
-        return None
-    return match.group(0)
 
 
 _ENGINE: Engine | None = None

@@ -33,8 +33,8 @@ from thresher.findings.assemble import (
     ds_hash,
     load_baseline,
 )
+from thresher.findings.detection import Detection
 from thresher.findings.engine import (
-    Detection,
     FileJob,
     FileOutcome,
     Limits,
