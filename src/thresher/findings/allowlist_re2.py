@@ -19,20 +19,17 @@ from typing import Any
 from detect_secrets.filters import allowlist
 from detect_secrets.util.code_snippet import CodeSnippet
 
+from thresher.findings.re2_classes import compile_re2, searchable
+
 ORIGINAL = "detect_secrets.filters.allowlist.is_line_allowlisted"
 LINEAR = "thresher.findings.allowlist_re2.is_line_allowlisted"
 _COMPILED: dict[str, Any] = {}
-_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def _program(pattern: str) -> Any:
     program = _COMPILED.get(pattern)
     if program is None:
-        import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
-
-        options = re2.Options()
-        options.log_errors = False
-        program = _COMPILED[pattern] = re2.compile(pattern, options)
+        program = _COMPILED[pattern] = compile_re2(pattern)
     return program
 
 
@@ -42,9 +39,7 @@ def is_line_allowlisted(filename: str, line: str, context: CodeSnippet) -> bool:
     for payload, regexes in zip(
         payloads, allowlist._get_allowlist_regexes_for_file(filename), strict=True
     ):
-        # RE2 reads UTF-8, which has no lone surrogates; no pattern here matches one, or
-        # U+FFFD in its place.
-        text = _SURROGATES.sub("\ufffd", payload.removesuffix("\n"))
+        text = searchable(payload.removesuffix("\n"))
         for regex in regexes:
             if regex.flags & ~re.UNICODE:  # not the release analysed: the original
                 if regex.search(payload):

@@ -21,7 +21,7 @@ its match and its secret group are the ones Python's ``re`` would return:
   are ASCII-only, and its case folding differs for a few letters such as the dotted
   capital I).
 
-``tests/findings/test_keyword_re2.py`` compares every rewritten regex with the original
+``tests/findings/test_plugins_re2.py`` compares the rewritten plugin with the original
 on many lines; the detect-secrets parity tests compare whole scans. The rewrite is
 tied to the analysed detect-secrets release by the same fingerprint as the prefilter:
 another release keeps the plugin as it is.
