@@ -1,15 +1,19 @@
-"""The run directory: thresher's output stays out of git and out of later scans."""
+"""The run directory: thresher's output stays out of git and out of later scans:
+three scans in a row of one repository find the same candidates."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from contextlib import chdir
 from pathlib import Path
 
+import pytest
 from typer.testing import Result
 
 from tests.gitrepo import git
+from tests.test_scan_e2e import make_demo
 from tests.tokens import github_token
 
 Cli = Callable[..., Result]
@@ -71,3 +75,40 @@ def test_a_committed_link_cannot_send_transcripts_elsewhere(cli: Cli, tmp_path: 
     assert result.exit_code == 3
     assert "leads outside" in result.stderr and "symbolic link" in result.stderr
     assert not any(elsewhere.iterdir())
+
+
+def decided(report: Path) -> list[tuple[str, int, str, str]]:
+    decisions = json.loads(report.read_text())["decisions"]
+    return sorted(
+        (d["finding"]["locations"][0]["path"], d["finding"]["locations"][0]["line"],
+         d["finding"]["rule_id"], d["verdict"])
+        for d in decisions
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("in_git", [True, False], ids=["git", "plain-directory"])
+def test_three_scans_in_a_row_find_the_same_candidates(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_git: bool
+) -> None:
+    """Run from the repository root, as CI does: each run writes its run directory
+    (reports and transcripts quoting the findings) and its reports inside the
+    repository, and the next run must not find any of it."""
+    root, secrets = make_demo(tmp_path)
+    if not in_git:
+        shutil.rmtree(root / ".git")
+    monkeypatch.chdir(root)
+    seen = []
+    for run in range(3):
+        result = cli(
+            "scan", "--json", f"report-{run}.json", "--sarif", f"report-{run}.sarif",
+            "--markdown", f"report-{run}.md",
+        )  # fmt: skip
+        assert result.exit_code == 1, result.stderr
+        seen.append(decided(root / f"report-{run}.json"))
+    assert seen[0] == seen[1] == seen[2]
+    assert len(seen[0]) >= 6
+    assert not any(path.startswith((".thresher", "report-")) for path, *_ in seen[0])
+    assert len(list((root / ".thresher/runs").glob("*/report.json"))) == 3
+    for artifact in [*root.glob("report-*"), *(root / ".thresher").rglob("*.json*")]:
+        for secret in secrets:
+            assert secret not in artifact.read_text()

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from thresher.findings import Finding
+from thresher.findings.skips import SkipReason, scan_phrase
 from thresher.llm.messages import Usage
 from thresher.redaction import Structural
 from thresher.results import (
@@ -33,6 +34,9 @@ from thresher.scoring.model import Assessment
 from thresher.scoring.policy import Escalation
 from thresher.skills.compliance import Compliance
 from thresher.validators.base import ValidationResult
+
+if TYPE_CHECKING:
+    from thresher.findings.scan import ScanStats
 
 REPORT_SCHEMA_VERSION = "1.1"  # 1.1: escalation and assessment per decision
 
@@ -123,6 +127,35 @@ class RunUsage(_Frozen):
     wall_seconds: float = 0.0
 
 
+class ScanSummary(_Frozen):
+    """What the scanner read. Every file it listed and did not scan is counted by its
+    reason: a repository whose only secret sits in a skipped file must not look clean."""
+
+    files_scanned: int = 0
+    files_skipped: int = 0
+    skipped: Annotated[dict[SkipReason, int], Structural] = Field(default_factory=dict)
+    # scanned, but not UTF-8: decoded as Windows-1252 or Latin-1
+    decoded_with_fallback: int = 0
+    # YAML/config read as plain lines: too large, or blank runs too costly, to parse
+    read_unparsed: int = 0
+
+    @classmethod
+    def of(cls, stats: ScanStats) -> ScanSummary:
+        return cls(
+            files_scanned=stats.files_scanned,
+            files_skipped=stats.files_skipped,
+            skipped=dict(stats.skipped_by_reason),
+            decoded_with_fallback=stats.decoded_with_fallback,
+            read_unparsed=stats.read_unparsed,
+        )
+
+    def describe(self) -> str:
+        """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)"."""
+        return scan_phrase(
+            self.files_scanned, self.skipped, self.decoded_with_fallback, self.read_unparsed
+        )
+
+
 class RunReport(_Frozen):
     """The JSON report: versioned; ``thresher schema report`` prints its schema."""
 
@@ -140,3 +173,4 @@ class RunReport(_Frozen):
     usage: RunUsage
     decisions: tuple[Decision, ...]
     errors: tuple[DecisionError, ...] = ()
+    scan: ScanSummary = Field(default_factory=ScanSummary)

@@ -33,6 +33,7 @@ from thresher.decisions import (
     RunReport,
     RunSummary,
     RunUsage,
+    ScanSummary,
 )
 from thresher.detection import Detector
 from thresher.errors import ExitCode, ThresherError
@@ -275,6 +276,7 @@ def run_scan(
         ),
         decisions=tuple(decisions),
         errors=_run_errors(decisions, deadline),
+        scan=ScanSummary.of(result.stats),
     )
     try:
         (run_dir / "report.json").write_text(

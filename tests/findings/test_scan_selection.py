@@ -1,5 +1,6 @@
 """Which files a whole-tree scan reads: git's view inside a work tree, the
-tree without ``.git`` elsewhere; binaries and oversized files are skipped."""
+tree without ``.git`` elsewhere; binaries and oversized files are skipped, and
+every skip is counted by its reason."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from tests.gitrepo import git
 from tests.tokens import github_token
 from thresher.findings import scan as scan_module
-from thresher.findings.scan import ScanError, ScanOptions, scan
+from thresher.findings.scan import ScanError, ScanOptions, SkipReason, scan
 
 
 def secret_line(seed: int) -> str:
@@ -62,15 +63,20 @@ def test_paths_limit_the_scan(tmp_path: Path) -> None:
     assert paths_of(tmp_path, paths=(tmp_path / "b/y.py", Path("ab.py"))) == {"b/y.py", "ab.py"}
 
 
-def test_binary_and_oversized_files_are_skipped_and_counted(tmp_path: Path) -> None:
+def test_binary_and_oversized_files_are_skipped_and_counted_by_reason(tmp_path: Path) -> None:
     (tmp_path / "blob.bin.py").write_bytes(b"\x00\x01" + secret_line(1).encode())
     (tmp_path / "big.py").write_text(secret_line(2) + "#" * 5000 + "\n")
-    (tmp_path / "latin1.py").write_bytes(b"caf\xe9 = 1\n" + secret_line(3).encode())
     (tmp_path / "small.py").write_text(secret_line(4))
     result = scan(ScanOptions(root=tmp_path, workers=1, max_file_bytes=1000))
     assert {c.path for c in result.candidates} == {"small.py"}
     assert result.stats.files_scanned == 1
-    assert result.stats.files_skipped == 3
+    assert result.stats.files_skipped == 2
+    assert result.stats.skipped_by_reason == {SkipReason.TOO_LARGE: 1, SkipReason.BINARY: 1}
+    assert {(s.path, s.reason) for s in result.skipped} == {
+        ("big.py", SkipReason.TOO_LARGE),
+        ("blob.bin.py", SkipReason.BINARY),
+    }
+    assert result.describe().startswith("scanned 1 file; skipped 2 (1 too large, 1 binary)")
 
 
 def test_parallel_scan_equals_serial_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,7 +125,10 @@ def test_thresher_run_directories_are_never_scanned(tmp_path: Path) -> None:
     result = scan(ScanOptions(root=tmp_path, workers=1))
     assert {c.path for c in result.candidates} == {"src/thresher/app.py"}
     assert result.stats.files_scanned == 1
-    assert result.stats.files_skipped == len(skipped)
+    # Outside git each run directory is counted once, and never walked.
+    assert {item.path for item in result.skipped} == {".thresher/", "pkg/.thresher/"}
+    assert result.stats.skipped_by_reason == {SkipReason.OWN_OUTPUT: 2}
+    assert len(skipped) == 3
     # Named explicitly, it is still thresher's own output.
     assert paths_of(tmp_path, paths=(Path(".thresher"),)) == set()
 

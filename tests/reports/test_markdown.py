@@ -10,6 +10,8 @@ import pytest
 from tests.reports.builders import Sample, decision_for, finding_for, run_report
 from tests.tokens import github_token
 from thresher.agents.prompts import PromptRenderer
+from thresher.decisions import ScanSummary
+from thresher.findings.skips import SkipReason
 from thresher.reports import STICKY_MARKER, render_finding, render_summary
 from thresher.results import Classification
 
@@ -161,3 +163,39 @@ def test_finding_report_multiline_text_cannot_start_blocks() -> None:
     text = render_finding(decision)
     assert "first line --- \\# heading - list" in text
     assert "\n---\n" not in text
+
+
+def test_summary_says_what_was_scanned_and_warns_about_skipped_files(sample: Sample) -> None:
+    clean = sample.report.model_copy(update={"scan": ScanSummary(files_scanned=120)})
+    assert "\nScanned 120 files; skipped 0.\n" in render_summary(clean)
+    skipped = sample.report.model_copy(
+        update={
+            "scan": ScanSummary(
+                files_scanned=120,
+                files_skipped=3,
+                skipped={SkipReason.BINARY: 1, SkipReason.UNREADABLE: 1, SkipReason.TOO_LARGE: 1},
+                decoded_with_fallback=2,
+            )
+        }
+    )
+    text = render_summary(skipped)
+    assert (
+        "> ⚠️ Scanned 120 files; skipped 3 (1 unreadable, 1 too large, 1 binary); "
+        "2 decoded as Windows-1252/Latin-1, not UTF-8. Run `thresher -v scan`"
+    ) in text
+    # Above the tables, where a reviewer reads first.
+    assert text.index("skipped 3") < text.index("### Findings that need action")
+
+
+def test_a_custom_template_still_warns_about_skipped_files(tmp_path: Path, sample: Sample) -> None:
+    (tmp_path / "summary.md.j2").write_text("custom {{ total }}\n")
+    report = sample.report.model_copy(
+        update={
+            "scan": ScanSummary(files_scanned=1, files_skipped=1, skipped={SkipReason.BINARY: 1})
+        }
+    )
+    text = render_summary(report, renderer=PromptRenderer(tmp_path))
+    assert text.startswith(f"{STICKY_MARKER}\ncustom 4\n")
+    assert text.rstrip().endswith(
+        "skipped 1 (1 binary). Run `thresher -v scan` to list the skipped files."
+    )

@@ -215,9 +215,7 @@ class _Progress:
 
     def scanned(self, result: ScanResult) -> None:
         findings = result.findings
-        self.state.info(
-            f"scanned {result.stats.files_scanned} files: {len(findings)} distinct candidate(s)"
-        )
+        self.state.info(result.describe(verbose=self.state.verbose > 0))
         console = self.state.console()
         if self.state.quiet or len(findings) < 20 or not console.is_terminal:
             return

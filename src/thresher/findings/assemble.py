@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from thresher.findings.engine import Detection
+from thresher.findings.detection import Detection
 from thresher.findings.filekind import in_test_scope
 from thresher.findings.model import (
     DetectSecretsSource,

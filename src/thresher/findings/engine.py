@@ -8,6 +8,16 @@ on every line through the line and secret filters, and only when that finds
 nothing the eager transformers. The one difference is that lines the
 prefilter proves no plugin can match are not handed to the plugins at all.
 
+What a file must be to be scanned is decided here too, and never silently: a file
+that is not scanned comes back with a ``SkipReason``. Text that is not UTF-8 is
+decoded with a fallback; a file over the chunk size is scanned in bounded chunks of
+plain lines (no format parser can read a piece of a file), and so is a file whose
+blank runs would make the config parser take the square of their length.
+
+Time stays linear in the text whatever it holds: the plugins whose regexes backtrack
+run as exact RE2 stand-ins (``plugins_re2``), the pragma filter runs on RE2
+(``allowlist_re2``), and custom rules run on RE2.
+
 This module is also the body of each worker process: ``init_worker`` sets up
 detect-secrets once per process, ``scan_batch`` scans a batch of files.
 """
@@ -15,27 +25,36 @@ detect-secrets once per process, ``scan_batch`` scans a batch of files.
 from __future__ import annotations
 
 import io
-import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import BinaryIO, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-from detect_secrets.core.potential_secret import PotentialSecret
 from detect_secrets.core.scan import _is_filtered_out, _scan_line
-from detect_secrets.filters.allowlist import is_line_allowlisted
 from detect_secrets.settings import (
     cache_bust,
     configure_settings_from_baseline,
     get_plugins,
     get_settings,
 )
-from detect_secrets.transformers import get_transformed_file
 from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
 
+from thresher.findings import allowlist_re2
+from thresher.findings.detection import Detection, detections
+from thresher.findings.formats import has_format_parser, parsable, transformed
+from thresher.findings.options import compile_rule_pattern
+from thresher.findings.plugins_re2 import stand_ins
+from thresher.findings.skips import SkipReason
+from thresher.findings.textfile import (
+    CHUNK_BYTES,
+    FileTooLarge,
+    decode,
+    universal_newlines,
+    windows,
+)
 from thresher.findings.triggers import Prefilter
 
 # ``detect-secrets scan`` runs these two besides the defaults. The first checks the
@@ -47,17 +66,10 @@ _SKIPPED_FILTERS = (
     "detect_secrets.filters.common.is_ignored_due_to_verification_policies",
 )
 BINARY_SNIFF_BYTES = 8192
-# Longest line text kept for the scorer (it reads only a window around the value).
+# Longest line text kept for the scorer and the profile (they read only a window around
+# the value): a longer line is cut around its first detection.
 MAX_LINE_CHARS = 64 * 1024
-PRIVATE_KEY_TYPE = "Private Key"
-_PREFIX_GROUP_TYPES = {"GitHub Token", "GitLab Token"}
-_ARTIFACTORY_TYPE = "Artifactory Credentials"
-_ARTIFACTORY_EDGES = re.compile(r'^(?:\s|=|:|")|(?:\s|")$')
-_PEM = re.compile(
-    r"-----BEGIN ([A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?)-----.{1,16384}?-----END \1-----",
-    re.DOTALL,
-)
-_PEM_MAX_LINES = 120
+_LINE_LEAD = 8 * 1024  # text kept before that detection
 _SESSION = threading.Lock()
 
 
@@ -68,7 +80,9 @@ def configure_detect_secrets() -> None:
     settings = get_settings()
     classes: list[type] = list(get_mapping_from_secret_type_to_class().values())
     settings.configure_plugins([{"name": cls.__name__} for cls in classes])
-    settings.disable_filters(*_SKIPPED_FILTERS)
+    settings.disable_filters(*_SKIPPED_FILTERS, allowlist_re2.ORIGINAL)
+    # The same pragma filter, on RE2: the original is quadratic in a line of blanks.
+    settings.filters[allowlist_re2.LINEAR] = {}
 
 
 @contextmanager
@@ -86,22 +100,6 @@ def detect_secrets_session() -> Iterator[None]:
 
 
 @dataclass(frozen=True, slots=True)
-class Detection:
-    """One hit: ``ds_value`` is what detect-secrets reports (and hashes in a
-    baseline); ``value`` is the secret itself. They differ where detect-secrets
-    reports less than the secret — a private key's header instead of its PEM
-    block, a GitHub token's "ghp" prefix instead of the token — which would
-    otherwise merge every such secret into one finding."""
-
-    path: str
-    line: int
-    type: str
-    value: str
-    ds_value: str
-    custom: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class FileJob:
     """A file to scan: read from ``disk`` or given as ``content`` (a git blob).
     ``added`` limits the result to those line numbers (diff scans)."""
@@ -115,13 +113,21 @@ class FileJob:
 
 @dataclass(frozen=True, slots=True)
 class FileOutcome:
+    """A scanned file (``skipped`` is None) or a skipped one and why."""
+
     path: str
-    scanned: bool
+    skipped: SkipReason | None = None
     detections: tuple[Detection, ...] = ()
-    reason: str = ""
+    detail: str = ""  # more than the reason: the OS error, the exception type
+    fallback: bool = False  # decoded as Windows-1252 or Latin-1, not UTF-8
+    unparsed: bool = False  # read as plain lines: too large or costly for a format parser
     # The text of each line that holds a detection, as scanned (a diff scan reads git
     # blobs, which the working tree need not match): what the scorer must read.
     lines: dict[int, str] = field(default_factory=dict, repr=False)
+
+    @property
+    def scanned(self) -> bool:
+        return self.skipped is None
 
 
 class _NamedText(io.StringIO):
@@ -135,77 +141,125 @@ class _NamedText(io.StringIO):
 class Engine:
     """Scans one file at a time; build it only inside a configured session."""
 
-    def __init__(self, rules: Sequence[tuple[str, str]], max_file_bytes: int) -> None:
-        self.rules = [(rule_id, re.compile(pattern)) for rule_id, pattern in rules]
+    def __init__(
+        self,
+        rules: Sequence[tuple[str, str]],
+        max_file_bytes: int,
+        chunk_bytes: int = CHUNK_BYTES,
+    ) -> None:
+        self.rules = [(rule_id, compile_rule_pattern(pattern)) for rule_id, pattern in rules]
         self.max_file_bytes = max_file_bytes
-        self.prefilter = Prefilter(get_plugins())
+        self.chunk_bytes = chunk_bytes
+        plugins = get_plugins()
+        self.prefilter = Prefilter(plugins)
+        self._stand_ins = stand_ins(plugins)
 
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
-            data = job.content if job.content is not None else self._read(job)
+            with self._open(job) as handle:
+                head = handle.read(self.chunk_bytes + 1)
+                if b"\x00" in head[:BINARY_SNIFF_BYTES]:
+                    return FileOutcome(job.path, SkipReason.BINARY)
+                if len(head) > self.max_file_bytes:
+                    return _too_large(job.path, self.max_file_bytes)
+                if len(head) <= self.chunk_bytes:
+                    return self._whole(job, head)
+                return self._chunked(job, handle, head)
         except OSError as exc:
-            return FileOutcome(job.path, False, reason=f"unreadable: {exc.strerror or exc}")
-        if len(data) > self.max_file_bytes:
-            return FileOutcome(job.path, False, reason="over the size limit")
-        if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-            return FileOutcome(job.path, False, reason="binary")
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            return FileOutcome(job.path, False, reason="not UTF-8 text")
-        # What reading in text mode does: universal newlines.
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        try:
-            found = self.scan_text(job.path, text)
+            return FileOutcome(job.path, SkipReason.UNREADABLE, detail=str(exc.strerror or exc))
+        except FileTooLarge:
+            return _too_large(job.path, self.max_file_bytes)
         except Exception as exc:  # a parser bug in one file must not end the scan
-            return FileOutcome(job.path, False, reason=f"scan failed: {type(exc).__name__}")
-        if found is None:
-            return FileOutcome(job.path, False, reason="excluded by detect-secrets' file filters")
-        if job.added is not None:
-            found = [d for d in found if d.line in job.added]
-        split = text.split("\n")
-        lines = {d.line: split[d.line - 1][:MAX_LINE_CHARS] for d in found if d.line <= len(split)}
-        return FileOutcome(job.path, True, tuple(found), lines=lines)
+            return FileOutcome(job.path, SkipReason.SCAN_FAILED, detail=type(exc).__name__)
 
-    def _read(self, job: FileJob) -> bytes:
+    def _open(self, job: FileJob) -> BinaryIO:
+        if job.content is not None:
+            return io.BytesIO(job.content)
         assert job.disk is not None
-        with open(job.disk, "rb") as handle:  # noqa: PTH123 - hot path, plain open
-            return handle.read(self.max_file_bytes + 1)
+        return open(job.disk, "rb")  # noqa: PTH123 - hot path, plain open
 
-    def scan_text(self, path: str, text: str) -> list[Detection] | None:
-        """All detections in one file, or None when detect-secrets skips the
-        file by name and there are no custom rules to run."""
-        found = self._detect_secrets(path, text)
-        custom = self._custom_rules(path, text)
+    def _whole(self, job: FileJob, data: bytes) -> FileOutcome:
+        """A file that fits one chunk: exactly what ``detect-secrets scan`` does."""
+        text, fallback = decode(data)
+        text = universal_newlines(text)
+        found, unparsed = self._detect_secrets(job.path, text)
+        lines = text.split("\n")
+        custom = self._custom_rules(job.path, lines, range(len(lines)), range(1, len(lines) + 1))
         if found is None and not self.rules:
-            return None
-        return [*(found or ()), *custom]
+            return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
+        kept = _added([*(found or ()), *custom], job.added)
+        return FileOutcome(
+            job.path,
+            None,
+            tuple(kept),
+            fallback=fallback,
+            unparsed=unparsed,
+            lines=_line_texts(kept, lines),
+        )
 
-    def _detect_secrets(self, path: str, text: str) -> list[Detection] | None:
+    def _chunked(self, job: FileJob, handle: BinaryIO, head: bytes) -> FileOutcome:
+        """A larger file, a window at a time: raw lines, each reported by one window."""
+        by_name = _is_filtered_out(required_filter_parameters=["filename"], filename=job.path)
+        if by_name and not self.rules:
+            return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME)
+        found: dict[tuple[int, str, str, str], Detection] = {}
+        texts: dict[int, str] = {}
+        fallback = False
+        for window in windows(handle, head, self.max_file_bytes, self.chunk_bytes):
+            fallback = fallback or window.fallback
+            hits = [] if by_name else self._process(window.lines, job.path, window.numbers)
+            hits += self._custom_rules(job.path, window.lines, window.own, window.numbers)
+            first, last = window.numbers[window.own.start], window.numbers[window.own.stop - 1]
+            kept = [d for d in _added(hits, job.added) if first <= d.line <= last]
+            # A cut line's segments overlap: the same value can be seen twice.
+            for d in kept:
+                found.setdefault((d.line, d.type, d.ds_value, d.value), d)
+            texts.update(_line_texts(kept, window.lines, window.numbers))
+        return FileOutcome(
+            job.path,
+            None,
+            tuple(found.values()),
+            fallback=fallback,
+            unparsed=has_format_parser(job.path),
+            lines=texts,
+        )
+
+    def _detect_secrets(self, path: str, text: str) -> tuple[list[Detection] | None, bool]:
+        """detect-secrets' findings, or None when it skips the file by name; and whether
+        the format parsers had to be left out (see ``parsable``)."""
         if _is_filtered_out(required_filter_parameters=["filename"], filename=path):
-            return None
+            return None, False
         handle = cast(NamedIO, _NamedText(text, path))
-        lines = get_transformed_file(handle) or handle.readlines()
+        if not parsable(text):
+            return self._process(handle.readlines(), path), True
+        lines = transformed(handle, eager=False) or handle.readlines()
         found = self._process(lines, path)
         if not found:
             handle.seek(0)
-            eager = get_transformed_file(handle, use_eager_transformers=True)
+            eager = transformed(handle, eager=True)
             if eager:
                 found = self._process(eager, path)
-        return found
+        return found, False
 
-    def _process(self, lines: list[str], path: str) -> list[Detection]:
-        """``_process_line_based_plugins``, on the lines the prefilter keeps."""
+    def _process(
+        self, lines: list[str], path: str, numbers: Sequence[int] | None = None
+    ) -> list[Detection]:
+        """``_process_line_based_plugins``, on the lines the prefilter keeps.
+
+        ``numbers`` maps a position in ``lines`` to the file's line number (a chunk);
+        the code snippet detect-secrets' filters read is always the local one."""
         out: list[Detection] = []
         for index, plugins in self.prefilter.candidate_lines(lines):
-            number = index + 1
+            local = index + 1
+            number = numbers[index] if numbers is not None else local
             line = lines[index].rstrip()
-            snippet = get_code_snippet(lines=lines, line_number=number)
+            snippet = get_code_snippet(lines=lines, line_number=local)
             if _is_filtered_out(
                 required_filter_parameters=["line"], filename=path, line=line, context=snippet
             ):
                 continue
-            for plugin in plugins:
+            for original in plugins:
+                plugin = self._stand_ins.get(id(original), original)
                 for secret in _scan_line(
                     plugin=plugin, filename=path, line=line, line_number=number, context=snippet
                 ):
@@ -217,79 +271,86 @@ class Engine:
                         line=line,
                         context=snippet,
                     ):
-                        out.extend(_detections(path, secret, plugin, line, lines, index))
+                        out.extend(detections(path, secret, original, line, lines, index))
         return out
 
-    def _custom_rules(self, path: str, text: str) -> list[Detection]:
-        if not self.rules:
-            return []
-        lines = text.split("\n")
+    def _custom_rules(
+        self, path: str, lines: list[str], indices: range, numbers: Sequence[int]
+    ) -> list[Detection]:
+        """Each rule on each line of ``indices`` (RE2: linear in the line)."""
         out: list[Detection] = []
         for rule_id, pattern in self.rules:
             group = "secret" if "secret" in pattern.groupindex else 0
-            for index, line in enumerate(lines):
-                for match in pattern.finditer(line):
+            for index in indices:
+                for match in pattern.finditer(lines[index]):
                     value = match.group(group)
                     if not value or _allowlisted(path, lines, index):
                         continue
-                    out.append(Detection(path, index + 1, rule_id, value, value, custom=True))
+                    out.append(Detection(path, numbers[index], rule_id, value, value, custom=True))
         return out
+
+
+def _too_large(path: str, limit: int) -> FileOutcome:
+    return FileOutcome(path, SkipReason.TOO_LARGE, detail=f"over {limit:,} bytes")
+
+
+def _added(found: list[Detection], added: frozenset[int] | None) -> list[Detection]:
+    return found if added is None else [d for d in found if d.line in added]
+
+
+def _line_texts(
+    found: Sequence[Detection], lines: list[str], numbers: Sequence[int] | None = None
+) -> dict[int, str]:
+    """The text of each line holding a detection; a long line only around its first
+    detection, so the scorer and the profile never read more than ``MAX_LINE_CHARS``.
+
+    In a chunk, a line cut into segments has several entries: the one holding the
+    value is taken."""
+    where: dict[int, list[int]] = {}
+    for index, number in enumerate(numbers if numbers is not None and found else ()):
+        where.setdefault(number, []).append(index)
+    texts: dict[int, str] = {}
+    for detection in found:
+        if detection.line in texts:
+            continue
+        if numbers is None:
+            candidates = [detection.line - 1] if 0 < detection.line <= len(lines) else []
+        else:
+            candidates = where.get(detection.line, [])
+        holding = [i for i in candidates if detection.value in lines[i]] or candidates
+        if not holding:
+            continue
+        line = lines[holding[0]]
+        if len(line) > MAX_LINE_CHARS:
+            start = max(0, line.find(detection.value) - _LINE_LEAD)
+            line = line[start : start + MAX_LINE_CHARS]
+        texts[detection.line] = line
+    return texts
 
 
 def _allowlisted(path: str, lines: list[str], index: int) -> bool:
     """The ``pragma: allowlist secret`` comments silence custom rules too."""
     snippet = get_code_snippet(lines=lines, line_number=index + 1)
-    return bool(is_line_allowlisted(filename=path, line=lines[index], context=snippet))
-
-
-def _detections(
-    path: str, secret: PotentialSecret, plugin: Any, line: str, lines: list[str], index: int
-) -> list[Detection]:
-    ds_value = secret.secret_value or ""
-    if secret.type == PRIVATE_KEY_TYPE:
-        values = [_key_block(lines, index) or ds_value]
-    elif secret.type in _PREFIX_GROUP_TYPES:
-        values = _whole_matches(plugin, line, ds_value)
-    elif secret.type == _ARTIFACTORY_TYPE:
-        values = [_ARTIFACTORY_EDGES.sub("", ds_value)]  # its regex keeps the delimiters
-    else:
-        values = [ds_value]
-    return [Detection(path, secret.line_number, secret.type, v, ds_value) for v in values]
-
-
-def _whole_matches(plugin: Any, line: str, ds_value: str) -> list[str]:
-    """The tokens behind a value that is only a capture group of the match.
-
-    detect-secrets reports what ``findall`` returns, and for these plugins that
-    is a group holding the token's prefix (every GitHub token is "ghp"), so
-    each of their matches on the line that yielded this value is taken whole.
-    """
-    found: list[str] = []
-    for regex in plugin.denylist:
-        for match in regex.finditer(line):
-            yielded = [g or "" for g in match.groups()] if regex.groups else [match.group(0)]
-            if ds_value in yielded and match.group(0) not in found:
-                found.append(match.group(0))
-    return found or [ds_value]
-
-
-def _key_block(lines: list[str], index: int) -> str | None:
-    """The PEM block that starts on this line, when it is all there."""
-    window = [line.rstrip("\n") for line in lines[index : index + _PEM_MAX_LINES]]
-    match = _PEM.search("\n".join(window))
-    if match is None or match.start() >= len(window[0]):
-        return None
-    return match.group(0)
+    return allowlist_re2.is_line_allowlisted(path, lines[index], snippet)
 
 
 _ENGINE: Engine | None = None
 
 
-def init_worker(rules: tuple[tuple[str, str], ...], max_file_bytes: int) -> None:
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much of a file is read: all of it up to ``max_file_bytes`` (more is skipped
+    as too large), in chunks of ``chunk_bytes`` above that size."""
+
+    max_file_bytes: int
+    chunk_bytes: int = CHUNK_BYTES
+
+
+def init_worker(rules: tuple[tuple[str, str], ...], limits: Limits) -> None:
     """Runs once in each worker process: its own detect-secrets settings."""
     global _ENGINE
     configure_detect_secrets()
-    _ENGINE = Engine(rules, max_file_bytes)
+    _ENGINE = Engine(rules, limits.max_file_bytes, limits.chunk_bytes)
 
 
 def scan_batch(jobs: list[FileJob]) -> list[FileOutcome]:
@@ -299,11 +360,11 @@ def scan_batch(jobs: list[FileJob]) -> list[FileOutcome]:
 
 
 def scan_in_process(
-    jobs: Sequence[FileJob], rules: tuple[tuple[str, str], ...], max_file_bytes: int
+    jobs: Sequence[FileJob], rules: tuple[tuple[str, str], ...], limits: Limits
 ) -> list[FileOutcome]:
     """Small scans: no worker start-up cost."""
     with detect_secrets_session():
-        engine = Engine(rules, max_file_bytes)
+        engine = Engine(rules, limits.max_file_bytes, limits.chunk_bytes)
         return [engine.scan_job(job) for job in jobs]
 
 

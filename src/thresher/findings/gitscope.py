@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from thresher.findings.options import ScanError
+from thresher.findings.skips import Skipped, SkipReason
 
 GIT_TIMEOUT_S = 120.0
 _GIT = (
@@ -99,9 +100,9 @@ def in_work_tree(root: Path, *, need_git: bool = False) -> bool:
     return proc.returncode == 0 and proc.stdout.strip() == b"true"
 
 
-def list_files(root: Path) -> tuple[list[Listed], int]:
-    """Regular files under ``root`` and how many entries were passed over
-    (symlinks, vanished files). Inside git, ignored files are left out."""
+def list_files(root: Path) -> tuple[list[Listed], list[Skipped]]:
+    """Regular files under ``root``, and the entries passed over and why (symlinks,
+    vanished files, unreadable directories). Inside git, ignored files are left out."""
     if in_work_tree(root):
         proc = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if proc.returncode != 0:
@@ -122,51 +123,63 @@ def is_own_output(path: str) -> bool:
     return OWN_OUTPUT_DIR in path.split("/")[:-1]
 
 
-def _stat_all(root: Path, names: list[str]) -> tuple[list[Listed], int]:
+def _stat_all(root: Path, names: list[str]) -> tuple[list[Listed], list[Skipped]]:
     listed: list[Listed] = []
-    passed = 0
+    passed: list[Skipped] = []
     for name in names:
         disk = f"{root}{os.sep}{name}"
         try:
             info = os.lstat(disk)
-        except OSError:
-            passed += 1  # deleted in the work tree but still in the index
+        except OSError as exc:
+            # Deleted in the work tree but still in the index, or not reachable.
+            passed.append(Skipped(name, SkipReason.NOT_A_FILE, str(exc.strerror or exc)))
             continue
         if _is_regular(info.st_mode):
             listed.append(Listed(name, disk, info.st_size))
         elif not _is_dir(info.st_mode):
-            passed += 1
+            passed.append(Skipped(name, SkipReason.NOT_A_FILE, _kind(info.st_mode)))
     return listed, passed
 
 
-def _walk(root: Path) -> tuple[list[Listed], int]:
+def _walk(root: Path) -> tuple[list[Listed], list[Skipped]]:
     listed: list[Listed] = []
-    passed = 0
+    passed: list[Skipped] = []
     stack = [str(root)]
     base = len(str(root)) + 1
     while stack:
         directory = stack.pop()
         try:
             entries = list(os.scandir(directory))
-        except OSError:
-            passed += 1
+        except OSError as exc:
+            relative = directory[base:].replace(os.sep, "/") or "."
+            passed.append(Skipped(relative + "/", SkipReason.UNREADABLE, str(exc.strerror or exc)))
             continue
         for entry in entries:
+            relative = entry.path[base:].replace(os.sep, "/")
             if entry.is_dir(follow_symlinks=False):
-                if entry.name != ".git":
+                if entry.name == OWN_OUTPUT_DIR:  # counted once, never walked
+                    passed.append(Skipped(relative + "/", SkipReason.OWN_OUTPUT))
+                elif entry.name != ".git":
                     stack.append(entry.path)
             elif entry.is_file(follow_symlinks=False):
                 try:
                     size = entry.stat(follow_symlinks=False).st_size
-                except OSError:
-                    passed += 1
+                except OSError as exc:
+                    passed.append(
+                        Skipped(relative, SkipReason.UNREADABLE, str(exc.strerror or exc))
+                    )
                     continue
-                relative = entry.path[base:].replace(os.sep, "/")
                 listed.append(Listed(relative, entry.path, size))
             else:
-                passed += 1
+                kind = "symlink" if entry.is_symlink() else "special file"
+                passed.append(Skipped(relative, SkipReason.NOT_A_FILE, kind))
     listed.sort(key=lambda item: item.path)
+    passed.sort(key=lambda item: item.path)
     return listed, passed
+
+
+def _kind(mode: int) -> str:
+    return "symlink" if (mode & 0o170000) == 0o120000 else "special file"
 
 
 def _is_regular(mode: int) -> bool:

@@ -7,9 +7,9 @@ Kept apart from the scanner so that the git and baseline helpers can raise
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from thresher.errors import UsageError
 from thresher.findings.model import Severity
@@ -23,6 +23,39 @@ class ScanError(UsageError):
     """
 
 
+# Files above this are skipped and counted as too large; text below it is scanned whole,
+# in bounded chunks once it is over ``chunk_bytes``.
+DEFAULT_MAX_FILE_BYTES = 128 * 1024 * 1024
+DEFAULT_CHUNK_BYTES = 2 * 1024 * 1024
+_RULE_MAX_MEM = 32 << 20  # bytes of compiled RE2 program: a pathological pattern fails fast
+RE2_HINT = "custom rule patterns use RE2 syntax: linear time, no backreferences or lookaround"
+
+
+def compile_rule_pattern(pattern: str) -> Any:
+    """A custom rule's pattern, compiled by RE2, or ``ValueError`` saying why not.
+
+    Rules come from configuration, which a pull request can carry, and run on every line
+    of the repository. Python's ``re`` backtracks: ``^(a+)+$`` on a long line of a's
+    takes longer than any CI job. RE2 matches in time linear in the line, whatever the
+    pattern, and refuses what it cannot do so (backreferences, lookaround). The
+    configuration validator calls this too, so a bad pattern fails before any scan.
+    """
+    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension, not needed at start
+
+    options = re2.Options()
+    options.log_errors = False  # the error goes into the message, not onto stderr
+    options.max_mem = _RULE_MAX_MEM
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else exc
+        if isinstance(detail, bytes):
+            detail = detail.decode("utf-8", "replace")
+        raise ValueError(f"the pattern does not compile as RE2 ({detail}); {RE2_HINT}") from None
+    except (TypeError, UnicodeEncodeError) as exc:
+        raise ValueError(f"the pattern is not valid text: {exc}") from None
+
+
 @dataclass(frozen=True)
 class CustomRule:
     """A regex run on every line; the named group ``secret`` (else the whole
@@ -33,16 +66,14 @@ class CustomRule:
     severity: Severity = Severity.HIGH
     description: str = ""
 
-    def compiled(self) -> re.Pattern[str]:
+    def compiled(self) -> Any:
+        """The RE2 program, or a ``ScanError`` naming the rule."""
         if not self.id.strip():
             raise ScanError("a custom rule has an empty id", hint="give every rule an id")
         try:
-            return re.compile(self.pattern)
-        except (re.error, RecursionError, OverflowError) as exc:
-            raise ScanError(
-                f"custom rule {self.id!r}: the pattern does not compile: {exc}",
-                hint="custom rule patterns are Python regular expressions",
-            ) from exc
+            return compile_rule_pattern(self.pattern)
+        except ValueError as exc:
+            raise ScanError(f"custom rule {self.id!r}: {exc}", hint=RE2_HINT) from None
 
 
 @dataclass(frozen=True)
@@ -53,7 +84,8 @@ class ScanOptions:
     staged: bool = False  # only lines added in the index against HEAD
     baseline: Path | None = None  # detect-secrets baseline: skip its entries
     custom_rules: tuple[CustomRule, ...] = ()
-    max_file_bytes: int = 2 * 1024 * 1024
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # larger files: skipped as too large
+    chunk_bytes: int = DEFAULT_CHUNK_BYTES  # larger files: scanned a chunk at a time
     workers: int | None = None  # default: os.cpu_count()
 
     def worker_count(self) -> int:
@@ -69,6 +101,8 @@ class ScanOptions:
             raise ScanError("--diff and --staged cannot be combined", hint="choose one")
         if self.max_file_bytes < 1:
             raise ScanError(f"max_file_bytes must be positive, not {self.max_file_bytes}")
+        if self.chunk_bytes < 1:
+            raise ScanError(f"chunk_bytes must be positive, not {self.chunk_bytes}")
         return root.resolve()
 
     def scopes(self, root: Path) -> tuple[str, ...]:

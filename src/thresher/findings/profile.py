@@ -104,6 +104,10 @@ _HASH_CONTEXT = re.compile(
     r"(?i)(hash|sha\d*|md5|digest|checksum|integrity|fingerprint|"
     r"etag|nonce|salt|commit|revision|sum\b)"
 )
+_PLACEHOLDER_SHAPE = re.compile(
+    r"(x+|\*+|\.+|-+|0+|1234567890?|abc(def)?|your.*|my.*(key|token|"
+    r"secret|password)|.*(here|goes ?here))"
+)
 _KEY_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)\s*[\"']?\s*(?::|=|=>|:=)\s*\S*$")
 
 
@@ -304,10 +308,41 @@ def shape(value: str) -> str:
     return "mixed"
 
 
+# The flags below read at most this much of a value: placeholders, references and
+# prose are short, and a few of the patterns cost the square of what they read.
+PROFILE_CHARS = 4096
+
+
+def without_trailer(value: str) -> str:
+    """``value`` without a trailing shell continuation or comment (`` \\``, `` # note``),
+    which detect-secrets keeps on unquoted values.
+
+    What ``re.sub(r"\\s+(\\\\|#.*)$", "", value)`` does to a stripped value, in one
+    pass: that pattern retries its ``\\s+`` from every blank of a long run, the square
+    of the run. The match starts at the blanks before the first ``#`` after the last
+    newline, or before a final backslash, whichever comes first."""
+    starts: list[int] = []
+    if len(value) >= 2 and value.endswith("\\") and value[-2].isspace():
+        starts.append(len(value) - 1)
+    for index in range(value.rfind("\n") + 1, len(value)):
+        if value[index] == "#" and index and value[index - 1].isspace():
+            starts.append(index)
+            break
+    if not starts:
+        return value
+    start = min(starts)
+    while start > 0 and value[start - 1].isspace():
+        start -= 1
+    return value[:start]
+
+
 def profile_value(value: str, line: str | None = None) -> dict[str, Any]:
-    """Safe facts about ``value`` (and the line that holds it)."""
-    # detect-secrets keeps trailing shell continuations and comments on unquoted values.
-    stripped = re.sub(r"\s+(\\|#.*)$", "", value.strip()).strip("\"'`")
+    """Safe facts about ``value`` (and the line that holds it).
+
+    Bounded whatever the input: the line is read only near the value (``key_name``),
+    and the flags read at most ``PROFILE_CHARS`` of the value."""
+    stripped = without_trailer(value.strip()).strip("\"'`")
+    head = stripped[:PROFILE_CHARS]
     normal = _normal(stripped)
     kind = shape(stripped)
     name = key_name(line, value) if line else None
@@ -328,6 +363,12 @@ def profile_value(value: str, line: str | None = None) -> dict[str, Any]:
         and len(stripped) in _HEX_DIGEST_LENGTHS
         and (stripped.islower() or stripped.isupper() or stripped.isdigit())
     )
+    placeholder = (
+        normal in PLACEHOLDER_WORDS
+        or vocabulary_only(head)
+        or (len(stripped) >= 4 and len(set(stripped.lower())) == 1)
+        or bool(_PLACEHOLDER_SHAPE.fullmatch(head.lower()))
+    )
     return {
         "length": len(value),
         "charset": classes,
@@ -335,18 +376,9 @@ def profile_value(value: str, line: str | None = None) -> dict[str, Any]:
         "distinct_characters": len(set(value)),
         "shape": kind,
         "public_key": stripped.startswith(_PUBLIC_KEY_PREFIXES),
-        "placeholder_word": normal in PLACEHOLDER_WORDS
-        or vocabulary_only(stripped)
-        or (len(stripped) >= 4 and len(set(stripped.lower())) == 1)
-        or bool(
-            re.fullmatch(
-                r"(x+|\*+|\.+|-+|0+|1234567890?|abc(def)?|your.*|my.*(key|token|"
-                r"secret|password)|.*(here|goes ?here))",
-                stripped.lower(),
-            )
-        ),
-        "reference": bool(_REFERENCE.search(stripped)),
-        "descriptive_text": kind == "words" and _descriptive(stripped),
+        "placeholder_word": placeholder,
+        "reference": bool(_REFERENCE.search(head)),
+        "descriptive_text": kind == "words" and _descriptive(head),
         "repeats_key_name": repeats_key,
         "hash_like": hex_digest,
         "named_as_hash": bool(name) and bool(_HASH_CONTEXT.search(name or "")),

@@ -6,6 +6,9 @@ findings whose raw values live only in the returned vault. It is fast because
 it never asks detect-secrets to look at a line on which no plugin could match
 (see ``triggers``) and because files are scanned in batches by one worker
 process per core.
+
+Nothing is dropped silently: every listed file that is not scanned is counted by its
+``SkipReason`` in ``ScanStats`` and named in ``ScanResult.skipped``.
 """
 
 from __future__ import annotations
@@ -30,16 +33,18 @@ from thresher.findings.assemble import (
     ds_hash,
     load_baseline,
 )
+from thresher.findings.detection import Detection
 from thresher.findings.engine import (
-    Detection,
     FileJob,
     FileOutcome,
+    Limits,
     init_worker,
     scan_batch,
     scan_in_process,
 )
 from thresher.findings.model import Finding
 from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_scopes
+from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
 from thresher.findings.vault import SecretVault
 
 __all__ = [
@@ -49,6 +54,8 @@ __all__ = [
     "ScanOptions",
     "ScanResult",
     "ScanStats",
+    "SkipReason",
+    "Skipped",
     "scan",
 ]
 
@@ -63,10 +70,24 @@ _BATCHES_PER_WORKER = 6
 @dataclass(frozen=True)
 class ScanStats:
     files_scanned: int
-    # binary, oversized, not UTF-8, excluded by name, thresher's own output, unreadable
     files_skipped: int
     raw_candidates: int  # detections before the baseline and de-duplication
     seconds: float
+    # why the skipped files were skipped, in ``SkipReason`` order, zeros left out
+    skipped_by_reason: dict[SkipReason, int] = field(default_factory=dict)
+    # scanned, but not UTF-8: decoded as Windows-1252 or Latin-1
+    decoded_with_fallback: int = 0
+    # YAML/config read as plain lines: too large, or blank runs too costly, to parse
+    read_unparsed: int = 0
+
+    def describe(self) -> str:
+        """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)"."""
+        return scan_phrase(
+            self.files_scanned,
+            self.skipped_by_reason,
+            self.decoded_with_fallback,
+            self.read_unparsed,
+        )
 
 
 @dataclass(frozen=True)
@@ -79,12 +100,20 @@ class ScanResult:
     # (path, line) -> the text of every line holding a detection, as scanned. Holds
     # values, like the vault: in memory only, never printed or serialised.
     line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    skipped: tuple[Skipped, ...] = ()  # every file passed over, by path
+
+    def describe(self, *, verbose: bool = False) -> str:
+        """The stderr line after a scan; with ``verbose`` one more line per skipped file."""
+        lines = [f"{self.stats.describe()}: {len(self.findings)} distinct candidate(s)"]
+        if verbose:
+            lines += [f"  {item.describe()}" for item in self.skipped]
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True)
 class _Plan:
     jobs: list[FileJob]
-    skipped: int
+    skipped: list[Skipped]
     commit: str | None
 
 
@@ -104,23 +133,32 @@ def scan(options: ScanOptions) -> ScanResult:
     if options.baseline is not None:
         plan = _without_file(plan, root, options.baseline)
     specs = tuple((rule.id, rule.pattern) for rule in options.custom_rules)
-    outcomes = _run(plan.jobs, specs, options.max_file_bytes, workers)
+    limits = Limits(options.max_file_bytes, options.chunk_bytes)
+    outcomes = _run(plan.jobs, specs, limits, workers)
 
     detections: list[Detection] = [d for outcome in outcomes for d in outcome.detections]
     kept = _without_baseline(detections, baseline)
     findings, vault = assemble(kept, rules, plan.commit)
-    scanned = sum(1 for outcome in outcomes if outcome.scanned)
+    skipped = plan.skipped + [
+        Skipped(o.path, o.skipped, o.detail) for o in outcomes if o.skipped is not None
+    ]
+    skipped.sort(key=lambda item: item.path)
+    for item in skipped:
+        log.debug("%s", item.describe())
     for outcome in outcomes:
-        if not outcome.scanned:
-            log.debug("skipped %s: %s", outcome.path, outcome.reason)
+        if outcome.unparsed:
+            log.debug("read %s as plain lines: too large or costly to parse", outcome.path)
     stats = ScanStats(
-        files_scanned=scanned,
-        files_skipped=plan.skipped + len(outcomes) - scanned,
+        files_scanned=sum(1 for outcome in outcomes if outcome.scanned),
+        files_skipped=len(skipped),
         raw_candidates=len(detections),
         seconds=time.perf_counter() - started,
+        skipped_by_reason=count_by_reason(skipped),
+        decoded_with_fallback=sum(1 for o in outcomes if o.scanned and o.fallback),
+        read_unparsed=sum(1 for o in outcomes if o.scanned and o.unparsed),
     )
     line_text = {(o.path, n): text for o in outcomes for n, text in o.lines.items()}
-    return ScanResult(findings, vault, stats, candidates_of(kept), line_text)
+    return ScanResult(findings, vault, stats, candidates_of(kept), line_text, tuple(skipped))
 
 
 def _checked_rules(rules: Sequence[CustomRule]) -> dict[str, CustomRule]:
@@ -148,7 +186,8 @@ def _without_file(plan: _Plan, root: Path, baseline: Path) -> _Plan:
     except ValueError:
         return plan
     jobs = [job for job in plan.jobs if job.path != relative]
-    return _Plan(jobs, plan.skipped + len(plan.jobs) - len(jobs), plan.commit)
+    passed = [Skipped(relative, SkipReason.BASELINE)] if len(jobs) < len(plan.jobs) else []
+    return _Plan(jobs, plan.skipped + passed, plan.commit)
 
 
 def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
@@ -161,14 +200,14 @@ def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
     listed, skipped = gitscope.list_files(root)
     listed = [item for item in listed if in_scopes(item.path, scopes)]
     listed += _named_but_unlisted(root, scopes, {item.path for item in listed})
+    skipped = [item for item in skipped if in_scopes(item.path.rstrip("/"), scopes)]
     jobs: list[FileJob] = []
     for item in listed:
         if gitscope.is_own_output(item.path):
-            skipped += 1
-            log.debug("skipped %s: thresher's own output", item.path)
+            skipped.append(Skipped(item.path, SkipReason.OWN_OUTPUT))
         elif item.size > options.max_file_bytes:
-            skipped += 1
-            log.debug("skipped %s: over the size limit", item.path)
+            detail = f"{item.size:,} bytes, over {options.max_file_bytes:,}"
+            skipped.append(Skipped(item.path, SkipReason.TOO_LARGE, detail))
         else:
             jobs.append(FileJob(item.path, disk=item.disk, size=item.size))
     return _Plan(jobs, skipped, None)
@@ -190,42 +229,47 @@ def _plan_diff(
     root: Path, scope: gitscope.DiffScope, scopes: tuple[str, ...], max_bytes: int
 ) -> _Plan:
     in_scope = sorted(path for path in scope.added if in_scopes(path, scopes))
-    paths = [path for path in in_scope if not gitscope.is_own_output(path)]
-    with_blob = [path for path in paths if path in scope.blobs]
-    contents, oversized = gitscope.read_blobs(root, [scope.blobs[p] for p in with_blob], max_bytes)
+    skipped: list[Skipped] = []
+    paths: list[str] = []
+    for path in in_scope:
+        if gitscope.is_own_output(path):  # committed by mistake
+            skipped.append(Skipped(path, SkipReason.OWN_OUTPUT))
+        elif path not in scope.blobs:
+            skipped.append(Skipped(path, SkipReason.NOT_A_FILE, "symlink or submodule"))
+        else:
+            paths.append(path)
+    contents, oversized = gitscope.read_blobs(root, [scope.blobs[p] for p in paths], max_bytes)
     jobs: list[FileJob] = []
-    # thresher's own output (committed by mistake), symlinks, submodules
-    skipped = len(in_scope) - len(with_blob)
-    for path in with_blob:
+    for path in paths:
         blob = contents.get(scope.blobs[path])
-        if blob is None:
-            skipped += 1
-            reason = "over the size limit" if scope.blobs[path] in oversized else "missing blob"
-            log.debug("skipped %s: %s", path, reason)
-            continue
-        jobs.append(FileJob(path, content=blob, added=scope.added[path], size=len(blob)))
+        if blob is not None:
+            jobs.append(FileJob(path, content=blob, added=scope.added[path], size=len(blob)))
+        elif scope.blobs[path] in oversized:
+            skipped.append(Skipped(path, SkipReason.TOO_LARGE, f"over {max_bytes:,} bytes"))
+        else:
+            skipped.append(Skipped(path, SkipReason.UNREADABLE, "git has no such blob"))
     return _Plan(jobs, skipped, scope.commit)
 
 
 def _run(
-    jobs: list[FileJob], rules: tuple[tuple[str, str], ...], max_bytes: int, workers: int
+    jobs: list[FileJob], rules: tuple[tuple[str, str], ...], limits: Limits, workers: int
 ) -> list[FileOutcome]:
     total = sum(job.size for job in jobs)
     if workers == 1 or len(jobs) < 2 or total < PARALLEL_MIN_BYTES:
-        return scan_in_process(jobs, rules, max_bytes)
+        return scan_in_process(jobs, rules, limits)
     batches = _batches(jobs, total, workers)
     try:
         with ProcessPoolExecutor(
             max_workers=min(workers, len(batches)),
             mp_context=_context(),
             initializer=init_worker,
-            initargs=(rules, max_bytes),
+            initargs=(rules, limits),
         ) as pool:
             futures = [pool.submit(scan_batch, batch) for batch in batches]
             return [outcome for future in futures for outcome in future.result()]
     except (BrokenProcessPool, OSError) as exc:
         log.warning("worker processes failed (%s); scanning in this process", exc)
-        return scan_in_process(jobs, rules, max_bytes)
+        return scan_in_process(jobs, rules, limits)
 
 
 def _batches(jobs: list[FileJob], total: int, workers: int) -> list[list[FileJob]]:

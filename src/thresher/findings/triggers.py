@@ -133,14 +133,14 @@ def _fingerprint(patterns: Sequence[re.Pattern[str]]) -> str:
     return hashlib.sha256(material.encode()).hexdigest()[:16]
 
 
-def _keyword_fingerprint() -> str:
+def keyword_fingerprint() -> str:
     tables = [*keyword_plugin.REGEX_BY_FILETYPE.values()]
     tables.append(keyword_plugin.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP)
     patterns = sorted({f"{p.flags}:{p.pattern}" for table in tables for p in table})
     return hashlib.sha256("\x00".join(patterns).encode()).hexdigest()[:16]
 
 
-_KEYWORD_FINGERPRINT = "ad34f8e60ed84eec"
+KEYWORD_FINGERPRINT = "ad34f8e60ed84eec"
 
 
 def _min_entropy_length(limit: float) -> int:
@@ -159,13 +159,20 @@ def _entropy_specs(plugin: HighEntropyStringsPlugin) -> tuple[_Spec, ...] | None
     return (_Spec(f"(?P<q>['\"])[{charset}]{{{minimum},}}(?P=q)"),)
 
 
+def known_regexes(plugin: Any) -> bool:
+    """Whether a regex plugin's patterns are those of the analysed release."""
+    known = _REGEX_PLUGINS.get(type(plugin).__name__)
+    denylist = getattr(plugin, "denylist", None)
+    return known is not None and denylist is not None and _fingerprint(list(denylist)) == known[0]
+
+
 def _specs_for(plugin: Any) -> tuple[_Spec, ...] | None:
     """The triggers for one plugin instance, or None: run it on every line."""
     name = type(plugin).__name__
     if not type(plugin).__module__.startswith("detect_secrets.plugins."):
         return None
     if name == "KeywordDetector":
-        if _keyword_fingerprint() != _KEYWORD_FINGERPRINT:
+        if keyword_fingerprint() != KEYWORD_FINGERPRINT:
             return None
         return (_ci(_KEYWORDS.lower(), _KEYWORDS),)
     if isinstance(plugin, HighEntropyStringsPlugin):

@@ -48,6 +48,7 @@ def render_summary(
     ordered = by_risk(report.decisions)
     action = [d for d in ordered if d.verdict is not Verdict.FALSE_POSITIVE]
     dismissed = [d for d in ordered if d.verdict is Verdict.FALSE_POSITIVE]
+    scan_line = _scan_line(report)
     counts = {verdict.value: 0 for verdict in Verdict}
     for decision in report.decisions:
         counts[decision.verdict.value] += 1
@@ -72,10 +73,25 @@ def render_summary(
         ],
         tool_version=_text(report.tool_version, 60),
         run_id=_text(report.run_id, 120),
+        scan_line=scan_line,
     )
     # A configured template may forget the marker; the sticky comment depends on it.
     if not text.startswith(STICKY_MARKER):
         text = f"{STICKY_MARKER}\n{text}"
+    # ... or the scan line: a skipped file is never left unmentioned.
+    if report.scan.files_skipped and scan_line not in text:
+        text = f"{text.rstrip()}\n\n{scan_line}\n"
+    return text
+
+
+def _scan_line(report: RunReport) -> str:
+    """What the scanner read, in words of thresher's own (no repository text): a
+    warning when files were skipped, with where to find which."""
+    scan = report.scan
+    text = scan.describe()
+    text = text[0].upper() + text[1:] + "."
+    if scan.files_skipped:
+        return f"> ⚠️ {text} Run `thresher -v scan` to list the skipped files."
     return text
 
 

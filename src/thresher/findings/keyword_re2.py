@@ -1,0 +1,150 @@
+"""detect-secrets' keyword plugin, matched by RE2: the same values, in linear time.
+
+The keyword plugin's regexes backtrack: a keyword followed by ``\\w*`` and then a lazy
+``[^\\s]{0,50}?`` costs the square, nearly the cube, of a line's length when they fail.
+A 60 kB minified line of ``password`` repeated took more than seven minutes, and a
+repository can hold such a line on purpose.
+
+Each regex of the plugin is rewritten here, piece by piece, into one RE2 accepts and
+that matches exactly the same strings, with the same leftmost-first preferences, so
+its match and its secret group are the ones Python's ``re`` would return:
+
+- ``(?=[^\\v'"]*)(?=\\w+)[^\\v'"]*[^\\v,'"`]`` (the secret) is
+  ``\\w(?:[^\\v'"]*[^\\v,'"`])?``: the first look-ahead always holds, the second only
+  says the secret starts with a word character;
+- ``(['"`]?)SECRET(\\N)`` (a quote, and the same quote again) becomes one alternative
+  per quote character and a last one without quotes; only the quote that is really
+  there can match, and the bare secret cannot start with a quote, so the order of
+  preference is the one the optional group had;
+- ``\\w``, ``\\s`` and the case-insensitive letters of the keywords are Python's,
+  enumerated from Python's own ``re`` over every code point (RE2's ``\\w`` and ``\\s``
+  are ASCII-only, and its case folding differs for a few letters such as the dotted
+  capital I).
+
+``tests/findings/test_plugins_re2.py`` compares the rewritten plugin with the original
+on many lines; the detect-secrets parity tests compare whole scans. The rewrite is
+tied to the analysed detect-secrets release by the same fingerprint as the prefilter:
+another release keeps the plugin as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping
+from functools import cache
+from re import Pattern
+from typing import Any, cast
+
+from detect_secrets.plugins import keyword as kw
+from detect_secrets.plugins.keyword import KeywordDetector
+
+from thresher.findings import triggers
+from thresher.findings.re2_classes import compile_re2, folded_letters, python_class, searchable
+
+
+@cache
+def _pieces() -> dict[str, str]:
+    """The building blocks, computed once per process (about a tenth of a second)."""
+    folded = folded_letters("".join(ch for word in kw.DENYLIST for ch in word if ch.isalpha()))
+    word, space = python_class(r"\w"), python_class(r"\s")
+    w, s, ns = f"[{word}]", f"[{space}]", f"[^{space}]"
+    secret = f"({w}(?:[^\\x0b'\"]*[^\\x0b,'\"`])?)"
+    return {
+        "W": w,
+        "S": s,
+        "NS": ns,
+        "D": "(?:" + "|".join("".join(folded.get(c, c) for c in w_) for w_ in kw.DENYLIST) + ")",
+        "DCS": "(?:" + "|".join(kw.DENYLIST) + ")",
+        "C": "[\\]'\"]{0,2}",
+        "SEC": secret,
+        "Q3": f"(?:'{secret}'|\"{secret}\"|`{secret}`)",
+        "Q4": f"(?:'{secret}'|\"{secret}\"|`{secret}`|{secret})",
+    }
+
+
+# The original regex -> its rewrite, written with the pieces above.
+_REWRITES: dict[Pattern[str], str] = {
+    kw.FOLLOWED_BY_COLON_EQUAL_SIGNS_REGEX: "{D}{W}*{C}{S}*:={S}*{Q4}",
+    kw.FOLLOWED_BY_COLON_REGEX: "{D}{W}*{C}:{S}*{Q4}",
+    kw.FOLLOWED_BY_COLON_QUOTES_REQUIRED_REGEX: "{D}{W}*{C}:{S}*{Q3}",
+    kw.FOLLOWED_BY_EQUAL_SIGNS_OPTIONAL_BRACKETS_OPTIONAL_AT_SIGN_QUOTES_REQUIRED_REGEX: (
+        '{D}{W}*(?:\\[[0-9]*\\])?{S}*[!=]{{1,2}}{S}*@?"{SEC}"'
+    ),
+    kw.FOLLOWED_BY_OPTIONAL_ASSIGN_QUOTES_REQUIRED_REGEX: '{DCS}{W}*(?:.assign)?\\("{SEC}"',
+    kw.FOLLOWED_BY_EQUAL_SIGNS_REGEX: "{D}{W}*{C}{S}*(?:={{1,3}}|!==?){S}*{Q4}",
+    kw.FOLLOWED_BY_EQUAL_SIGNS_QUOTES_REQUIRED_REGEX: "{D}{W}*{C}{S}*(?:={{1,3}}|!==?){S}*{Q3}",
+    kw.PRECEDED_BY_EQUAL_COMPARISON_SIGNS_QUOTES_REQUIRED_REGEX: (
+        "{Q3}{S}*[!=]{{2,3}}{S}*{W}*{DCS}{W}*"
+    ),
+    kw.FOLLOWED_BY_QUOTES_AND_SEMICOLON_REGEX: "{D}{W}*{NS}{{0,50}}?{S}*{Q3};",
+    kw.FOLLOWED_BY_ARROW_FUNCTION_SIGN_QUOTES_REQUIRED_REGEX: "{D}{W}*{C}{S}*=>?{S}*{Q3}",
+}
+
+
+class _Found:
+    """What the plugin reads of a match: the secret, whichever group holds it."""
+
+    def __init__(self, secret: str) -> None:
+        self._secret = secret
+
+    def group(self, *_: Any) -> str:
+        return self._secret
+
+
+class Twin:
+    """An RE2 program standing in for one of the plugin's regexes (``search`` only)."""
+
+    def __init__(self, original: Pattern[str], program: Any) -> None:
+        self.original = original
+        self._program = program
+
+    def search(self, string: str) -> _Found | None:
+        match = self._program.search(searchable(string))
+        if match is None:
+            return None
+        for index in range(1, self._program.groups + 1):
+            start, end = match.span(index)
+            if start >= 0:
+                return _Found(string[start:end])
+        return None
+
+
+@cache
+def twins() -> Mapping[Pattern[str], Twin] | None:
+    """Every rewritten regex, or None when this detect-secrets release is not the one
+    the rewrites were made from."""
+    if triggers.keyword_fingerprint() != triggers.KEYWORD_FINGERPRINT:
+        return None
+    pieces = _pieces()
+    return {
+        original: Twin(original, compile_re2(rewrite.format(**pieces)))
+        for original, rewrite in _REWRITES.items()
+    }
+
+
+class LinearKeywordDetector(KeywordDetector):
+    """detect-secrets' ``KeywordDetector`` with each regex replaced by its twin.
+
+    A subclass, so the filters that look at the plugin treat it as the original; its
+    secret type and settings are the original's."""
+
+    def __init__(self, original: KeywordDetector, table: Mapping[Pattern[str], Twin]) -> None:
+        exclude = original.keyword_exclude
+        super().__init__(keyword_exclude=exclude.pattern if exclude is not None else None)
+        self._table = table
+
+    def analyze_string(
+        self, string: str, denylist_regex_to_group: dict[Pattern[str], int] | None = None
+    ) -> Generator[str, None, None]:
+        chosen = denylist_regex_to_group or kw.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
+        # The plugin only calls ``search`` and ``group`` on what it is given.
+        mapped = cast(
+            "dict[Pattern[str], int]",
+            {self._table[regex]: group for regex, group in chosen.items()},
+        )
+        yield from super().analyze_string(string, mapped)
+
+
+def keyword_stand_in(plugin: KeywordDetector) -> LinearKeywordDetector | None:
+    """The keyword plugin on RE2, or None when the rewrite does not apply."""
+    table = twins()
+    return LinearKeywordDetector(plugin, table) if table is not None else None

@@ -1,0 +1,158 @@
+"""Stand-ins for detect-secrets plugins whose regexes backtrack: the same values,
+in time linear in the line.
+
+Measured on 60 kB lines, several plugins took from seconds to hours: the keyword
+plugin (see ``keyword_re2``), the JWT, npm and OpenAI plugins (an unbounded run
+scanned again from every start, until a character that never comes), and the
+Cloudant, IBM and SoftLayer plugins (``(?: *)(?:=|:| +|...)(?: *)`` tries every way
+to split a run of blanks, the cube of its length). A stand-in is a subclass of the
+plugin, so detect-secrets' filters treat it as the original; only the regex work
+changes:
+
+- a plugin whose regexes use nothing RE2 lacks, without flags, runs them on RE2,
+  with ``\\d``, ``\\w`` and ``\\s`` spelled as Python's classes (``re2_classes``);
+  ``findall`` returns what Python's does, and ``$`` means the same on a stripped line;
+- the Cloudant, IBM and SoftLayer plugins see the line with every run of three or
+  more blanks shortened to two. Their patterns allow any number of blanks where they
+  allow one or more, and no value they report holds a blank, so they report the same
+  values; each start then costs a bounded number of steps.
+
+``tests/findings/test_plugins_re2.py`` compares every stand-in with its original.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterable
+from functools import cache
+from typing import Any
+
+from detect_secrets.plugins.base import RegexBasedDetector
+
+from thresher.findings import triggers
+from thresher.findings.keyword_re2 import keyword_stand_in
+from thresher.findings.re2_classes import compile_re2, python_class, searchable
+
+_BLANK_RUNS = re.compile(" {3,}")
+_SPACED = {"CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector"}
+# Constructs RE2 lacks, or that mean something else there.
+_UNSUPPORTED = re.compile(r"\(\?[=!<P]|\(\?[a-zA-Z]|\\[bBWSDAZ1-9]")
+_CLASS_ESCAPES = {"d": r"\d", "w": r"\w", "s": r"\s"}
+
+
+def translate(pattern: str) -> str | None:
+    """The pattern for RE2, or None when it uses what RE2 cannot do the same way."""
+    if _UNSUPPORTED.search(pattern):
+        return None
+    out: list[str] = []
+    in_class = False
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            escape = pattern[index + 1]
+            if escape in _CLASS_ESCAPES:
+                items = python_class(_CLASS_ESCAPES[escape])
+                out.append(items if in_class else f"[{items}]")
+            else:
+                out.append(pattern[index : index + 2])
+            index += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+            out.append(char)
+            index += 1
+            for literal in ("^", "]"):  # "[^" and a leading "]" are not the end
+                if pattern.startswith(literal, index):
+                    out.append(literal)
+                    index += 1
+            continue
+        if char == "]" and in_class:
+            in_class = False
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+class _Twin:
+    """``findall`` on RE2, for ``RegexBasedDetector.analyze_string``."""
+
+    def __init__(self, program: Any) -> None:
+        self._program = program
+
+    def findall(self, string: str) -> list[Any]:
+        found: list[Any] = self._program.findall(searchable(string))
+        return found
+
+
+@cache
+def _twins(patterns: tuple[tuple[str, int], ...]) -> tuple[_Twin, ...] | None:
+    """RE2 programs for a plugin's regexes, or None if any of them cannot be one."""
+    twins: list[_Twin] = []
+    for pattern, flags in patterns:
+        rewritten = translate(pattern) if flags == re.UNICODE else None
+        if rewritten is None:
+            return None
+        try:
+            twins.append(_Twin(compile_re2(rewritten)))
+        except Exception:  # re2.error: a repetition RE2 cannot count, say
+            return None
+    return tuple(twins)
+
+
+def _regex_stand_in(plugin: RegexBasedDetector) -> Any | None:
+    found = _twins(tuple((p.pattern, p.flags) for p in plugin.denylist))
+    if found is None:
+        return None
+    twins: tuple[_Twin, ...] = found
+
+    class OnRe2(type(plugin)):  # type: ignore[misc]
+        """The plugin with its regexes on RE2."""
+
+        @property
+        def denylist(self) -> Iterable[Any]:
+            return twins
+
+    OnRe2.__name__ = OnRe2.__qualname__ = type(plugin).__name__
+    return _copy(plugin, OnRe2)
+
+
+def _spaced_stand_in(plugin: RegexBasedDetector) -> Any:
+    class Spaced(type(plugin)):  # type: ignore[misc]
+        """The plugin on the line with long runs of blanks shortened."""
+
+        def analyze_string(self, string: str) -> Generator[str, None, None]:
+            yield from super().analyze_string(_BLANK_RUNS.sub("  ", string))
+
+    Spaced.__name__ = Spaced.__qualname__ = type(plugin).__name__
+    return _copy(plugin, Spaced)
+
+
+def _copy(plugin: Any, cls: Any) -> Any:
+    """An instance of ``cls`` carrying the plugin's own settings."""
+    clone = cls.__new__(cls)
+    clone.__dict__.update(vars(plugin))
+    return clone
+
+
+def stand_ins(plugins: Iterable[Any]) -> dict[int, Any]:
+    """``id(plugin)`` -> what to run in its place; plugins left out run as they are.
+
+    Only for the detect-secrets release the prefilter was written against: its
+    fingerprints say the regexes are the ones analysed here."""
+    out: dict[int, Any] = {}
+    for plugin in plugins:
+        name = type(plugin).__name__
+        if not type(plugin).__module__.startswith("detect_secrets.plugins."):
+            continue
+        if name == "KeywordDetector":
+            replacement = keyword_stand_in(plugin)
+        elif not isinstance(plugin, RegexBasedDetector) or not triggers.known_regexes(plugin):
+            replacement = None
+        elif name in _SPACED:
+            replacement = _spaced_stand_in(plugin)
+        else:
+            replacement = _regex_stand_in(plugin)
+        if replacement is not None:
+            out[id(plugin)] = replacement
+    return out

@@ -1,0 +1,79 @@
+"""Python's character classes, spelled for RE2; and RE2 compiled the way the scan needs.
+
+RE2 runs in time linear in the text, but its ``\\w``, ``\\s`` and ``\\d`` are ASCII and
+its case folding differs from Python's for a few letters (the dotted capital I, the
+Kelvin sign). A rewrite of a detect-secrets regex must match exactly what the original
+matches, so each such class is enumerated from Python's own ``re`` over every code
+point and handed to RE2 as explicit ranges. Computed once per process, on first use.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from array import array
+from functools import cache
+from typing import Any
+
+_MAX_MEM = 64 << 20  # bytes of compiled program; large classes need room for the DFA
+
+
+@cache
+def _every_code_point() -> str:
+    """Every code point but the surrogates, in order, as one string."""
+    points = array("I", range(0xD800))
+    points.extend(range(0xE000, 0x110000))
+    return points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
+
+
+def _code_point(index: int) -> int:
+    return index if index < 0xD800 else index + 0x800
+
+
+@cache
+def python_class(pattern: str) -> str:
+    """The items of an RE2 character class (no brackets) holding exactly the
+    characters that Python's ``re`` matches with ``pattern``, a one-character pattern
+    such as ``\\w`` or ``(?i)[a-f0-9]``."""
+    text = _every_code_point()
+    items: list[str] = []
+    for match in re.finditer(f"(?:{pattern})+", text):
+        first, last = _code_point(match.start()), _code_point(match.end() - 1)
+        items.append(f"\\x{{{first:x}}}" + (f"-\\x{{{last:x}}}" if last != first else ""))
+    return "".join(items)
+
+
+@cache
+def folded_letters(letters: str) -> dict[str, str]:
+    """letter -> ``[...]``: what Python's case-insensitive ``re`` equates with it.
+
+    One pass over every code point finds the few characters that match any of the
+    letters; each letter's share is then picked out of those."""
+    alternatives = "".join(re.escape(letter) for letter in sorted(set(letters)))
+    near = "".join(sorted(set(re.findall(f"(?i:[{alternatives}])", _every_code_point()))))
+    return {
+        letter: "["
+        + "".join(f"\\x{{{ord(ch):x}}}" for ch in re.findall(f"(?i:{re.escape(letter)})", near))
+        + "]"
+        for letter in set(letters)
+    }
+
+
+def compile_re2(pattern: str) -> Any:
+    """RE2 with its log off; raises ``re2.error`` for what RE2 cannot do."""
+    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = _MAX_MEM
+    return re2.compile(pattern, options)
+
+
+SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def searchable(text: str) -> str:
+    """RE2 reads UTF-8, which has no lone surrogates (a YAML escape can make one).
+    U+FFFD matches nothing a surrogate would not in the classes used here, and keeps
+    every offset."""
+    return SURROGATES.sub("\ufffd", text) if SURROGATES.search(text) else text

@@ -1,0 +1,138 @@
+"""The RE2 stand-ins report exactly what detect-secrets' own plugins report.
+
+Every stand-in is compared with its original on lines generated to match each of the
+plugin's regexes, on those lines spiced with the characters where Python's ``re`` and
+RE2 disagree by default (Unicode blanks and digits, letters Python folds to ASCII), and
+on random lines built from the plugins' own vocabulary.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+from detect_secrets.core.potential_secret import PotentialSecret
+from detect_secrets.plugins.keyword import KeywordDetector
+from detect_secrets.settings import get_plugins
+from detect_secrets.util.code_snippet import get_code_snippet
+
+from tests.findings.test_triggers import _FILENAMES, _regexes, _variants
+from thresher.findings import allowlist_re2
+from thresher.findings.engine import detect_secrets_session
+from thresher.findings.plugins_re2 import stand_ins, translate
+from thresher.findings.profile import without_trailer
+
+# Where Python's re and RE2 differ unless the rewrite spells Python's classes out.
+_TRICKY = ["\xa0", "\u2028", "\x1c", "\x0b", "\u0663", "\u00bd", "\u0130", "\u0131", "\u017f",
+           "\u212a", "\u0345", "\u00e9", "\u00f1", "\u00d1", "\t", " "]  # fmt: skip
+_ATOMS = [
+    "password", "PassWord", "secret", "api_key", "db_pass", "contraseña", "pwd", "=", "==",
+    "!==", ":", ":=", "=>", ";", ",", '"', "'", "`", "(", ")", "[", "]", "[12]", "@",
+    ".assign", "x", "Z9", "_", "-", "eyJ", ".", "//", "/:_authToken=", "npm_", "sk-",
+    "T3BlbkFJ", "clkey", "ibm_key", "cos_secret_key", "sl_key", "AKC", "AP1", "://", "user",
+    "@host", "ghp_", "AccountKey=", "SG.", "sq0csp-", "sk_live_", "123456789:", "AC", "SK",
+    "pypi-AgEIcHlwaS5vcmc", "0123456789abcdef", "ABCDEFGHIJKLMNOPQRST", "   ", "\t",
+]  # fmt: skip
+
+
+def _found(plugin: Any, filename: str, line: str) -> set[tuple[str, str | None]]:
+    secrets: set[PotentialSecret] = plugin.analyze_line(filename=filename, line=line)
+    return {(s.type, s.secret_value) for s in secrets}
+
+
+def _spice(line: str, rng: random.Random) -> str:
+    chars = list(line)
+    for _ in range(rng.randint(1, 3)):
+        chars.insert(rng.randint(0, len(chars)), rng.choice(_TRICKY))
+    return "".join(chars)
+
+
+def test_every_stand_in_reports_what_its_plugin_reports() -> None:
+    rng = random.Random(2024)
+    compared = matched = 0
+    with detect_secrets_session():
+        plugins = get_plugins()
+        replacements = stand_ins(plugins)
+        # The plugins whose regexes backtrack all have one.
+        names = {type(p).__name__ for p in plugins if id(p) in replacements}
+        assert {"KeywordDetector", "JwtTokenDetector", "NpmDetector", "OpenAIDetector"} <= names
+        assert {"CloudantDetector", "IbmCloudIamDetector", "SoftlayerDetector"} <= names
+        for plugin in plugins:
+            stand_in = replacements.get(id(plugin))
+            if stand_in is None:
+                continue
+            assert isinstance(stand_in, type(plugin))
+            assert stand_in.secret_type == plugin.secret_type
+            lines: list[str] = []
+            for pattern in _regexes(plugin):
+                variants = _variants(pattern, rng, 60)
+                lines += variants + [_spice(line, rng) for line in variants]
+            for _ in range(600):
+                line = "".join(rng.choice(_ATOMS) for _ in range(rng.randint(1, 12)))
+                lines += [line, _spice(line, rng)]
+            names_ = _FILENAMES if isinstance(plugin, KeywordDetector) else _FILENAMES[:1]
+            for line in lines:
+                for filename in names_:
+                    want = _found(plugin, filename, line)
+                    assert _found(stand_in, filename, line) == want, (type(plugin), line)
+                    compared += 1
+                    matched += bool(want)
+    assert compared > 20_000
+    assert matched > 3_000
+
+
+def _pragma_line(rng: random.Random) -> str:
+    def pick(*options: str) -> str:
+        return rng.choice(options)
+
+    line = (
+        pick("", "x = 1 ", "  ", "\t")
+        + pick("#", "//", "/*", "'", "--", "<!--", "<!--#", "")
+        + pick("", " ", "  ", "\t", "\xa0")
+        + pick("pragma:", "pragma: ", "pragma:  ", "Pragma: ")
+        + pick("allowlist", "whitelist", "allow list")
+        + pick(" ", "-", "")
+        + pick("", "nextline ", "nextline-")
+        + pick("secret", "secrets", "Secret")
+        + pick("", " */", "*/", " -->", "-->", " ", "\t", " trailing")
+    )
+    chars = list(line)
+    if rng.random() < 0.3:
+        chars.insert(rng.randint(0, len(chars)), rng.choice(["\u2028", " ", "\n", "#", "*"]))
+    return "".join(chars)
+
+
+def test_the_pragma_filter_on_re2_agrees_with_detect_secrets() -> None:
+    from detect_secrets.filters.allowlist import is_line_allowlisted
+
+    rng = random.Random(7)
+    agreed = 0
+    with detect_secrets_session():
+        for _ in range(10_000):
+            line = _pragma_line(rng)
+            previous = _pragma_line(rng) + rng.choice(["", "\n"])
+            snippet = get_code_snippet([previous, line], 2)
+            for filename in ("a.py", "a.yaml", "a.sql"):
+                want = is_line_allowlisted(filename, line, snippet)
+                got = allowlist_re2.is_line_allowlisted(filename, line, snippet)
+                assert got == want, (filename, line, previous)
+                agreed += want
+    assert agreed > 300
+
+
+def test_patterns_re2_cannot_match_the_same_way_are_left_to_python() -> None:
+    assert translate(r"a(?=b)") is None
+    assert translate(r"\bkey") is None
+    assert translate(r"(a)\1") is None
+    assert translate(r"[\W]") is None
+    rewritten = translate(r"x\d[\s\w-]")
+    assert rewritten is not None and "\\x{660}-\\x{669}" in rewritten  # Arabic-Indic digits
+
+
+def test_the_trailer_strip_agrees_with_the_regex_it_replaces() -> None:
+    rng = random.Random(11)
+    atoms = [" ", "\t", "\n", "#", "\\", "a", "b", " #", "\xa0", "\u2028", "# x"]
+    for _ in range(50_000):
+        value = "".join(rng.choice(atoms) for _ in range(rng.randint(0, 12))).strip()
+        assert without_trailer(value) == re.sub(r"\s+(\\|#.*)$", "", value), repr(value)
