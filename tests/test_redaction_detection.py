@@ -16,7 +16,7 @@ import pytest
 from tests.tokens import github_token
 from thresher.detection import Detector, RedactionRuleError
 from thresher.detection_rules import PLUGINS_ELSEWHERE
-from thresher.findings.engine import FileJob, scan_in_process
+from thresher.findings.engine import FileJob, Limits, scan_in_process
 from thresher.redaction import Redactor, redact_value
 from thresher.resources import AssetKind, asset_dir
 from thresher.run import is_public_word
@@ -112,7 +112,7 @@ def test_what_the_scanner_reports_detection_redacts(detector: Detector, plugin: 
     """Each sample is really reported by the scanner's plugin, and no reported value
     survives detection alone (no candidate list)."""
     path, text = PLUGIN_SAMPLES[plugin]
-    outcome = scan_in_process([FileJob(path, content=text.encode())], (), 2 << 20)[0]
+    outcome = scan_in_process([FileJob(path, content=text.encode())], (), Limits(2 << 20))[0]
     values = {d.value for d in outcome.detections}
     assert values, f"{plugin}: the sample is not reported by the scanner"
     clean = redactor(detector).text(text)
