@@ -12,7 +12,6 @@ it, not against the merged result.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -122,10 +121,11 @@ class RuleSettings(_Frozen):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        try:
-            re.compile(value)
-        except re.error as exc:
-            raise ValueError(f"pattern does not compile: {exc}") from None
+        """RE2, as the scanner and the redactor run it: a rule runs on every line of a
+        repository that may be hostile, so it must run in linear time."""
+        from thresher.findings.options import compile_rule_pattern
+
+        compile_rule_pattern(value)  # ValueError says why, pydantic names the field
         return value
 
     @field_validator("severity")
