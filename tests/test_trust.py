@@ -238,3 +238,25 @@ def test_a_pull_request_cannot_baseline_its_own_secret(
     assert "--baseline read from the base commit" in result.stderr
     report = json.loads((tmp_path / "r.json").read_text())
     assert "deploy.py" in {d["finding"]["locations"][0]["path"] for d in report["decisions"]}
+
+
+def test_a_pull_request_cannot_silence_its_own_secret_with_a_pragma(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pragma: allowlist secret`` is the author's word; in review it is not evidence."""
+    git(tmp_path, "init", "-q")
+    (tmp_path / "README.md").write_text("# service\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "base")
+    base = git(tmp_path, "rev-parse", "HEAD").strip()
+    token = github_token(seed=44)
+    (tmp_path / "deploy.py").write_text(f'TOKEN = "{token}"  # pragma: allowlist secret\n')
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "head")
+    local = cli("scan", "--diff", f"{base}..HEAD")
+    assert local.exit_code == 0, local.stderr  # detect-secrets parity on a developer's machine
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "pull_request")
+    result = cli("scan", "--diff", f"{base}..HEAD", "--json", "r.json")
+    assert result.exit_code == 1, result.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert [d["finding"]["locations"][0]["path"] for d in report["decisions"]] == ["deploy.py"]

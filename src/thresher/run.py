@@ -86,6 +86,7 @@ class ScanRequest:
     custom_rules: tuple[CustomRule, ...] = ()
     band: Band | None = None  # the escalation band; None: the scorer's own
     timeout: float | None = None  # --timeout: seconds for the whole run
+    honour_pragmas: bool = True  # False in a pull-request job (see findings.engine)
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,7 @@ def run_scan(
                 staged=request.staged,
                 baseline=request.baseline,
                 custom_rules=request.custom_rules,
+                honour_pragmas=request.honour_pragmas,
             )
         )
         if on_scanned is not None:

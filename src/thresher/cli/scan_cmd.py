@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
@@ -142,6 +143,7 @@ def scan_command(
     from thresher.reports import check_output_path
     from thresher.run import FailOn, ScanRequest, run_scan
     from thresher.scoring.policy import Escalate
+    from thresher.trust import is_pull_request
 
     from .app import state_of
 
@@ -185,6 +187,7 @@ def scan_command(
         max_requests=max_requests,
         max_tokens=max_tokens,
         timeout=timeout,
+        honour_pragmas=not is_pull_request(os.environ, diff=diff),
         custom_rules=tuple(
             CustomRule(
                 id=r.id, pattern=r.pattern, severity=Severity(r.severity), description=r.description

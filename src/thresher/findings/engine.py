@@ -73,25 +73,30 @@ _LINE_LEAD = 8 * 1024  # text kept before that detection
 _SESSION = threading.Lock()
 
 
-def configure_detect_secrets() -> None:
+def configure_detect_secrets(*, honour_pragmas: bool = True) -> None:
     """Every built-in plugin with its defaults and the default filters — what
-    ``detect-secrets scan --all-files`` uses — minus ``_SKIPPED_FILTERS``."""
+    ``detect-secrets scan --all-files`` uses — minus ``_SKIPPED_FILTERS``.
+
+    ``honour_pragmas=False`` drops the ``pragma: allowlist secret`` filter: in a
+    pull-request job the pull request wrote those comments, so they may not decide
+    what is reported (the finding is decided on its evidence instead)."""
     cache_bust()
     settings = get_settings()
     classes: list[type] = list(get_mapping_from_secret_type_to_class().values())
     settings.configure_plugins([{"name": cls.__name__} for cls in classes])
     settings.disable_filters(*_SKIPPED_FILTERS, allowlist_re2.ORIGINAL)
     # The same pragma filter, on RE2: the original is quadratic in a line of blanks.
-    settings.filters[allowlist_re2.LINEAR] = {}
+    if honour_pragmas:
+        settings.filters[allowlist_re2.LINEAR] = {}
 
 
 @contextmanager
-def detect_secrets_session() -> Iterator[None]:
+def detect_secrets_session(*, honour_pragmas: bool = True) -> Iterator[None]:
     """In-process scans: detect-secrets' settings are process-global, so they
     are set for the scan and put back after, one scan at a time."""
     with _SESSION:
         original = get_settings().json()
-        configure_detect_secrets()
+        configure_detect_secrets(honour_pragmas=honour_pragmas)
         try:
             yield
         finally:
@@ -146,8 +151,11 @@ class Engine:
         rules: Sequence[tuple[str, str]],
         max_file_bytes: int,
         chunk_bytes: int = CHUNK_BYTES,
+        *,
+        honour_pragmas: bool = True,
     ) -> None:
         self.rules = [(rule_id, compile_rule_pattern(pattern)) for rule_id, pattern in rules]
+        self.honour_pragmas = honour_pragmas
         self.max_file_bytes = max_file_bytes
         self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
@@ -284,7 +292,7 @@ class Engine:
             for index in indices:
                 for match in pattern.finditer(lines[index]):
                     value = match.group(group)
-                    if not value or _allowlisted(path, lines, index):
+                    if not value or (self.honour_pragmas and _allowlisted(path, lines, index)):
                         continue
                     out.append(Detection(path, numbers[index], rule_id, value, value, custom=True))
         return out
@@ -340,17 +348,24 @@ _ENGINE: Engine | None = None
 @dataclass(frozen=True, slots=True)
 class Limits:
     """How much of a file is read: all of it up to ``max_file_bytes`` (more is skipped
-    as too large), in chunks of ``chunk_bytes`` above that size."""
+    as too large), in chunks of ``chunk_bytes`` above that size; and whether pragma
+    comments silence what is found (see ``configure_detect_secrets``)."""
 
     max_file_bytes: int
     chunk_bytes: int = CHUNK_BYTES
+    honour_pragmas: bool = True
+
+    def engine(self, rules: Sequence[tuple[str, str]]) -> Engine:
+        return Engine(
+            rules, self.max_file_bytes, self.chunk_bytes, honour_pragmas=self.honour_pragmas
+        )
 
 
 def init_worker(rules: tuple[tuple[str, str], ...], limits: Limits) -> None:
     """Runs once in each worker process: its own detect-secrets settings."""
     global _ENGINE
-    configure_detect_secrets()
-    _ENGINE = Engine(rules, limits.max_file_bytes, limits.chunk_bytes)
+    configure_detect_secrets(honour_pragmas=limits.honour_pragmas)
+    _ENGINE = limits.engine(rules)
 
 
 def scan_batch(jobs: list[FileJob]) -> list[FileOutcome]:
@@ -363,8 +378,8 @@ def scan_in_process(
     jobs: Sequence[FileJob], rules: tuple[tuple[str, str], ...], limits: Limits
 ) -> list[FileOutcome]:
     """Small scans: no worker start-up cost."""
-    with detect_secrets_session():
-        engine = Engine(rules, limits.max_file_bytes, limits.chunk_bytes)
+    with detect_secrets_session(honour_pragmas=limits.honour_pragmas):
+        engine = limits.engine(rules)
         return [engine.scan_job(job) for job in jobs]
 
 

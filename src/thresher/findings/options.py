@@ -86,6 +86,8 @@ class ScanOptions:
     custom_rules: tuple[CustomRule, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES  # larger files: skipped as too large
     chunk_bytes: int = DEFAULT_CHUNK_BYTES  # larger files: scanned a chunk at a time
+    # False in a pull-request job: the pull request wrote its own pragma comments.
+    honour_pragmas: bool = True
     workers: int | None = None  # default: os.cpu_count()
 
     def worker_count(self) -> int:

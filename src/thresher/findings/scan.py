@@ -133,7 +133,7 @@ def scan(options: ScanOptions) -> ScanResult:
     if options.baseline is not None:
         plan = _without_file(plan, root, options.baseline)
     specs = tuple((rule.id, rule.pattern) for rule in options.custom_rules)
-    limits = Limits(options.max_file_bytes, options.chunk_bytes)
+    limits = Limits(options.max_file_bytes, options.chunk_bytes, options.honour_pragmas)
     outcomes = _run(plan.jobs, specs, limits, workers)
 
     detections: list[Detection] = [d for outcome in outcomes for d in outcome.detections]
