@@ -260,7 +260,8 @@ def plugin_patterns() -> Iterator[tuple[str, str, str | None]]:
     pattern RE2 cannot run even widened (listed by ``Detector.uncovered``)."""
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    for secret_type, cls in sorted(get_mapping_from_secret_type_to_class().items()):
+    classes: dict[str, type[Any]] = dict(get_mapping_from_secret_type_to_class())
+    for secret_type, cls in sorted(classes.items()):
         name = cls.__name__
         if name in PLUGINS_ELSEWHERE:
             continue
