@@ -14,6 +14,7 @@ its own; the custom rules call it too.
 from __future__ import annotations
 
 import re
+from functools import cache
 from typing import Any
 
 from detect_secrets.filters import allowlist
@@ -26,6 +27,20 @@ LINEAR = "thresher.findings.allowlist_re2.is_line_allowlisted"
 _COMPILED: dict[str, Any] = {}
 
 
+@cache
+def _literal_pragma() -> bool:
+    """Whether every allowlist pattern needs the literal ``pragma`` (true of 1.5)."""
+    return all(
+        "pragma" in regex.pattern
+        for regexes in allowlist._get_allowlist_regexes_for_file("f")
+        for regex in regexes
+    ) and all(
+        "pragma" in regex.pattern
+        for regexes in allowlist._get_allowlist_regexes_for_file("f.yaml")
+        for regex in regexes
+    )
+
+
 def _program(pattern: str) -> Any:
     program = _COMPILED.get(pattern)
     if program is None:
@@ -34,7 +49,12 @@ def _program(pattern: str) -> Any:
 
 
 def is_line_allowlisted(filename: str, line: str, context: CodeSnippet) -> bool:
-    """``allowlist.is_line_allowlisted``, the same regexes on RE2."""
+    """``allowlist.is_line_allowlisted``, the same regexes on RE2.
+
+    Every pattern of the release analysed holds the literal ``pragma``: a line and
+    previous line without it (nearly all) are answered without running any."""
+    if "pragma" not in line and "pragma" not in context.previous_line and _literal_pragma():
+        return False
     payloads = (line, context.previous_line)
     for payload, regexes in zip(
         payloads, allowlist._get_allowlist_regexes_for_file(filename), strict=True

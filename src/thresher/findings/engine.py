@@ -42,7 +42,7 @@ from detect_secrets.settings import (
 from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
 
-from thresher.findings import allowlist_re2
+from thresher.findings import allowlist_re2, filters_fast
 from thresher.findings.detection import Detection, detections
 from thresher.findings.formats import has_format_parser, parsable, transformed
 from thresher.findings.options import compile_rule_pattern
@@ -84,7 +84,9 @@ def configure_detect_secrets(*, honour_pragmas: bool = True) -> None:
     settings = get_settings()
     classes: list[type] = list(get_mapping_from_secret_type_to_class().values())
     settings.configure_plugins([{"name": cls.__name__} for cls in classes])
-    settings.disable_filters(*_SKIPPED_FILTERS, allowlist_re2.ORIGINAL)
+    settings.disable_filters(*_SKIPPED_FILTERS, allowlist_re2.ORIGINAL, filters_fast.ORIGINAL)
+    # The same reference filter, answered early on lines it cannot match.
+    settings.filters[filters_fast.FAST] = {}
     # The same pragma filter, on RE2: the original is quadratic in a line of blanks.
     if honour_pragmas:
         settings.filters[allowlist_re2.LINEAR] = {}
