@@ -9,6 +9,8 @@ the partner could never start: the wait would run out and the tool would fail.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ import pytest
 from tests.agents.test_heuristic import repo_with
 from tests.llm.harness import REPORT, make_finding
 from tests.tokens import github_token
+from thresher.agents.budget import UsageLimits
 from thresher.agents.loop import AgentSession
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.tooling import ToolOutput
@@ -26,6 +29,7 @@ from thresher.agents.workspace import Workspace
 from thresher.config import AgentName, Settings
 from thresher.decisions import DecidedBy
 from thresher.findings import Finding
+from thresher.llm.errors import BudgetExceeded
 from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import FunctionModel, RecordedRequest, ScriptedModel, tool_response
 from thresher.redaction import Redactor, redact_value
@@ -33,6 +37,7 @@ from thresher.scoring.policy import Escalate
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 
 WAIT_S = 15.0  # generous: only a broken build ever waits this long
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class RendezvousWorkspace(Workspace):
@@ -127,6 +132,35 @@ def test_a_cancelled_session_does_not_wait_for_its_blocked_tool(tmp_path: Path) 
         workspace.release.set()
 
 
+class CountingWorkspace(Workspace):
+    def __init__(self, root: Path, **kwargs: Any) -> None:
+        super().__init__(root, **kwargs)
+        self.calls = 0
+
+    def git_log(self, args: GitLogArgs) -> ToolOutput:
+        self.calls += 1
+        return super().git_log(args)
+
+
+def test_the_tool_call_budget_holds_for_threaded_tools(tmp_path: Path) -> None:
+    """Checked and charged on the loop before a tool goes to its thread: the call
+    over the limit never runs."""
+    finding, secret = make_finding()
+    root = repo_with(tmp_path, "config/settings.py", secret)
+    workspace = CountingWorkspace(root, value_for=lambda _: secret)
+    factory = SessionFactory(
+        settings=Settings(),
+        redactor=Redactor([secret]),
+        workspace=workspace,
+        session_limits=UsageLimits(max_tool_calls=2),
+    )
+    model = ScriptedModel([tool_response(*[("git_log", {"finding_id": finding.id})] * 3)])
+    session = factory.build(AgentName.ANALYSIS, model, finding, secret)
+    with pytest.raises(BudgetExceeded, match="tool-call"):
+        asyncio.run(session.run())
+    assert workspace.calls == 2
+
+
 class FakeLLM(FunctionModel):
     """A function-driven model that counts as a remote LLM (offline = False)."""
 
@@ -191,3 +225,18 @@ def test_findings_are_decided_side_by_side(tmp_path: Path) -> None:
     assert [d.decided_by for d in decisions] == [DecidedBy.TRIBUNAL, DecidedBy.TRIBUNAL]
     assert all(not d.errors for d in decisions), [d.errors for d in decisions]
     assert workspace.met == {"f-1": True, "f-2": True}
+
+
+def test_the_tribunal_benchmark_runs_and_prints_its_figures() -> None:
+    """A smoke run at tiny sizes: the figures are printed, not judged (timing is the
+    benchmark's business, not the suite's)."""
+    command = [sys.executable, "benchmarks/tribunal.py", "--quick", "--runs", "1"]
+    done = subprocess.run(
+        [*command, "--latency", "0.01"], cwd=ROOT, capture_output=True, text=True, timeout=180
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "efficiency" in done.stdout
+    rows = [line.split() for line in done.stdout.splitlines() if line.strip()[:1].isdigit()]
+    assert [row[0] for row in rows[:2]] == ["1", "8"]
+    assert all(row[5].endswith("%") for row in rows[:2])
+    assert "decisions/s:" in done.stdout
