@@ -107,6 +107,8 @@ def test_two_sessions_run_their_git_tools_at_the_same_time(tmp_path: Path) -> No
         assert git and not git[0].is_error, git
         assert secret not in git[0].result  # redaction still applies to threaded output
     assert "MainThread" not in workspace.threads
+    # Finished sessions leave no tool thread behind: a scan after the run may still fork.
+    assert not [t for t in threading.enumerate() if t.name.startswith("thresher-tool")]
 
 
 def test_a_cancelled_session_does_not_wait_for_its_blocked_tool(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -95,6 +95,7 @@ class Toolbox:
         # one after another, and N concurrent sessions get N threads, however few
         # cores the default executor is sized for.
         self._worker: ThreadPoolExecutor | None = None
+        self._running: Future[ToolOutput] | None = None
 
     def definitions(self) -> list[ToolDefinition]:
         specs = [tool_spec(name, self.skills.skills) for name in self.allowed]
@@ -124,8 +125,10 @@ class Toolbox:
             if tool in OFF_LOOP:
                 if self._worker is None:
                     self._worker = ThreadPoolExecutor(1, thread_name_prefix="thresher-tool")
-                loop = asyncio.get_running_loop()
-                output = await loop.run_in_executor(self._worker, _sync, handler, arguments)
+                # The thread's own future: cancelling the await cancels a tool not
+                # started yet, and ``close`` can tell one that is still running.
+                self._running = self._worker.submit(_sync, handler, arguments)
+                output = await asyncio.wrap_future(self._running)
             else:
                 result = handler(arguments)
                 output = result if isinstance(result, ToolOutput) else await result
@@ -134,10 +137,13 @@ class Toolbox:
         return output
 
     def close(self) -> None:
-        """Let the worker thread go; a tool still running on it is not waited for."""
+        """End the worker thread. An idle one is joined (it exits at once), so a scan
+        started after the run may still fork; a tool still running after a cancellation
+        is not waited for."""
         if self._worker is not None:
-            self._worker.shutdown(wait=False, cancel_futures=True)
-            self._worker = None
+            idle = self._running is None or self._running.done()
+            self._worker.shutdown(wait=idle, cancel_futures=True)
+            self._worker = self._running = None
 
 
 def _sync(handler: Handler, arguments: dict[str, Any]) -> ToolOutput:
