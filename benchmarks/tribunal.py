@@ -172,8 +172,9 @@ def fake_model(latency: float) -> Iterator[str]:
             proc.wait(timeout=10)
 
 
-def llm_run(repo: Path, api_base: str, concurrency: int, work: Path) -> tuple[float, int]:
-    """One tribunal over every finding of ``repo``: (seconds, provider requests sent)."""
+def llm_run(repo: Path, api_base: str, concurrency: int, work: Path) -> tuple[float, int, float]:
+    """One tribunal over every finding of ``repo``: (seconds, provider requests sent, CPU
+    seconds of this process -- the loop and the tool threads -- meanwhile)."""
     result = scan(ScanOptions(root=repo))
     settings = Settings(
         agents={agent: AgentSettings(model=SPEC) for agent in AgentName},
@@ -198,19 +199,20 @@ def llm_run(repo: Path, api_base: str, concurrency: int, work: Path) -> tuple[fl
             for model in {id(m): m for m in models.values()}.values():
                 await model.aclose()
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     decisions = asyncio.run(decide())
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
     failed = [e.message for d in decisions for e in d.errors]
     if failed or not decisions or any(d.decided_by is DecidedBy.HEURISTIC for d in decisions):
         sys.exit(f"the LLM tribunal did not decide every finding: {failed[:3] or decisions}")
-    return seconds, factory.run_meter.usage.requests
+    return seconds, factory.run_meter.usage.requests, cpu
 
 
 def concurrency_figures(size: Size, latency: float, runs: int, tmp: Path) -> float:
     print(f"LLM tribunal, fake model answering after {latency * 1000:.0f} ms (median of {runs})")
     print(f"{'concurrency':>11} {'findings':>8} {'requests':>8} {'ideal s':>8} "
-          f"{'measured s':>10} {'efficiency':>10} {'findings/s':>10}")  # fmt: skip
+          f"{'measured s':>10} {'efficiency':>10} {'findings/s':>10} "
+          f"{'CPU ms/finding':>14}")  # fmt: skip
     efficiency = throughput = throughput_base = 0.0
     with fake_model(latency) as api_base:
         # Imports, skills, prompt templates and the scorer load once per process.
@@ -221,16 +223,20 @@ def concurrency_figures(size: Size, latency: float, runs: int, tmp: Path) -> flo
                 llm_run(repo, api_base, concurrency, tmp / f"transcripts-{concurrency}-{run}")
                 for run in range(runs)
             ]
-            seconds = statistics.median(s for s, _ in samples)
+            seconds = statistics.median(s for s, _, _ in samples)
+            cpu = statistics.median(c for _, _, c in samples)
             requests = samples[0][1]
             ideal = requests * latency / concurrency
             efficiency = ideal / seconds
             throughput = count / seconds
             throughput_base = throughput_base or throughput
             print(f"{concurrency:>11} {count:>8} {requests:>8} {ideal:>8.2f} {seconds:>10.2f} "
-                  f"{efficiency:>10.0%} {throughput:>10.2f}")  # fmt: skip
+                  f"{efficiency:>10.0%} {throughput:>10.2f} "
+                  f"{cpu * 1000 / count:>14.0f}")  # fmt: skip
     print(f"speed-up of the last row over concurrency 1: {throughput / throughput_base:.1f}x "
           f"(target efficiency >= {TARGET_EFFICIENCY:.0%})")  # fmt: skip
+    print(f"machine load average (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores: "
+          "the tribunal's CPU work is serial, so other load lowers the figures")  # fmt: skip
     return efficiency
 
 
