@@ -24,6 +24,7 @@ keeps them without a list of special cases of its own.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import re
@@ -292,11 +293,7 @@ class Redactor:
         return self._model(value)  # type: ignore[return-value]
 
     def _model(self, value: BaseModel) -> BaseModel:
-        updates = {
-            name: self._deep(getattr(value, name))
-            for name, info in type(value).model_fields.items()
-            if not _is_structural(info)
-        }
+        updates = {name: self._deep(getattr(value, name)) for name in _text_fields(type(value))}
         return value.model_copy(update=updates)
 
     def _deep(self, value: Any) -> Any:
@@ -311,6 +308,13 @@ class Redactor:
         if isinstance(value, list | tuple):
             return type(value)(self._deep(v) for v in value)
         return value
+
+
+@functools.cache
+def _text_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``model`` that redaction walks; every message and ledger entry of a
+    run is redacted, so this is worked out once per class."""
+    return tuple(name for name, info in model.model_fields.items() if not _is_structural(info))
 
 
 def _is_structural(info: FieldInfo) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -321,6 +322,8 @@ def test_exhausted_budget_keeps_the_heuristic_decision(tmp_path: Path) -> None:
 def test_decide_all_keeps_input_order_and_reports_each(tmp_path: Path) -> None:
     value = github_token()
     tribunal, finding = setup(tmp_path, "app/settings.py", value, None)
+    # One at a time: with real overlap the completion order is the scheduler's.
+    tribunal.options = dataclasses.replace(tribunal.options, concurrency=1)
     other = finding.model_copy(update={"id": "f-2", "severity": Severity.CRITICAL})
     seen: list[str] = []
     decisions = asyncio.run(

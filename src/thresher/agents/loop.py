@@ -9,6 +9,11 @@ failures -- a ``ToolError``, or any exception a tool implementation raises on
 odd input (a NUL byte, an encoding error, an OS error) -- unknown tools and
 invalid arguments go back to the model as error results; they never end the
 session. Only an exhausted budget and cancellation do.
+
+Tools that block (files, git, live validators) run off the event loop (see
+``Toolbox.call``), so concurrent sessions overlap them. The budget is checked and
+charged, and every tool output redacted, here on the loop, before and after the
+tool runs: a worker thread never touches the meters or the ledger.
 """
 
 from __future__ import annotations
@@ -122,6 +127,7 @@ class AgentSession(Generic[R]):
                 )
             raise
         finally:
+            self.toolbox.close()
             if self.transcript:
                 self.transcript.close()
 
@@ -165,7 +171,7 @@ class AgentSession(Generic[R]):
             results: list[ToolResultPart] = []
             for call in calls:
                 if call.name != self.submit_tool:
-                    results.append(self._run_tool(call, ledger))
+                    results.append(await self._run_tool(call, ledger))
                     continue
                 verdict = self._check_submission(call, ledger)
                 if isinstance(verdict, BaseModel):
@@ -274,7 +280,7 @@ class AgentSession(Generic[R]):
         self._record(call, ledger, result="accepted")
         return result
 
-    def _run_tool(self, call: ToolCallPart, ledger: Ledger) -> ToolResultPart:
+    async def _run_tool(self, call: ToolCallPart, ledger: Ledger) -> ToolResultPart:
         if call.arguments_error:
             return self._error(
                 call,
@@ -288,7 +294,7 @@ class AgentSession(Generic[R]):
         log = RedactingLogger(_LOG, self.redactor)
         log.debug("%s %s(%s)", self.info.agent, call.name, call.arguments)
         try:
-            output = self.toolbox.call(call.name, call.arguments)
+            output = await self.toolbox.call(call.name, call.arguments)
         except ToolError as exc:
             log.info("%s tool %s failed: %s", self.info.agent, call.name, exc)
             return self._error(call, ledger, str(exc), {})

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from thresher.agents.budget import Budget, UsageLimits, UsageMeter
-from thresher.agents.definition import load_agent, submit_tool_for
+from thresher.agents.definition import AgentDefinition, load_agent, submit_tool_for
 from thresher.agents.loop import AgentSession, LoopLimits
 from thresher.agents.prompts import PromptRenderer
 from thresher.agents.render import build_input
@@ -65,6 +65,8 @@ class SessionFactory:
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     transcripts_dir: Path | None = None
     _skills: dict[AgentName, SkillSet] = field(default_factory=dict)
+    # Parsed once per run, like the skills: a run builds six sessions per escalated finding.
+    _definitions: dict[AgentName, AgentDefinition] = field(default_factory=dict)
 
     def skills(self, agent: AgentName) -> SkillSet:
         if agent not in self._skills:
@@ -89,7 +91,8 @@ class SessionFactory:
         if self.renderer is None:
             self.renderer = PromptRenderer.from_settings(self.settings)
         renderer = self.renderer
-        definition = load_agent(agent, self.settings)
+        definition = self._definitions.get(agent) or load_agent(agent, self.settings)
+        self._definitions[agent] = definition
         skills = self.skills(agent)
         rendered = build_input(
             definition,

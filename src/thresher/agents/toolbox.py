@@ -3,12 +3,20 @@
 Only tools the agent file allows are offered; each call's arguments are
 validated against the tool's pydantic model first, and every failure comes
 back as a ``ToolError`` for the loop to hand to the model.
+
+Tools that touch the disk, run git or reach the network (``OFF_LOOP``) run on the
+session's own worker thread, so ``--concurrency`` sessions overlap their tool work
+and not only their provider requests; the in-memory tools (skills, the finding)
+take microseconds and run on the event loop. ``validate_secret`` is async: live
+validators run in the registry's own bounded pool.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -35,22 +43,40 @@ from thresher.scoring.policy import OfflineCall
 from thresher.skills.tools import SkillSession
 from thresher.validators import ValidatorRegistry
 
-Handler = Callable[[dict[str, Any]], ToolOutput]
+# A handler returns its output, or (``validate_secret``) an awaitable of it.
+Handler = Callable[[dict[str, Any]], ToolOutput | Awaitable[ToolOutput]]
+
+# Blocking tools: files, directory walks, regex over a tree, git subprocesses.
+OFF_LOOP: frozenset[ToolName] = frozenset(
+    {ToolName.READ_FILE, ToolName.LIST_DIR, ToolName.GREP, ToolName.GIT_LOG, ToolName.GIT_SHOW}
+)
+
+
+def _arguments(model: type[BaseModel], arguments: dict[str, Any]) -> Any:
+    try:
+        return model.model_validate(arguments)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
+            for e in exc.errors()
+        )
+        raise ToolError(f"invalid arguments: {problems}") from None
 
 
 def bind(model: type[BaseModel], function: Callable[[Any], ToolOutput]) -> Handler:
     """Validate raw arguments into ``model`` before calling ``function``."""
 
     def handler(arguments: dict[str, Any]) -> ToolOutput:
-        try:
-            args = model.model_validate(arguments)
-        except ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}"
-                for e in exc.errors()
-            )
-            raise ToolError(f"invalid arguments: {problems}") from None
-        return function(args)
+        return function(_arguments(model, arguments))
+
+    return handler
+
+
+def bind_async(model: type[BaseModel], function: Callable[[Any], Awaitable[ToolOutput]]) -> Handler:
+    """``bind`` for a coroutine tool: arguments are checked before anything is awaited."""
+
+    def handler(arguments: dict[str, Any]) -> Awaitable[ToolOutput]:
+        return function(_arguments(model, arguments))
 
     return handler
 
@@ -65,6 +91,11 @@ class Toolbox:
         self.allowed = tuple(allowed)
         self.handlers = dict(handlers)
         self.skills = skills
+        # Created on the first blocking call. One thread: a session calls its tools
+        # one after another, and N concurrent sessions get N threads, however few
+        # cores the default executor is sized for.
+        self._worker: ThreadPoolExecutor | None = None
+        self._running: Future[ToolOutput] | None = None
 
     def definitions(self) -> list[ToolDefinition]:
         specs = [tool_spec(name, self.skills.skills) for name in self.allowed]
@@ -73,7 +104,13 @@ class Toolbox:
             for s in specs
         ]
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+    async def call(self, name: str, arguments: dict[str, Any]) -> ToolOutput:
+        """Run one tool; blocking ones on this session's worker thread.
+
+        Cancelled (the run deadline, a sibling session that exhausted the run budget),
+        the await ends at once; a blocking tool already started finishes on its thread
+        (git has its own timeout) and its output is dropped.
+        """
         try:
             tool = ToolName(name)
         except ValueError:
@@ -85,9 +122,35 @@ class Toolbox:
         if handler is None:
             raise ToolError(f"tool '{name}' is not available in this run")
         try:
-            return handler(arguments)
+            if tool in OFF_LOOP:
+                if self._worker is None:
+                    self._worker = ThreadPoolExecutor(1, thread_name_prefix="thresher-tool")
+                # The thread's own future: cancelling the await cancels a tool not
+                # started yet, and ``close`` can tell one that is still running.
+                self._running = self._worker.submit(_sync, handler, arguments)
+                output = await asyncio.wrap_future(self._running)
+            else:
+                result = handler(arguments)
+                output = result if isinstance(result, ToolOutput) else await result
         except SkillToolError as exc:
             raise ToolError(str(exc)) from None
+        return output
+
+    def close(self) -> None:
+        """End the worker thread. An idle one is joined (it exits at once), so a scan
+        started after the run may still fork; a tool still running after a cancellation
+        is not waited for."""
+        if self._worker is not None:
+            idle = self._running is None or self._running.done()
+            self._worker.shutdown(wait=idle, cancel_futures=True)
+            self._worker = self._running = None
+
+
+def _sync(handler: Handler, arguments: dict[str, Any]) -> ToolOutput:
+    result = handler(arguments)
+    if not isinstance(result, ToolOutput):
+        raise TypeError("a blocking tool's handler must return its output, not an awaitable")
+    return result
 
 
 def skill_handlers(session: SkillSession) -> dict[ToolName, Handler]:
@@ -159,17 +222,18 @@ def finding_handlers(
         ]
         return ToolOutput(json.dumps(rows, indent=2), {"validators": rows})
 
-    def validate(args: FindingArgs) -> ToolOutput:
+    async def validate(args: FindingArgs) -> ToolOutput:
         own(args)
         if value is None:
             raise ToolError("the value of this finding is not available to validate")
-        results = [r.model_dump(mode="json") for r in validators.validate(value, finding)]
+        checked = await validators.validate_async(value, finding)
+        results = [r.model_dump(mode="json") for r in checked]
         return ToolOutput(json.dumps(results, indent=2), {"results": results})
 
     return {
         ToolName.GET_FINDING: bind(FindingArgs, get_finding),
         ToolName.LIST_SECRET_VALIDATORS: bind(NoArgs, list_validators),
-        ToolName.VALIDATE_SECRET: bind(FindingArgs, validate),
+        ToolName.VALIDATE_SECRET: bind_async(FindingArgs, validate),
     }
 
 

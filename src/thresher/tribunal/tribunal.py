@@ -180,7 +180,8 @@ class Tribunal:
         return call, escalation_for(call, assessment, self.options.escalate, self.band)
 
     async def decide(self, finding: Finding, value: str | None) -> Decision:
-        validations = tuple(self.factory.validators.validate(value, finding)) if value else ()
+        validators = self.factory.validators
+        validations = tuple(await validators.validate_async(value, finding)) if value else ()
         call, escalation = self.offline(finding, validations)
         assessment = self.assessments.get(finding.id)
         heuristic = await self._panel(
