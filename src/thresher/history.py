@@ -42,6 +42,7 @@ HISTORY_TIMEOUT_S = 600.0
 MAX_BASE_FILE_BYTES = 16 * 1024 * 1024
 NOT_A_REPOSITORY = "not a git repository"
 _READ_CHUNK_BYTES = 1024 * 1024  # so one huge diff line is never read whole
+_PIPE_BUFFER_BYTES = 1024 * 1024  # lines are short: one read per line would cost a syscall
 
 GIT_ARGV = (
     "git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null",
@@ -339,7 +340,8 @@ def _stream(root: Path, argv: tuple[str, ...], timeout: float) -> Generator[byte
     with tempfile.TemporaryFile() as err:
         try:
             proc = subprocess.Popen(list(argv), cwd=root, env=git_env(root),
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)  # fmt: skip
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
+                bufsize=_PIPE_BUFFER_BYTES)  # fmt: skip
         except OSError as exc:
             raise _GitFailed(f"git is not available: {exc.strerror or exc}") from exc
         timer = threading.Timer(timeout, proc.kill)
