@@ -201,3 +201,49 @@ def test_the_cli_default_depth_is_the_documented_one() -> None:
 
     default = inspect.signature(scan_command).parameters["history_depth"].default
     assert default == DEFAULT_HISTORY_DEPTH
+
+
+def _cli_repo(root: Path, commits: int) -> tuple[Path, str]:
+    root.mkdir()
+    git(root, "init", "-q")
+    value = random_secret(32, seed=5)
+    (root / "settings.py").write_text(f'API_KEY = "{value}"\n')
+    commit_all(root, "add the key")
+    for number in range(commits - 1):
+        (root / "notes.txt").write_text(f"{number}\n")
+        commit_all(root, f"note {number}")
+    return root, value
+
+
+def test_the_scan_reports_how_far_back_it_read(cli: Any, tmp_path: Path) -> None:
+    root, value = _cli_repo(tmp_path / "r", commits=4)
+    result = cli("scan", "--root", str(root), "--history-depth", "2", "--json", "out.json")
+    assert "history: read 2 commit(s) of history; stopped at --history-depth 2" in result.stderr
+    report = json.loads((tmp_path / "out.json").read_text())
+    assert report["history"] == {
+        "mode": "full", "depth": 2, "commits_read": 2, "stopped_at_depth": True,
+        "timed_out": False, "error": None,
+    }  # fmt: skip
+    assert value not in (tmp_path / "out.json").read_text()
+    full = cli("scan", "--root", str(root), "--json", "all.json")
+    assert "history: read 4 commit(s) of history" in full.stderr
+    assert json.loads((tmp_path / "all.json").read_text())["history"]["stopped_at_depth"] is False
+
+
+def test_a_diff_scan_reads_only_the_range(cli: Any, tmp_path: Path) -> None:
+    root, _ = _cli_repo(tmp_path / "r", commits=6)
+    (root / "more.py").write_text(f'DB_PASSWORD = "{random_secret(24, seed=8)}"\n')
+    commit_all(root, "one more")
+    result = cli("scan", "--root", str(root), "--diff", "HEAD~1..HEAD", "--json", "pr.json")
+    assert "history: read 1 commit(s) of the HEAD~1..HEAD range" in result.stderr
+    history = json.loads((tmp_path / "pr.json").read_text())["history"]
+    assert (history["mode"], history["commits_read"]) == ("range", 1)
+
+
+def test_history_depth_zero_reads_nothing(cli: Any, tmp_path: Path) -> None:
+    root, _ = _cli_repo(tmp_path / "r", commits=2)
+    result = cli("scan", "--root", str(root), "--history-depth", "0", "--json", "o.json")
+    assert "history: not read (--history-depth 0)" in result.stderr
+    assert json.loads((tmp_path / "o.json").read_text())["history"]["commits_read"] == 0
+    bad = cli("scan", "--root", str(root), "--history-depth", "-1")
+    assert bad.exit_code == 2 and "--history-depth" in bad.stderr
