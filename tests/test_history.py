@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -247,3 +248,31 @@ def test_history_depth_zero_reads_nothing(cli: Any, tmp_path: Path) -> None:
     assert json.loads((tmp_path / "o.json").read_text())["history"]["commits_read"] == 0
     bad = cli("scan", "--root", str(root), "--history-depth", "-1")
     assert bad.exit_code == 2 and "--history-depth" in bad.stderr
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "figures"),
+    [
+        (
+            "history.py",
+            ["--commits", "12", "--candidates", "3", "--repeat", "1"],
+            ["same tree without history  median", "history part ratio", "peak memory"],
+        ),
+        ("pr.py", ["--commits", "12", "--files", "5", "--repeat", "1"], ["ratio", "median"]),
+    ],
+)
+def test_the_history_benchmarks_run_and_print_their_figures(
+    script: str, args: list[str], figures: list[str]
+) -> None:
+    """A smoke run at tiny sizes: the script works end to end (its timings mean nothing)."""
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / script), *args],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    for figure in figures:
+        assert figure in done.stdout
+    assert "PASS" in done.stdout or "FAIL" in done.stdout

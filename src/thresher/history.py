@@ -152,7 +152,7 @@ class HistoryStats:
         if self.stopped_at_depth:
             text += f"; stopped at --history-depth {self.depth}, older commits not searched"
         if self.timed_out:
-            text += f"; timed out after {HISTORY_TIMEOUT_S:.0f} s, older commits not searched"
+            text += "; timed out, older commits not searched"
         return text
 
 

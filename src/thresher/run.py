@@ -41,7 +41,7 @@ from thresher.errors import ExitCode, ThresherError
 from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
-from thresher.history import DEFAULT_HISTORY_DEPTH, HistoryIndex
+from thresher.history import DEFAULT_HISTORY_DEPTH, HISTORY_TIMEOUT_S, HistoryIndex
 from thresher.llm.model import Model
 from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_models, describe
 from thresher.redaction import Redactor
@@ -319,7 +319,11 @@ def build_history(result: ScanResult, request: ScanRequest) -> HistoryIndex:
         value = result.vault.get(finding.id)
         if value:
             paths.setdefault(value, []).extend(loc.path for loc in finding.locations)
-    return HistoryIndex.build(request.root, paths, depth=request.history_depth, diff=request.diff)
+    # Bounded by --timeout too: a run that must end in a minute cannot spend ten on git.
+    timeout = min(HISTORY_TIMEOUT_S, request.timeout or HISTORY_TIMEOUT_S)
+    return HistoryIndex.build(
+        request.root, paths, depth=request.history_depth, diff=request.diff, timeout=timeout
+    )
 
 
 def _run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[DecisionError, ...]:
