@@ -263,26 +263,29 @@ class _LogParser:
     def feed(self, chunk: bytes) -> None:
         if self.at_line_start:
             self.sign, self.tail = 0, ""
-            if chunk.startswith(b"diff --git "):
+            first = chunk[:1]
+            # Most lines of a -U0 log are hunk lines: tested first (no header starts so).
+            if self.in_hunk and (first == b"+" or first == b"-"):
+                self.sign, chunk = (1 if first == b"+" else -1), chunk[1:]
+            elif chunk.startswith(b"diff --git "):
                 self.path, self.in_hunk = "", False
             elif chunk.startswith(b"@@"):
                 self.in_hunk = True
-            elif self.in_hunk and chunk[:1] in (b"+", b"-"):
-                self.sign, chunk = (1 if chunk[:1] == b"+" else -1), chunk[1:]
             elif not self.in_hunk and chunk[:4] in (b"--- ", b"+++ "):
                 # Git quotes odd names and tab-terminates names holding spaces.
                 name = chunk[4:].rstrip(b"\n").removesuffix(b"\t").strip(b'"')
                 if name[:2] in (b"a/", b"b/"):
                     self.path = name[2:].decode("utf-8", errors="replace")
+        ends = chunk.endswith(b"\n")
         if self.sign:
-            text = chunk.decode("latin-1")
-            window = self.tail + text
+            window = self.tail + chunk.decode("latin-1")
             for number, count in self.matcher.counts(window, len(self.tail)).items():
                 key = (number, self.path)
                 self.net[key] = self.net.get(key, 0) + self.sign * count
-            keep = self.matcher.keep
-            self.tail = window[-keep:] if keep else ""
-        self.at_line_start = chunk.endswith(b"\n")
+            if not ends:  # the line goes on in the next read
+                keep = self.matcher.keep
+                self.tail = window[-keep:] if keep else ""
+        self.at_line_start = ends
 
     def finish_commit(self) -> None:
         header, net, self.net = self.header, self.net, {}
