@@ -276,3 +276,9 @@ def test_the_history_benchmarks_run_and_print_their_figures(
     for figure in figures:
         assert figure in done.stdout
     assert "PASS" in done.stdout or "FAIL" in done.stdout
+
+
+def test_nothing_to_look_for_reads_no_history(repo: Path, story: dict[str, str]) -> None:
+    index = HistoryIndex.build(repo, {})
+    assert index.stats.commits_read == 0
+    assert index.stats.describe() == "history: not read (no candidate values)"
