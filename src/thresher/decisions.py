@@ -37,6 +37,7 @@ from thresher.validators.base import ValidationResult
 
 if TYPE_CHECKING:
     from thresher.findings.scan import ScanStats
+    from thresher.history import HistoryStats
 
 REPORT_SCHEMA_VERSION = "1.1"  # 1.1: escalation and assessment per decision
 
@@ -156,6 +157,29 @@ class ScanSummary(_Frozen):
         )
 
 
+class HistorySummary(_Frozen):
+    """How far back the run read the git history: a shallow or failed read can miss
+    where a secret came from, so the report says so instead of looking complete."""
+
+    mode: Annotated[str, Structural]  # full, range (--diff) or off
+    depth: int  # --history-depth, in commits
+    commits_read: int = 0
+    stopped_at_depth: bool = False  # older commits exist that were not read
+    timed_out: bool = False
+    error: str | None = None
+
+    @classmethod
+    def of(cls, stats: HistoryStats) -> HistorySummary:
+        return cls(
+            mode=stats.mode.value,
+            depth=stats.depth,
+            commits_read=stats.commits_read,
+            stopped_at_depth=stats.stopped_at_depth,
+            timed_out=stats.timed_out,
+            error=stats.error,
+        )
+
+
 class RunReport(_Frozen):
     """The JSON report: versioned; ``thresher schema report`` prints its schema."""
 
@@ -174,3 +198,4 @@ class RunReport(_Frozen):
     decisions: tuple[Decision, ...]
     errors: tuple[DecisionError, ...] = ()
     scan: ScanSummary = Field(default_factory=ScanSummary)
+    history: HistorySummary | None = None

@@ -30,6 +30,7 @@ from thresher.config import AgentName, Settings
 from thresher.decisions import (
     Decision,
     DecisionError,
+    HistorySummary,
     RunReport,
     RunSummary,
     RunUsage,
@@ -40,6 +41,7 @@ from thresher.errors import ExitCode, ThresherError
 from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
+from thresher.history import DEFAULT_HISTORY_DEPTH, HISTORY_TIMEOUT_S, HistoryIndex
 from thresher.llm.model import Model
 from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_models, describe
 from thresher.redaction import Redactor
@@ -87,6 +89,7 @@ class ScanRequest:
     band: Band | None = None  # the escalation band; None: the scorer's own
     timeout: float | None = None  # --timeout: seconds for the whole run
     honour_pragmas: bool = True  # False in a pull-request job (see findings.engine)
+    history_depth: int = DEFAULT_HISTORY_DEPTH  # --history-depth: commits; 0 reads none
 
 
 @dataclass(frozen=True)
@@ -174,6 +177,7 @@ def run_scan(
     on_scanned: Callable[[ScanResult], None] | None = None,
     on_decided: Callable[[Decision], None] | None = None,
     scorer: Scorer | None = None,
+    on_history: Callable[[HistoryIndex], None] | None = None,
 ) -> ScanOutcome:
     """Scan, decide every finding, and build the run report (see the module docstring).
 
@@ -206,6 +210,9 @@ def run_scan(
         )
         if on_scanned is not None:
             on_scanned(result)
+        history = build_history(result, request)
+        if on_history is not None:
+            on_history(history)
         scorer = scorer or shipped_scorer()
         assessments = assess(result, request.root, scorer)
         journal = _open_journal(
@@ -225,7 +232,9 @@ def run_scan(
         redactor=redactor,
         run_meter=run_meter,
         validators=ValidatorRegistry.default(live=request.verify_live and not request.dry_run),
-        workspace=Workspace(request.root, value_for=result.vault.get, redact=redactor.text),
+        workspace=Workspace(
+            request.root, value_for=result.vault.get, redact=redactor.text, history=history
+        ),
         transcripts_dir=run_dir / "transcripts",
     )
     tribunal = Tribunal(
@@ -279,6 +288,7 @@ def run_scan(
         decisions=tuple(decisions),
         errors=_run_errors(decisions, deadline),
         scan=ScanSummary.of(result.stats),
+        history=HistorySummary.of(history.stats),
     )
     try:
         (run_dir / "report.json").write_text(
@@ -296,6 +306,23 @@ def run_scan(
         run_dir=run_dir,
         scan=result,
         plan=plan,
+    )
+
+
+def build_history(result: ScanResult, request: ScanRequest) -> HistoryIndex:
+    """One read of the history for every finding's value, shared by all agents' git_log.
+
+    Each value comes with the files it was found in: a ``--diff`` scan checks them at
+    the range's base instead of reading the history before the range."""
+    paths: dict[str, list[str]] = {}
+    for finding in result.findings:
+        value = result.vault.get(finding.id)
+        if value:
+            paths.setdefault(value, []).extend(loc.path for loc in finding.locations)
+    # Bounded by --timeout too: a run that must end in a minute cannot spend ten on git.
+    timeout = min(HISTORY_TIMEOUT_S, request.timeout or HISTORY_TIMEOUT_S)
+    return HistoryIndex.build(
+        request.root, paths, depth=request.history_depth, diff=request.diff, timeout=timeout
     )
 
 

@@ -706,3 +706,27 @@ def test_a_private_key_reaching_into_a_line_range_is_redacted(ws: Path) -> None:
     assert not any(line[:8] in dumped for line in body)
     after = detecting_workspace(ws).read_file(ReadFileArgs(path="key.txt", start_line=311))
     assert after.data["lines"][0] == "after the key"
+
+
+def test_git_log_finding_answers_from_the_run_history_without_git(
+    repo: Path, secret_history: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run reads the history once; every finding's git_log is then a lookup."""
+    from thresher.history import HistoryIndex
+
+    index = HistoryIndex.build(repo, {SECRET: ["config.py"]})
+    old = Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F1"))
+
+    def no_git(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("git ran for a finding the history index answers")
+
+    monkeypatch.setattr(workspace_module.subprocess, "Popen", no_git)
+    out = Workspace(repo, value_for=_value_for, history=index).git_log(GitLogArgs(finding_id="F1"))
+    assert out.text == old.text
+    assert out.data["commits"] == old.data["commits"]
+    assert (out.data["scanned_commits"], out.data["truncated"]) == (4, False)
+    assert out.data["summary"]["first_added"] == secret_history["added"]
+    assert out.data["summary"]["removed"] == secret_history["removed"]
+    assert SECRET not in out.text + json.dumps(out.data)
+    with pytest.raises(ToolError, match="unknown finding id 'F9'"):
+        Workspace(repo, value_for=_value_for, history=index).git_log(GitLogArgs(finding_id="F9"))

@@ -19,6 +19,18 @@ from typing import Any, Protocol
 
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import GitLogArgs, GitShowArgs, GrepArgs, ListDirArgs, ReadFileArgs
+from thresher.history import (
+    COMMIT_FIELDS,
+    DIFF_SAFETY,
+    GIT_ARGV,
+    MARKER,
+    NOT_A_REPOSITORY,
+    HistoryIndex,
+    HistoryMode,
+    HistoryStats,
+    ValueHistory,
+    git_env,
+)
 
 DEFAULT_READ_LINES = 200
 MAX_READ_BYTES = 5 * 1024 * 1024
@@ -31,28 +43,15 @@ GIT_TIMEOUT_S = 30.0
 MAX_SCANNED_COMMITS = 5000
 _READ_CHUNK_BYTES = 1024 * 1024  # so one huge diff or blob line is never read whole
 
-_GIT = (
-    "git", "-c", "core.fsmonitor=", "-c", "core.hooksPath=/dev/null",
-    "-c", "log.showSignature=false", "-c", "diff.external=", "-c", "safe.directory=*",
-    # Keep headers, names and subjects in the shape the parsers below expect.
-    "-c", "core.quotePath=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
-    "-c", "log.mailmap=false", "-c", "i18n.logOutputEncoding=UTF-8", "--no-pager",
-)  # fmt: skip
-_DIFF_SAFETY = ("--no-ext-diff", "--no-textconv", "--no-color")
+_GIT = GIT_ARGV
+_DIFF_SAFETY = DIFF_SAFETY
 _REV = re.compile(r"[0-9A-Za-z][0-9A-Za-z._/~^@{}-]{0,199}")
-_FIELDS = "%H%x1f%an%x1f%aI%x1f%s"  # unit separators, unlike tabs, are never in a name
-_MARKER = b"\x1e\x1e"
+_FIELDS = COMMIT_FIELDS
+_MARKER = MARKER
 _COMMIT_TEXT = frozenset(("author", "subject", "path"))
 
 
-def _git_env(root: Path) -> dict[str, str]:
-    """Inherited GIT_* could redirect git; the ceiling stops a checkout without
-    ``.git`` from reporting the history of an enclosing repository."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")} | {
-        "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "PAGER": "cat", "LC_ALL": "C",
-        "GIT_CEILING_DIRECTORIES": str(root.parent), "GIT_LITERAL_PATHSPECS": "1",
-        "GIT_OPTIONAL_LOCKS": "0", "GIT_NO_REPLACE_OBJECTS": "1", "GIT_NO_LAZY_FETCH": "1",
-    }  # fmt: skip
+_git_env = git_env
 
 
 # .git/ holds credentials (actions/checkout's http.extraheader in .git/config) and
@@ -167,6 +166,44 @@ class _Pickaxe:
         return text.replace(self.value, "[finding value]")
 
 
+def _under(path: str, prefix: str) -> bool:
+    """git's literal pathspec: the file itself or anything inside the directory."""
+    return prefix == "." or path == prefix or path.startswith(prefix.rstrip("/") + "/")
+
+
+def _index_note(stats: HistoryStats, history: ValueHistory, *, more: bool) -> str:
+    """Why the rows may not be the whole story, in the words the old scan used."""
+    read = stats.commits_read
+    if more:
+        return f"[stopped at max_count after {read} commits read; older history not searched]"
+    match stats.mode:
+        case HistoryMode.OFF:
+            return "[history not read (--history-depth 0); older history not searched]"
+        case HistoryMode.RANGE:
+            where = "already" if history.existed_before else "not"
+            return (f"[--diff scan: read only the range's {read} commit(s); the value was "
+                    f"{where} in its file(s) at the range's base]")  # fmt: skip
+        case HistoryMode.FULL:
+            if stats.timed_out:
+                return f"[history scan timed out after {read} commits; results are partial]"
+            if stats.stopped_at_depth:
+                return (f"[stopped after {read} commits (--history-depth {stats.depth}); "
+                        "older history not searched]")  # fmt: skip
+            return ""
+
+
+def _summary(history: ValueHistory) -> dict[str, Any]:
+    """The value's history in a line: first seen, removed or replaced, how widely touched."""
+    first, removed = history.first_added, history.removed
+    return {
+        "commits": history.commits, "files": history.files,
+        "first_added": first.commit if first else None,
+        "removed": removed.commit if removed else None,
+        "replaced": bool(removed and removed.replaced),
+        "existed_before": history.existed_before,
+    }  # fmt: skip
+
+
 class Workspace:
     """What an agent may look at in one checkout; nothing here writes to it."""
 
@@ -177,8 +214,11 @@ class Workspace:
         value_for: Callable[[str], str | None] = lambda _id: None,
         max_output_chars: int = 20_000,
         redact: Callable[[str], str] | None = None,
+        history: HistoryIndex | None = None,
     ) -> None:
         self._root, self._value_for, self._max_chars = root.resolve(), value_for, max_output_chars
+        # The run's one read of the history; without it each finding re-reads the log.
+        self._history = history
         self._env = _git_env(self._root)
         # Applied to whole texts before any cut: a value straddling a cut would no longer
         # be recognised afterwards, and up to all but one of its characters would leak.
@@ -400,6 +440,8 @@ class Workspace:
     def git_log(self, args: GitLogArgs) -> ToolOutput:
         """History tells an old, since-removed secret from one still being shipped."""
         pathspec = [] if args.path is None else ["--", self._relative(args.path).as_posix()]
+        if args.finding_id is not None and self._history is not None:
+            return self._log_indexed(self._history, args.finding_id, args.max_count, args.path)
         if args.finding_id is not None:
             return self._log_value(args.finding_id, args.max_count, pathspec)
         count = f"--max-count={args.max_count}"
@@ -439,6 +481,40 @@ class Workspace:
         text, _ = self._cap("\n".join([*rows, note] if note else rows), "lower max_count")
         return ToolOutput(text, {"finding_id": finding_id, "commits": commits,
                                  "scanned_commits": scanned, "truncated": bool(note)})  # fmt: skip
+
+    def _log_indexed(
+        self, index: HistoryIndex, finding_id: str, max_count: int, path: str | None
+    ) -> ToolOutput:
+        """What ``_log_value`` answers, from the run's history index: no git at all."""
+        value = self._value_for(finding_id)
+        if not value:
+            raise ToolError(f"unknown finding id {finding_id!r} (or it has no value)")
+        stats = index.stats
+        if stats.error == NOT_A_REPOSITORY:
+            raise ToolError("the workspace is not a git repository")
+        if stats.error:
+            raise ToolError(f"history not available: {stats.error}")
+        prefix = None if path is None else self._relative(path).as_posix()
+        history = index.of(value)
+        touches = [t for t in history.touches if prefix is None or _under(t.path, prefix)]
+        kept, headers = [], set[str]()
+        for touch in touches:
+            if touch.header not in headers and len(headers) == max_count:
+                break
+            headers.add(touch.header)
+            kept.append(touch)
+        mask = _Pickaxe(value).mask
+        commits = [
+            self._redacted(_commit(mask(t.header), t.change.value, mask(t.path))) for t in kept
+        ]
+        note = _index_note(stats, history, more=len(kept) < len(touches))
+        rows = [_commit_row(c) for c in commits] or [f"no commit added or removed {finding_id}"]
+        text, _ = self._cap("\n".join([*rows, note] if note else rows), "lower max_count")
+        return ToolOutput(text, {
+            "finding_id": finding_id, "commits": commits, "scanned_commits": stats.commits_read,
+            "truncated": bool(note) and history.existed_before is not False,
+            "summary": _summary(history),
+        })  # fmt: skip
 
     def _redacted(self, commit: dict[str, Any]) -> dict[str, Any]:
         """A commit's free text (author, subject, path) redacted, like the rows shown: the

@@ -127,6 +127,16 @@ def scan_command(
         int | None, typer.Option(min=1, help="Run budget: model requests.")
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(min=1, help="Run budget: model tokens.")] = None,
+    history_depth: Annotated[
+        int,
+        typer.Option(
+            "--history-depth",
+            metavar="COMMITS",
+            min=0,
+            help="Read at most this many commits of git history for where each value was "
+            "added or removed (0: none). The report says how far back the run read.",
+        ),
+    ] = 10_000,
     timeout: Annotated[
         float | None,
         typer.Option(
@@ -187,6 +197,7 @@ def scan_command(
         max_requests=max_requests,
         max_tokens=max_tokens,
         timeout=timeout,
+        history_depth=history_depth,
         honour_pragmas=not is_pull_request(os.environ, diff=diff),
         custom_rules=tuple(
             CustomRule(
@@ -198,7 +209,11 @@ def scan_command(
     progress = _Progress(state)
     try:
         outcome = run_scan(
-            request, settings, on_scanned=progress.scanned, on_decided=progress.decided
+            request,
+            settings,
+            on_scanned=progress.scanned,
+            on_decided=progress.decided,
+            on_history=lambda index: state.info(index.stats.describe()),
         )
     finally:
         progress.stop()
