@@ -1,0 +1,358 @@
+"""The offline panel: the heuristic's analysis, challenge and judgement without the loop.
+
+The heuristic model is deterministic and reads only its tool results, so replaying it
+through three agent sessions (prompts rendered, skill bodies loaded, every message
+redacted and written to a transcript) buys nothing but time: about 48 ms a finding.
+Here the same tool calls the heuristic would make -- the same handlers, in the same
+order, with the same ledger ids -- run directly, once per finding, and the heuristic's
+own submission functions turn the evidence into the same ``ReportEntry`` and
+``JudgeResult``. What the sessions would have written as three transcripts becomes
+one compact, redacted line in ``offline.jsonl``.
+
+The LLM path is untouched: an escalated finding still gets its sessions and transcripts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from thresher.agents.definition import load_agent
+from thresher.agents.sessions import RESULT_TYPES, SessionFactory
+from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
+from thresher.agents.tooling import ToolError, ToolOutput
+from thresher.agents.toolspecs import ToolName
+from thresher.config import AgentName
+from thresher.decisions import DecisionError, ReportEntry
+from thresher.findings import Finding
+from thresher.llm.heuristic import (
+    HeuristicModel,
+    gather_evidence,
+    heuristic_challenge,
+    heuristic_judgement,
+    heuristic_report,
+)
+from thresher.llm.messages import Usage
+from thresher.redaction import Structural
+from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.scoring.model import Assessment
+from thresher.scoring.policy import OfflineCall
+from thresher.skills.compliance import Compliance, applicable_required, compute_compliance
+from thresher.tribunal.checks import check_report
+from thresher.tribunal.fallbacks import Panel
+from thresher.validators.base import ValidationResult
+
+# The evidence tools in the order the heuristic calls them (after its skills).
+_EVIDENCE = (ToolName.READ_FILE, ToolName.GIT_LOG, ToolName.VALIDATE_SECRET)
+_CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
+_HISTORY_COMMITS = 10
+
+
+class OfflineCallRecord(BaseModel):
+    """One tool call of the offline panel, without its (bulky) result."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Annotated[str, Structural]
+    tool: Annotated[str, Structural]
+    arguments: dict[str, Any]
+    ok: bool
+    error: str | None = None
+
+
+class OfflineAgentRecord(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent: Annotated[str, Structural]
+    calls: tuple[OfflineCallRecord, ...]
+    compliance: Annotated[Compliance, Structural]
+
+
+class OfflineRecord(BaseModel):
+    """``offline.jsonl``: what the offline panel did for one finding, in one line.
+
+    The conclusion itself is in ``decisions.jsonl``; this says which evidence the
+    reports' ledger ids (``T1``, ``T2``...) point to and how long it took.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    finding_id: Annotated[str, Structural]
+    model: Annotated[str, Structural]
+    agents: tuple[OfflineAgentRecord, ...]
+    milliseconds: float
+
+
+@dataclass
+class _Call:
+    """A tool call made once per finding and shared by every agent that makes it."""
+
+    output: ToolOutput | None
+    data: dict[str, Any]
+    error: str | None
+
+
+@dataclass
+class _Calls:
+    """The per-finding memo of tool results, in the redacted form a session sees."""
+
+    handlers: dict[ToolName, Handler]
+    redact_text: Any
+    redact_data: Any
+    done: dict[str, _Call] = field(default_factory=dict)
+
+    def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
+        key = json.dumps([tool.value, arguments], sort_keys=True)
+        if key not in self.done:
+            self.done[key] = self._run(tool, arguments)
+        return self.done[key]
+
+    def _run(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
+        handler = self.handlers.get(tool)
+        if handler is None:
+            return _Call(None, {}, f"tool '{tool.value}' is not available in this run")
+        try:
+            output = handler(arguments)
+        except ToolError as exc:
+            return _Call(None, {}, self.redact_text(str(exc)))
+        except Exception as exc:  # as the loop does: one odd input must not end the finding
+            detail = self.redact_text(f"{type(exc).__name__}: {exc}")[:500]
+            return _Call(None, {}, f"{tool.value} failed: {detail}")
+        return _Call(output, self.redact_data(output.data), None)
+
+
+class _Ledger:
+    """One agent's ledger ids, numbered as its session would number them."""
+
+    def __init__(self) -> None:
+        self.calls: list[OfflineCallRecord] = []
+        self.results: list[tuple[str, str | None, dict[str, Any]]] = []
+
+    def record(self, tool: ToolName, arguments: dict[str, Any], call: _Call) -> None:
+        ledger_id = f"T{len(self.calls) + 1}"
+        self.calls.append(
+            OfflineCallRecord(
+                id=ledger_id,
+                tool=tool.value,
+                arguments=arguments,
+                ok=call.error is None,
+                error=call.error,
+            )
+        )
+        if call.error is None:
+            self.results.append((tool.value, ledger_id, call.data))
+
+    def ids(self) -> set[str]:
+        return {c.id for c in self.calls}
+
+
+class OfflinePanel:
+    """The heuristic panel for one finding, computed directly (see the module docstring)."""
+
+    def __init__(self, factory: SessionFactory, record_path: Path | None = None) -> None:
+        self.factory = factory
+        self.model = HeuristicModel()
+        self.record_path = record_path
+        self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
+
+    def tools(self, agent: AgentName) -> tuple[ToolName, ...]:
+        """The tools the agent's definition offers (a user's definition may offer fewer)."""
+        if agent not in self._tools:
+            self._tools[agent] = load_agent(agent, self.factory.settings).tools
+        return self._tools[agent]
+
+    def decide(
+        self,
+        finding: Finding,
+        value: str | None,
+        validations: tuple[ValidationResult, ...],
+        offline: tuple[Assessment | None, OfflineCall | None],
+    ) -> Panel:
+        started = time.perf_counter()
+        calls = self._calls(finding, value, validations, offline)
+        errors: list[DecisionError] = []
+        records: list[OfflineAgentRecord] = []
+        name = self.model.name
+
+        analysis_ledger, compliance = self._gather(AgentName.ANALYSIS, finding, calls)
+        records.append(
+            OfflineAgentRecord(
+                agent="analysis", calls=tuple(analysis_ledger.calls), compliance=compliance
+            )
+        )
+        report = self._submit(
+            AgentName.ANALYSIS,
+            heuristic_report(gather_evidence(analysis_ledger.results)),
+            "analysis 0",
+            errors,
+        )
+        entries: list[ReportEntry] = []
+        if isinstance(report, AnalysisReport):
+            ledger, challenger_compliance = self._gather(AgentName.CHALLENGER, finding, calls)
+            records.append(
+                OfflineAgentRecord(
+                    agent="challenger", calls=tuple(ledger.calls), compliance=challenger_compliance
+                )
+            )
+            reproduced = any(
+                tool == ToolName.VALIDATE_SECRET.value for tool, _, _ in ledger.results
+            )
+            challenge = self._submit(
+                AgentName.CHALLENGER,
+                heuristic_challenge(
+                    gather_evidence(ledger.results),
+                    report.model_dump(mode="json"),
+                    reproduced=reproduced,
+                ),
+                "challenger 0",
+                errors,
+            )
+            entries.append(
+                ReportEntry(
+                    model=name,
+                    report=report,
+                    compliance=compliance,
+                    checks=check_report(report, analysis_ledger.ids(), compliance),
+                    challenge=challenge if isinstance(challenge, ChallengeResult) else None,
+                    challenger_model=name,
+                )
+            )
+        judge: JudgeResult | None = None
+        if entries:
+            judge_ledger, judge_compliance = self._gather(AgentName.JUDGE, finding, calls)
+            records.append(
+                OfflineAgentRecord(
+                    agent="judge", calls=tuple(judge_ledger.calls), compliance=judge_compliance
+                )
+            )
+            judged = self._submit(
+                AgentName.JUDGE, heuristic_judgement(_judge_entries(entries)), "judge", errors
+            )
+            judge = judged if isinstance(judged, JudgeResult) else None
+            if judge is not None and judge.winner_index >= len(entries):
+                errors.append(
+                    DecisionError(
+                        stage="judge",
+                        error="InvalidWinner",
+                        message=f"judge picked report {judge.winner_index} of {len(entries)}",
+                    )
+                )
+                judge = None
+        self._write(
+            OfflineRecord(
+                finding_id=finding.id,
+                model=name,
+                agents=tuple(records),
+                milliseconds=round((time.perf_counter() - started) * 1000, 2),
+            )
+        )
+        return Panel(entries, judge, name, Usage(), errors)
+
+    def _calls(
+        self,
+        finding: Finding,
+        value: str | None,
+        validations: tuple[ValidationResult, ...],
+        offline: tuple[Assessment | None, OfflineCall | None],
+    ) -> _Calls:
+        factory = self.factory
+        handlers = finding_handlers(
+            finding, value, factory.validators, factory.line_of(finding), offline=offline
+        )
+        if factory.workspace is not None:
+            handlers.update(workspace_handlers(factory.workspace))
+        if value:  # the tribunal validated it already: a live validator is asked once
+            results = [r.model_dump(mode="json") for r in validations]
+            handlers[ToolName.VALIDATE_SECRET] = lambda _: ToolOutput(
+                json.dumps(results, indent=2), {"results": results}
+            )
+        redactor = factory.redactor
+        return _Calls(handlers, redactor.text, redactor.data)
+
+    def _gather(
+        self, agent: AgentName, finding: Finding, calls: _Calls
+    ) -> tuple[_Ledger, Compliance]:
+        """The calls the heuristic makes as ``agent`` (``HeuristicModel``'s plan): its
+        required skills, get_finding, then -- except the judge -- the code around the
+        finding, the value's history and the validators, each if the agent has the tool."""
+        offered = set(self.tools(agent))
+        skills = self.factory.skills(agent)
+        required = applicable_required(skills.enabled, finding.effective_secret_type)
+        ledger = _Ledger()
+        loaded = required if ToolName.SKILL in offered else []
+        for skill in loaded:
+            ledger.record(ToolName.SKILL, {"name": skill}, _Call(None, {"skill": skill}, None))
+        compliance = compute_compliance(skills.enabled, loaded, finding.effective_secret_type)
+        ids = {"finding_id": finding.id}
+        location: Mapping[str, Any] | None = None
+        if ToolName.GET_FINDING in offered:
+            result = calls.call(ToolName.GET_FINDING, ids)
+            ledger.record(ToolName.GET_FINDING, ids, result)
+            locations = result.data.get("locations") or [] if result.error is None else []
+            location = locations[0] if locations else None
+        if agent is AgentName.JUDGE:
+            return ledger, compliance
+        for tool in _EVIDENCE:
+            if tool not in offered:
+                continue
+            if tool is ToolName.READ_FILE:
+                if not location:
+                    continue
+                line = int(location.get("line", 1))
+                arguments: dict[str, Any] = {
+                    "path": location["path"],
+                    "start_line": max(1, line - _CONTEXT_LINES),
+                    "end_line": line + _CONTEXT_LINES,
+                }
+            elif tool is ToolName.GIT_LOG:
+                arguments = {**ids, "max_count": _HISTORY_COMMITS}
+            else:
+                arguments = ids
+            ledger.record(tool, arguments, calls.call(tool, arguments))
+        return ledger, compliance
+
+    def _submit(
+        self, agent: AgentName, submission: dict[str, Any], stage: str, errors: list[DecisionError]
+    ) -> BaseModel | None:
+        """Validate and redact a submission as the loop does; a bad one is a typed error."""
+        try:
+            result = RESULT_TYPES[agent].model_validate(submission)
+        except ValidationError as exc:
+            errors.append(
+                DecisionError(
+                    stage=stage,
+                    error="InvalidSubmission",
+                    message=f"the heuristic {agent.value} submission is invalid: "
+                    f"{exc.error_count()} error(s)",
+                )
+            )
+            return None
+        return self.factory.redactor.model(result)
+
+    def _write(self, record: OfflineRecord) -> None:
+        if self.record_path is None:
+            return
+        line = self.factory.redactor.model(record).model_dump_json()
+        with self.record_path.open("a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+
+
+def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
+    """What the judge session receives as its context (see ``Tribunal._panel``)."""
+    return [
+        {
+            "index": i,
+            "report": e.report.model_dump(mode="json"),
+            "compliance": e.compliance.model_dump(mode="json"),
+            "checks": [c.model_dump(mode="json") for c in e.checks],
+            "checks_passed": e.checks_passed,
+            "challenge": e.challenge.model_dump(mode="json") if e.challenge else None,
+        }
+        for i, e in enumerate(entries)
+    ]
