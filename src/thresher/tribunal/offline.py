@@ -262,18 +262,37 @@ class OfflinePanel:
         offline: tuple[Assessment | None, OfflineCall | None],
     ) -> _Calls:
         factory = self.factory
-        handlers = finding_handlers(
-            finding, value, factory.validators, factory.line_of(finding), offline=offline
-        )
+        handlers: dict[ToolName, Handler] = {}
         if factory.workspace is not None:
             handlers.update(workspace_handlers(factory.workspace))
+        redactor = factory.redactor
+        calls = _Calls(handlers, redactor.text, redactor.data)
+        handlers.update(
+            finding_handlers(
+                finding, value, factory.validators, self._line(finding, calls), offline=offline
+            )
+        )
         if value:  # the tribunal validated it already: a live validator is asked once
             results = [r.model_dump(mode="json") for r in validations]
             handlers[ToolName.VALIDATE_SECRET] = lambda _: ToolOutput(
                 json.dumps(results, indent=2), {"results": results}
             )
-        redactor = factory.redactor
-        return _Calls(handlers, redactor.text, redactor.data)
+        return calls
+
+    def _line(self, finding: Finding, calls: _Calls) -> str | None:
+        """The finding's line as ``get_finding`` profiles it (``SessionFactory.line_of``),
+        taken from the context read the heuristic makes anyway: one file read a finding."""
+        if self.factory.workspace is None:
+            return None
+        location = finding.locations[0]
+        read = calls.call(ToolName.READ_FILE, _context(location.path, location.line))
+        if read.output is None:
+            return None  # the file or the line cannot be read: neither can line_of
+        index = location.line - int(read.output.data.get("start_line", 1))
+        lines = read.output.data.get("lines") or []
+        if 0 <= index < len(lines):
+            return str(lines[index])
+        return self.factory.line_of(finding)  # long lines before it cut the read short
 
     def _gather(
         self, agent: AgentName, finding: Finding, calls: _Calls
@@ -304,12 +323,7 @@ class OfflinePanel:
             if tool is ToolName.READ_FILE:
                 if not location:
                     continue
-                line = int(location.get("line", 1))
-                arguments: dict[str, Any] = {
-                    "path": location["path"],
-                    "start_line": max(1, line - _CONTEXT_LINES),
-                    "end_line": line + _CONTEXT_LINES,
-                }
+                arguments: dict[str, Any] = _context(location["path"], int(location.get("line", 1)))
             elif tool is ToolName.GIT_LOG:
                 arguments = {**ids, "max_count": _HISTORY_COMMITS}
             else:
@@ -341,6 +355,15 @@ class OfflinePanel:
         line = self.factory.redactor.model(record).model_dump_json()
         with self.record_path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
+
+
+def _context(path: str, line: int) -> dict[str, Any]:
+    """The heuristic's ``read_file`` arguments: the lines around the finding."""
+    return {
+        "path": path,
+        "start_line": max(1, line - _CONTEXT_LINES),
+        "end_line": line + _CONTEXT_LINES,
+    }
 
 
 def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
