@@ -50,6 +50,12 @@ from thresher.validators.base import ValidationResult
 
 # The evidence tools in the order the heuristic calls them (after its skills).
 _EVIDENCE = (ToolName.READ_FILE, ToolName.GIT_LOG, ToolName.VALIDATE_SECRET)
+# What of each tool's data the rules read (``gather_evidence``).
+_READ_BY_RULES: dict[ToolName, tuple[str, ...]] = {
+    ToolName.GET_FINDING: ("locations", "value", "assessment", "offline_call"),
+    ToolName.GIT_LOG: ("commits",),
+    ToolName.VALIDATE_SECRET: ("results",),
+}
 _CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
 _HISTORY_COMMITS = 10
 
@@ -124,7 +130,11 @@ class _Calls:
         except Exception as exc:  # as the loop does: one odd input must not end the finding
             detail = self.redact_text(f"{type(exc).__name__}: {exc}")[:500]
             return _Call(None, {}, f"{tool.value} failed: {detail}")
-        return _Call(output, self.redact_data(output.data), None)
+        # As a session sees it, redacted: but only what the rules read (the code around
+        # the finding counts as evidence by being read; its lines are never shown).
+        keys = _READ_BY_RULES.get(tool, ())
+        data = {k: self.redact_data(output.data[k]) for k in keys if k in output.data}
+        return _Call(output, data, None)
 
 
 class _Ledger:
