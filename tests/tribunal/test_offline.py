@@ -146,12 +146,16 @@ def test_offline_triage_writes_one_record_per_finding_and_no_transcripts(
         assert [a["agent"] for a in record["agents"]] == ["analysis", "challenger", "judge"]
         analysis = record["agents"][0]
         tools = [c["tool"] for c in analysis["calls"]]
-        assert tools[-4:] == ["get_finding", "read_file", "git_log", "validate_secret"]
+        assert tools == ["get_finding", "read_file", "git_log", "validate_secret"]
         assert all(c["ok"] for c in analysis["calls"])
-        # Every ledger id the report cites names a call in the record.
+        # The skills take the first ledger ids, the evidence calls the next ones: every
+        # id the report cites names a call in the record.
+        skills = len(analysis["skills"])
+        assert analysis["calls"][0]["id"] == f"T{skills + 1}"
         cited = {i for item in decision.entries[0].report.evidence for i in item.ledger_ids}
         assert cited and cited <= {c["id"] for c in analysis["calls"]}
-        assert analysis["compliance"]["score"] == 1.0
+        assert analysis["compliance"] == 1.0
+        assert tuple(analysis["skills"]) == decision.entries[0].compliance.loaded
 
 
 def test_a_live_validator_is_asked_once_per_finding_offline(tmp_path: Path) -> None:
@@ -210,3 +214,58 @@ def test_without_a_record_file_the_offline_panel_writes_nothing(tmp_path: Path) 
     decision = asyncio.run(tribunal.decide(finding, value))
     assert decision.verdict.value == "TRUE_POSITIVE"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["repo"]
+
+
+def _agent_file(tmp_path: Path, name: str, tools: list[str]) -> Path:
+    path = tmp_path / f"{name}.agent.md"
+    listed = "\n".join(f"  - {t}" for t in tools)
+    path.write_text(
+        f"---\nname: {name}\ndescription: a narrower {name}\ntools:\n{listed}\n"
+        f"model: heuristic:default\n---\n\nTriage the finding.\n"
+    )
+    return path
+
+
+def test_agents_a_user_narrowed_get_the_same_panel_offline(tmp_path: Path) -> None:
+    """The offline panel makes only the calls the user's agent files allow, as the
+    sessions did: an analysis without history or validators, a challenger without skills."""
+    value = github_token(seed=71)
+    tribunal, finding, _ = build(tmp_path, "app/settings.py", value)
+    settings = Settings.model_validate(
+        {
+            "agents": {
+                "analysis": {
+                    "definition": _agent_file(
+                        tmp_path, "analysis", ["get_finding", "read_file", "skill", "submit_report"]
+                    )
+                },
+                "challenger": {
+                    "definition": _agent_file(
+                        tmp_path, "challenger", ["get_finding", "git_log", "submit_challenge"]
+                    )
+                },
+            }
+        }
+    )
+    tribunal.factory.settings = settings
+    validations = tuple(tribunal.factory.validators.validate(value, finding))
+    call, _ = tribunal.offline(finding, validations)
+    context = (tribunal.assessments.get(finding.id), call)
+    direct = tribunal.offline_panel.decide(finding, value, validations, context)
+    replayed = asyncio.run(
+        tribunal.session_panel(
+            finding, value, tribunal.heuristic_models(), "heuristic", analyses=1, offline=context
+        )
+    )
+    assert direct.entries == replayed.entries and direct.judge == replayed.judge
+    entry = direct.entries[0]
+    assert entry.challenge is not None and not entry.challenge.verification_reproduced
+    tools = [c["tool"] for c in _records(tmp_path)[0]["agents"][0]["calls"]]
+    assert tools == ["get_finding", "read_file"]
+    challenger = _records(tmp_path)[0]["agents"][1]
+    assert challenger["skills"] == [] and challenger["compliance"] < 1.0
+
+
+def _records(tmp_path: Path) -> list[dict[str, Any]]:
+    text = (tmp_path / "run" / "offline.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]

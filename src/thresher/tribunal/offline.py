@@ -73,11 +73,27 @@ class OfflineCallRecord(BaseModel):
 
 
 class OfflineAgentRecord(BaseModel):
+    """One role: the skills it loaded (ledger ids ``T1``..``Tn``, in this order), the
+    calls after them, and its compliance (what its session's transcript would show)."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     agent: Annotated[str, Structural]
+    skills: Annotated[tuple[str, ...], Structural]
     calls: tuple[OfflineCallRecord, ...]
-    compliance: Annotated[Compliance, Structural]
+    compliance: float
+    skipped: Annotated[tuple[str, ...], Structural] = ()
+
+    @classmethod
+    def of(cls, agent: AgentName, ledger: _Ledger, compliance: Compliance) -> OfflineAgentRecord:
+        skills = tuple(str(c.arguments["name"]) for c in ledger.calls if c.tool == "skill")
+        return cls(
+            agent=agent.value,
+            skills=skills,
+            calls=tuple(c for c in ledger.calls if c.tool != "skill"),
+            compliance=compliance.score,
+            skipped=compliance.skipped,
+        )
 
 
 class OfflineRecord(BaseModel):
@@ -191,11 +207,7 @@ class OfflinePanel:
         name = self.model.name
 
         analysis_ledger, compliance = self._gather(AgentName.ANALYSIS, finding, calls)
-        records.append(
-            OfflineAgentRecord(
-                agent="analysis", calls=tuple(analysis_ledger.calls), compliance=compliance
-            )
-        )
+        records.append(OfflineAgentRecord.of(AgentName.ANALYSIS, analysis_ledger, compliance))
         report = self._submit(
             AgentName.ANALYSIS,
             heuristic_report(gather_evidence(analysis_ledger.results)),
@@ -206,9 +218,7 @@ class OfflinePanel:
         if isinstance(report, AnalysisReport):
             ledger, challenger_compliance = self._gather(AgentName.CHALLENGER, finding, calls)
             records.append(
-                OfflineAgentRecord(
-                    agent="challenger", calls=tuple(ledger.calls), compliance=challenger_compliance
-                )
+                OfflineAgentRecord.of(AgentName.CHALLENGER, ledger, challenger_compliance)
             )
             reproduced = any(
                 tool == ToolName.VALIDATE_SECRET.value for tool, _, _ in ledger.results
@@ -236,11 +246,7 @@ class OfflinePanel:
         judge: JudgeResult | None = None
         if entries:
             judge_ledger, judge_compliance = self._gather(AgentName.JUDGE, finding, calls)
-            records.append(
-                OfflineAgentRecord(
-                    agent="judge", calls=tuple(judge_ledger.calls), compliance=judge_compliance
-                )
-            )
+            records.append(OfflineAgentRecord.of(AgentName.JUDGE, judge_ledger, judge_compliance))
             judged = self._submit(
                 AgentName.JUDGE, heuristic_judgement(_judge_entries(entries)), "judge", errors
             )
@@ -362,7 +368,7 @@ class OfflinePanel:
     def _write(self, record: OfflineRecord) -> None:
         if self.record_path is None:
             return
-        line = self.factory.redactor.model(record).model_dump_json()
+        line = self.factory.redactor.model(record).model_dump_json(exclude_defaults=True)
         with self.record_path.open("a", encoding="utf-8") as handle:
             handle.write(line + "\n")
 
