@@ -269,3 +269,16 @@ def test_agents_a_user_narrowed_get_the_same_panel_offline(tmp_path: Path) -> No
 def _records(tmp_path: Path) -> list[dict[str, Any]]:
     text = (tmp_path / "run" / "offline.jsonl").read_text()
     return [json.loads(line) for line in text.splitlines()]
+
+
+def test_an_unwritable_record_fails_the_finding_closed(tmp_path: Path) -> None:
+    """No silent loss of the record: the finding is INCONCLUSIVE (assumed real) with a
+    typed error naming the file, and the other findings are still decided."""
+    value = github_token(seed=91)
+    tribunal, finding, run_dir = build(tmp_path, "app/settings.py", value)
+    (run_dir / "offline.jsonl").mkdir()  # a directory where the record file should be
+    decisions = asyncio.run(tribunal.decide_all([finding], lambda _: value))
+    decision = decisions[0]
+    assert decision.verdict.value == "INCONCLUSIVE" and decision.classification.value == "real"
+    assert [e.error for e in decision.errors] == ["OfflineRecordError"]
+    assert "offline.jsonl" in decision.errors[0].message

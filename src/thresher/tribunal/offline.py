@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -30,6 +30,7 @@ from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import ToolName
 from thresher.config import AgentName
 from thresher.decisions import DecisionError, ReportEntry
+from thresher.errors import ThresherError
 from thresher.findings import Finding
 from thresher.llm.heuristic import (
     HeuristicModel,
@@ -58,6 +59,10 @@ _READ_BY_RULES: dict[ToolName, tuple[str, ...]] = {
 }
 _CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
 _HISTORY_COMMITS = 10
+
+
+class OfflineRecordError(ThresherError):
+    """``offline.jsonl`` cannot be written."""
 
 
 class OfflineCallRecord(BaseModel):
@@ -125,8 +130,8 @@ class _Calls:
     """The per-finding memo of tool results, in the redacted form a session sees."""
 
     handlers: dict[ToolName, Handler]
-    redact_text: Any
-    redact_data: Any
+    redact_text: Callable[[str], str]
+    redact_data: Callable[[Any], Any]
     done: dict[str, _Call] = field(default_factory=dict)
 
     def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
@@ -145,7 +150,7 @@ class _Calls:
             return _Call(None, {}, self.redact_text(str(exc)))
         except Exception as exc:  # as the loop does: one odd input must not end the finding
             detail = self.redact_text(f"{type(exc).__name__}: {exc}")[:500]
-            return _Call(None, {}, f"{tool.value} failed: {detail}")
+            return _Call(None, {}, f"{tool.value} failed: {detail}; check the arguments")
         # As a session sees it, redacted: but only what the rules read (the code around
         # the finding counts as evidence by being read; its lines are never shown).
         keys = _READ_BY_RULES.get(tool, ())
@@ -369,8 +374,14 @@ class OfflinePanel:
         if self.record_path is None:
             return
         line = self.factory.redactor.model(record).model_dump_json(exclude_defaults=True)
-        with self.record_path.open("a", encoding="utf-8") as handle:
-            handle.write(line + "\n")
+        try:
+            with self.record_path.open("a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
+        except OSError as exc:  # the finding fails (INCONCLUSIVE, exit 3), the run goes on
+            raise OfflineRecordError(
+                f"cannot write {self.record_path}: {exc.strerror or exc}",
+                hint="check free space and permissions of the run directory",
+            ) from exc
 
 
 def _context(path: str, line: int) -> dict[str, Any]:
