@@ -2,10 +2,10 @@
 
 Per finding: deterministic validators -> the heuristic tribunal (analysis,
 challenger, judge on ``heuristic:default``, computed directly by ``OfflinePanel``
-with the same tool calls and rules, one record line instead of three transcripts)
--> the LLM
-tribunal per ``--escalate`` (N concurrent analyses, one challenger per report,
-one judge over all, with compliance and deterministic checks) -> guardrails.
+with the same tool calls and rules: one record line instead of three transcripts)
+-> the LLM tribunal per ``--escalate`` through real agent sessions (N concurrent
+analyses, one challenger per report, one judge over all, with compliance and
+deterministic checks) -> guardrails.
 
 Fail closed: only a complete panel — a judgement over reports that were all
 challenged — may replace the offline decision. When any LLM session fails, the
