@@ -282,3 +282,56 @@ def test_an_unwritable_record_fails_the_finding_closed(tmp_path: Path) -> None:
     assert decision.verdict.value == "INCONCLUSIVE" and decision.classification.value == "real"
     assert [e.error for e in decision.errors] == ["OfflineRecordError"]
     assert "offline.jsonl" in decision.errors[0].message
+
+
+def test_a_file_with_many_findings_is_read_once_with_the_same_reports(tmp_path: Path) -> None:
+    """Findings sharing a file take their lines from one shared read; each report is still
+    what its sessions gave, a line past the end included."""
+    from tests.agents.test_heuristic import git
+
+    root = tmp_path / "repo"
+    (root / "app").mkdir(parents=True)
+    values = {f"f-{i}": github_token(seed=100 + i) for i in range(4)}
+    lines = [f"# filler {i}" for i in range(1, 60)]
+    where = {"f-0": 5, "f-1": 15, "f-2": 40, "f-3": 200}  # f-3: past the end of the file
+    for fid, line in where.items():
+        if line <= len(lines):
+            lines[line - 1] = f'TOKEN_{fid[-1]} = "{values[fid]}"'
+    (root / "app" / "keys.py").write_text("\n".join(lines) + "\n")
+    git(root, "init", "-q")
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "keys")
+    findings = [
+        Finding.model_validate(
+            {
+                "id": fid,
+                "rule_id": "GitHub Token",
+                "fingerprint": f"sha256:{fid}",
+                "redacted": redact_value(values[fid]),
+                "locations": [{"path": "app/keys.py", "line": line}],
+            }
+        )
+        for fid, line in where.items()
+    ]
+    factory = SessionFactory(
+        settings=Settings(),
+        redactor=Redactor(values.values()),
+        workspace=Workspace(root, value_for=values.get),
+    )
+    tribunal = Tribunal(
+        factory, dict.fromkeys(AgentName, HeuristicModel()), TribunalOptions(), scorer=SCORER
+    )
+    decisions = asyncio.run(tribunal.decide_all(findings, values.get))
+    assert tribunal.offline_panel.shared.lines("app/keys.py") is not None  # read once
+    for finding, decision in zip(findings, decisions, strict=True):
+        value = values[finding.id]
+        validations = tuple(factory.validators.validate(value, finding))
+        call, _ = tribunal.offline(finding, validations)
+        replayed = asyncio.run(
+            tribunal.session_panel(
+                finding, value, tribunal.heuristic_models(), "heuristic", analyses=1,
+                offline=(None, call),
+            )
+        )  # fmt: skip
+        assert decision.entries == tuple(replayed.entries), finding.id
+        assert decision.judge == replayed.judge

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -47,6 +47,7 @@ from thresher.scoring.policy import OfflineCall
 from thresher.skills.compliance import Compliance, applicable_required, compute_compliance
 from thresher.tribunal.checks import check_report
 from thresher.tribunal.fallbacks import Panel
+from thresher.tribunal.files import SharedReads
 from thresher.validators.base import ValidationResult
 
 # The evidence tools in the order the heuristic calls them (after its skills).
@@ -132,6 +133,7 @@ class _Calls:
     handlers: dict[ToolName, Handler]
     redact_text: Callable[[str], str]
     redact_data: Callable[[Any], Any]
+    shared: SharedReads | None = None
     done: dict[str, _Call] = field(default_factory=dict)
 
     def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
@@ -141,6 +143,11 @@ class _Calls:
         return self.done[key]
 
     def _run(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
+        if tool is ToolName.READ_FILE and self.shared is not None:
+            path, start = arguments.get("path"), arguments.get("start_line")
+            known = isinstance(path, str) and isinstance(start, int)
+            if known and self.shared.context_ok(str(path), int(start or 1)):
+                return _Call(None, {}, None)  # read once for all the file's findings
         handler = self.handlers.get(tool)
         if handler is None:
             return _Call(None, {}, f"tool '{tool.value}' is not available in this run")
@@ -191,6 +198,11 @@ class OfflinePanel:
         self.model = HeuristicModel()
         self.record_path = record_path
         self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
+        self.shared = SharedReads(factory.workspace)
+
+    def expect(self, findings: Sequence[Finding]) -> None:
+        """The findings about to be decided: files holding several are read once."""
+        self.shared.expect(findings)
 
     def tools(self, agent: AgentName) -> tuple[ToolName, ...]:
         """The tools the agent's definition offers (a user's definition may offer fewer)."""
@@ -287,7 +299,7 @@ class OfflinePanel:
         if factory.workspace is not None:
             handlers.update(workspace_handlers(factory.workspace))
         redactor = factory.redactor
-        calls = _Calls(handlers, redactor.text, redactor.data)
+        calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
         handlers.update(
             finding_handlers(
                 finding, value, factory.validators, self._line(finding, calls), offline=offline
@@ -306,6 +318,9 @@ class OfflinePanel:
         if self.factory.workspace is None:
             return None
         location = finding.locations[0]
+        shared = self.shared.lines(location.path)
+        if shared is not None:
+            return shared[location.line - 1] if 1 <= location.line <= len(shared) else None
         read = calls.call(ToolName.READ_FILE, _context(location.path, location.line))
         if read.output is None:
             return None  # the file or the line cannot be read: neither can line_of

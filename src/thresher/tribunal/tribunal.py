@@ -130,6 +130,7 @@ class Tribunal:
 
         if not findings:
             return []
+        self.offline_panel.expect(findings)
         tasks = {asyncio.ensure_future(one(f)): f for f in ordered}
         deadline = self.options.deadline
         done, pending = await asyncio.wait(
