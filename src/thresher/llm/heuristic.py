@@ -7,6 +7,11 @@ same calls and the same result. Turn 1 loads the required skills and the
 finding; turn 2 gathers evidence (file context, history, validators); turn 3
 submits from the deterministic rules. It is the default when no provider is
 configured, the free first pass, and the baseline an LLM must beat.
+
+Because it is deterministic, the tribunal's first pass does not replay it through
+three sessions: ``thresher.tribunal.offline`` makes the same calls directly and
+hands the evidence to the same submission functions below. The model still plays
+any agent a configuration puts on ``heuristic:default`` in the LLM tribunal.
 """
 
 from __future__ import annotations
