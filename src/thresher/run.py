@@ -249,6 +249,7 @@ def run_scan(
         ),
         assessments=assessments,
         scorer=scorer,
+        offline_record=run_dir / "offline.jsonl",
     )
 
     def decided(decision: Decision) -> None:

@@ -109,7 +109,7 @@ class SessionFactory:
         handlers: dict[ToolName, Handler] = {
             **skill_handlers(skill_session),
             **finding_handlers(
-                finding, value, self.validators, self._line_of(finding), offline=offline
+                finding, value, self.validators, self.line_of(finding), offline=offline
             ),
         }
         if self.workspace is not None:
@@ -154,7 +154,7 @@ class SessionFactory:
             transcript=transcript,
         )
 
-    def _line_of(self, finding: Finding) -> str | None:
+    def line_of(self, finding: Finding) -> str | None:
         """The text of the finding's first location, read through the contained workspace."""
         if self.workspace is None:
             return None

@@ -7,11 +7,16 @@ same calls and the same result. Turn 1 loads the required skills and the
 finding; turn 2 gathers evidence (file context, history, validators); turn 3
 submits from the deterministic rules. It is the default when no provider is
 configured, the free first pass, and the baseline an LLM must beat.
+
+Because it is deterministic, the tribunal's first pass does not replay it through
+three sessions: ``thresher.tribunal.offline`` makes the same calls directly and
+hands the evidence to the same submission functions below. The model still plays
+any agent a configuration puts on ``heuristic:default`` in the LLM tribunal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from thresher.heuristic_rules import Evidence, conclude
@@ -145,137 +150,165 @@ class _State:
         return None
 
     def evidence(self) -> Evidence:
-        evidence = Evidence()
-        location = self._location()
-        for _, result in self.ok("get_finding"):
-            evidence.path, evidence.path_id = (location or {}).get("path"), result.ledger_id
-            evidence.paths = tuple(
-                str(loc.get("path")) for loc in result.data.get("locations") or []
-            )
-            profile = result.data.get("value")
-            evidence.profile = profile if isinstance(profile, dict) else {}
-            assessment = result.data.get("assessment")
-            evidence.assessment = assessment if isinstance(assessment, dict) else {}
-            call = result.data.get("offline_call")
-            evidence.offline_call = call if isinstance(call, dict) else {}
-        for _, result in self.ok("read_file"):
-            evidence.context_id = result.ledger_id
-        for _, result in self.ok("validate_secret"):
-            evidence.validations = list(result.data.get("results", []))
-            evidence.validation_id = result.ledger_id
-        for _, result in self.ok("git_log"):
-            evidence.history = list(result.data.get("commits", []))
-            evidence.history_id = result.ledger_id
-        return evidence
+        return gather_evidence(
+            (c.name, r.ledger_id, r.data) for c, r in self.results if not r.is_error
+        )
 
     def submission(self) -> tuple[str, dict[str, Any]]:
         match self.info.agent:
             case "analysis":
-                return self.info.submit_tool, self._report()
+                return self.info.submit_tool, heuristic_report(self.evidence())
             case "challenger":
-                return self.info.submit_tool, self._challenge()
+                report = self.info.context.get("report") or {}
+                reproduced = bool(self.ok("validate_secret"))
+                return self.info.submit_tool, heuristic_challenge(
+                    self.evidence(), report, reproduced=reproduced
+                )
             case "judge":
-                return self.info.submit_tool, self._judgement()
+                entries = list(self.info.context.get("reports") or [])
+                return self.info.submit_tool, heuristic_judgement(entries)
             case other:
                 raise ModelConfigError(f"the heuristic model cannot play '{other}'")
 
-    def _report(self) -> dict[str, Any]:
-        conclusion = conclude(self.evidence())
-        score = conclusion.factors.mean()
-        remediation = (
-            [
-                "Revoke or rotate the credential at its provider now.",
-                "Remove it from the code and load it from a secret manager.",
-                "Purge it from git history if the repository is shared.",
-            ]
-            if conclusion.classification is Classification.REAL
-            else [
-                "No rotation needed; allowlist the line for the scanner "
-                "(for detect-secrets: `# pragma: allowlist secret`)."
-            ]
-        )
-        return {
-            "classification": conclusion.classification.value,
-            "verdict": verdict_for(conclusion.classification).value,
-            "confidence_factors": conclusion.factors.model_dump(),
-            "confidence_score": score,
-            "confidence_label": label_for(score).value,
-            "risk_level": conclusion.risk.value,
-            "key_finding": conclusion.key_finding,
-            "evidence": [e.model_dump(mode="json") for e in conclusion.evidence],
-            "remediation": remediation,
-        }
 
-    def _challenge(self) -> dict[str, Any]:
-        report = self.info.context.get("report") or {}
-        mine = conclude(self.evidence())
-        theirs = report.get("classification")
-        agree = theirs == mine.classification.value
-        cited = [e.ledger_ids for e in mine.evidence]
-        return {
-            "outcome": (ChallengeOutcome.CONFIRMED if agree else ChallengeOutcome.REFUTED).value,
-            "reasoning": (
-                f"Reproduced the evidence: it supports '{theirs}'."
-                if agree
-                else f"Reproduced evidence points to '{mine.classification.value}', "
-                f"not '{theirs}': {mine.key_finding}"
-            ),
-            "evidence_gaps": [],
-            "verification_reproduced": bool(self.ok("validate_secret")),
-            "verification_result": "; ".join(
-                f"{v.get('validator')}: {v.get('status')}" for v in self.evidence().validations
-            )
-            or "no validator applied",
-            "contradicting_evidence": []
+def gather_evidence(results: Iterable[tuple[str, str | None, dict[str, Any]]]) -> Evidence:
+    """The rules' evidence from a session's successful tool results, in call order:
+    (tool name, ledger id, structured data as the session saw it, i.e. redacted)."""
+    evidence = Evidence()
+    done = list(results)
+    found = [(lid, data) for tool, lid, data in done if tool == "get_finding"]
+    location = next(
+        (dict(data["locations"][0]) for _, data in found if data.get("locations")), None
+    )
+    for ledger_id, data in found:
+        evidence.path, evidence.path_id = (location or {}).get("path"), ledger_id
+        evidence.paths = tuple(str(loc.get("path")) for loc in data.get("locations") or [])
+        profile = data.get("value")
+        evidence.profile = profile if isinstance(profile, dict) else {}
+        assessment = data.get("assessment")
+        evidence.assessment = assessment if isinstance(assessment, dict) else {}
+        call = data.get("offline_call")
+        evidence.offline_call = call if isinstance(call, dict) else {}
+    for tool, ledger_id, data in done:
+        if tool == "read_file":
+            evidence.context_id = ledger_id
+        elif tool == "validate_secret":
+            evidence.validations = list(data.get("results", []))
+            evidence.validation_id = ledger_id
+        elif tool == "git_log":
+            evidence.history = list(data.get("commits", []))
+            evidence.history_id = ledger_id
+    return evidence
+
+
+# The three submissions, as functions of the evidence alone: the sessions above and the
+# tribunal's offline path (``thresher.tribunal.offline``) share them, so both give the
+# same report for the same evidence.
+
+
+def heuristic_report(evidence: Evidence) -> dict[str, Any]:
+    """The analysis report the rules draw from ``evidence``."""
+    conclusion = conclude(evidence)
+    score = conclusion.factors.mean()
+    remediation = (
+        [
+            "Revoke or rotate the credential at its provider now.",
+            "Remove it from the code and load it from a secret manager.",
+            "Purge it from git history if the repository is shared.",
+        ]
+        if conclusion.classification is Classification.REAL
+        else [
+            "No rotation needed; allowlist the line for the scanner "
+            "(for detect-secrets: `# pragma: allowlist secret`)."
+        ]
+    )
+    return {
+        "classification": conclusion.classification.value,
+        "verdict": verdict_for(conclusion.classification).value,
+        "confidence_factors": conclusion.factors.model_dump(),
+        "confidence_score": score,
+        "confidence_label": label_for(score).value,
+        "risk_level": conclusion.risk.value,
+        "key_finding": conclusion.key_finding,
+        "evidence": [e.model_dump(mode="json") for e in conclusion.evidence],
+        "remediation": remediation,
+    }
+
+
+def heuristic_challenge(
+    evidence: Evidence, report: dict[str, Any], *, reproduced: bool
+) -> dict[str, Any]:
+    """The challenge of ``report`` by the rules on the challenger's own ``evidence``;
+    ``reproduced``: the challenger's validator call succeeded."""
+    mine = conclude(evidence)
+    theirs = report.get("classification")
+    agree = theirs == mine.classification.value
+    cited = [e.ledger_ids for e in mine.evidence]
+    return {
+        "outcome": (ChallengeOutcome.CONFIRMED if agree else ChallengeOutcome.REFUTED).value,
+        "reasoning": (
+            f"Reproduced the evidence: it supports '{theirs}'."
             if agree
-            else [{"claim": mine.key_finding, "ledger_ids": list(cited[0]) if cited else []}],
-        }
-
-    def _judgement(self) -> dict[str, Any]:
-        entries: list[dict[str, Any]] = list(self.info.context.get("reports") or [])
-
-        def eligible(entry: dict[str, Any]) -> bool:
-            challenge = entry.get("challenge") or {}
-            return bool(entry.get("checks_passed", True)) and challenge.get("outcome") != "REFUTED"
-
-        scores = []
-        for index, entry in enumerate(entries):
-            report = entry.get("report") or {}
-            base = float(report.get("confidence_score", 0))
-            score = round(base if eligible(entry) else min(base, 4.0), 1)
-            scores.append(
-                {
-                    "index": index,
-                    "score": score,
-                    "rationale": "eligible: checks passed and not refuted"
-                    if eligible(entry)
-                    else "not eligible: failed checks or refuted",
-                }
-            )
-        candidates = [i for i, e in enumerate(entries) if eligible(e)]
-        if not candidates:
-            first = (entries[0].get("report") or {}) if entries else {}
-            return {
-                "winner_index": -1,
-                "scores": scores,
-                "rationale": "No report passed its checks unrefuted.",
-                "final_verdict": "INCONCLUSIVE",
-                "final_classification": first.get("classification", "real"),
-            }
-        winner = min(
-            candidates,
-            key=lambda i: (
-                -float(entries[i]["report"].get("confidence_score", 0)),
-                _CONSERVATIVE.get(str(entries[i]["report"].get("verdict")), 1),
-                i,
-            ),
+            else f"Reproduced evidence points to '{mine.classification.value}', "
+            f"not '{theirs}': {mine.key_finding}"
+        ),
+        "evidence_gaps": [],
+        "verification_reproduced": reproduced,
+        "verification_result": "; ".join(
+            f"{v.get('validator')}: {v.get('status')}" for v in evidence.validations
         )
-        report = entries[winner]["report"]
+        or "no validator applied",
+        "contradicting_evidence": []
+        if agree
+        else [{"claim": mine.key_finding, "ledger_ids": list(cited[0]) if cited else []}],
+    }
+
+
+def heuristic_judgement(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """The judgement over the panel's entries (as the judge session receives them)."""
+
+    def eligible(entry: dict[str, Any]) -> bool:
+        challenge = entry.get("challenge") or {}
+        return bool(entry.get("checks_passed", True)) and challenge.get("outcome") != "REFUTED"
+
+    scores = []
+    for index, entry in enumerate(entries):
+        report = entry.get("report") or {}
+        base = float(report.get("confidence_score", 0))
+        score = round(base if eligible(entry) else min(base, 4.0), 1)
+        scores.append(
+            {
+                "index": index,
+                "score": score,
+                "rationale": "eligible: checks passed and not refuted"
+                if eligible(entry)
+                else "not eligible: failed checks or refuted",
+            }
+        )
+    candidates = [i for i, e in enumerate(entries) if eligible(e)]
+    if not candidates:
+        first = (entries[0].get("report") or {}) if entries else {}
         return {
-            "winner_index": winner,
+            "winner_index": -1,
             "scores": scores,
-            "rationale": f"Report {winner} has the highest confidence among reports that "
-            "passed their checks and survived their challenge.",
-            "final_verdict": report["verdict"],
-            "final_classification": report["classification"],
+            "rationale": "No report passed its checks unrefuted.",
+            "final_verdict": "INCONCLUSIVE",
+            "final_classification": first.get("classification", "real"),
         }
+    winner = min(
+        candidates,
+        key=lambda i: (
+            -float(entries[i]["report"].get("confidence_score", 0)),
+            _CONSERVATIVE.get(str(entries[i]["report"].get("verdict")), 1),
+            i,
+        ),
+    )
+    report = entries[winner]["report"]
+    return {
+        "winner_index": winner,
+        "scores": scores,
+        "rationale": f"Report {winner} has the highest confidence among reports that "
+        "passed their checks and survived their challenge.",
+        "final_verdict": report["verdict"],
+        "final_classification": report["classification"],
+    }

@@ -1,9 +1,11 @@
 """The tribunal: heuristic first, LLM agents when it is not decisive, guardrails last.
 
 Per finding: deterministic validators -> the heuristic tribunal (analysis,
-challenger, judge on ``heuristic:default`` through the real loop) -> the LLM
-tribunal per ``--escalate`` (N concurrent analyses, one challenger per report,
-one judge over all, with compliance and deterministic checks) -> guardrails.
+challenger, judge on ``heuristic:default``, computed directly by ``OfflinePanel``
+with the same tool calls and rules: one record line instead of three transcripts)
+-> the LLM tribunal per ``--escalate`` through real agent sessions (N concurrent
+analyses, one challenger per report, one judge over all, with compliance and
+deterministic checks) -> guardrails.
 
 Fail closed: only a complete panel — a judgement over reports that were all
 challenged — may replace the offline decision. When any LLM session fails, the
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from thresher.agents.loop import SessionOutcome
@@ -45,6 +48,7 @@ from thresher.scoring.policy import (
 )
 from thresher.tribunal.checks import apply_guardrails, best_entry, check_report
 from thresher.tribunal.fallbacks import Deadline, Panel, complete, offline_stands, undecided
+from thresher.tribunal.offline import OfflinePanel
 from thresher.validators.base import ValidationResult
 
 _SEVERITY_ORDER = {"critical": 0, "high": 1, "medium": 2, "low": 3}
@@ -83,11 +87,15 @@ class Tribunal:
         *,
         assessments: Mapping[str, Assessment] | None = None,
         scorer: Scorer | None = None,
+        offline_record: Path | None = None,
     ) -> None:
+        """``offline_record``: the file (``offline.jsonl``) that gets one line per finding
+        the offline panel decided; ``None`` keeps no record."""
         self.factory = factory
         self.models = dict(models)
         self.options = options
         self.heuristic = HeuristicModel()
+        self.offline_panel = OfflinePanel(factory, offline_record)
         self.assessments = dict(assessments or {})
         self.point = (scorer or shipped_scorer()).operating_point
         self.band = options.band or Band.of(self.point)
@@ -122,6 +130,7 @@ class Tribunal:
 
         if not findings:
             return []
+        self.offline_panel.expect(findings)
         tasks = {asyncio.ensure_future(one(f)): f for f in ordered}
         deadline = self.options.deadline
         done, pending = await asyncio.wait(
@@ -184,14 +193,8 @@ class Tribunal:
         validations = tuple(await validators.validate_async(value, finding)) if value else ()
         call, escalation = self.offline(finding, validations)
         assessment = self.assessments.get(finding.id)
-        heuristic = await self._panel(
-            finding,
-            value,
-            self._heuristic_models(),
-            "heuristic",
-            analyses=1,
-            offline=(assessment, call),
-        )
+        # The heuristic panel without replaying its sessions (see tribunal.offline).
+        heuristic = self.offline_panel.decide(finding, value, validations, (assessment, call))
         decision = self._conclude(
             finding, heuristic, validations, DecidedBy.HEURISTIC, escalated=False
         ).model_copy(update={"escalation": escalation, "assessment": assessment})
@@ -208,7 +211,7 @@ class Tribunal:
         if not escalate:
             return decision
         try:
-            panel = await self._panel(
+            panel = await self.session_panel(
                 finding,
                 value,
                 self.models,
@@ -228,7 +231,8 @@ class Tribunal:
             finding, panel, validations, DecidedBy.TRIBUNAL, escalated=True
         ).model_copy(update={"escalation": escalation, "assessment": assessment})
 
-    def _heuristic_models(self) -> dict[AgentName, Model]:
+    def heuristic_models(self) -> dict[AgentName, Model]:
+        """Every agent on the heuristic: the panel ``OfflinePanel`` computes directly."""
         return dict.fromkeys(AgentName, self.heuristic)
 
     async def _run(
@@ -247,7 +251,7 @@ class Tribunal:
             errors.append(DecisionError(stage=stage, error=type(exc).__name__, message=str(exc)))
             return None
 
-    async def _panel(
+    async def session_panel(
         self,
         finding: Finding,
         value: str | None,
@@ -257,6 +261,8 @@ class Tribunal:
         analyses: int,
         offline: tuple[Assessment | None, OfflineCall | None] = (None, None),
     ) -> Panel:
+        """A panel through real agent sessions: the LLM tribunal (and, for comparison,
+        the heuristic replayed through the loop, which ``OfflinePanel`` computes directly)."""
         errors: list[DecisionError] = []
         build = self.factory.build
         analysis_model = models[AgentName.ANALYSIS]

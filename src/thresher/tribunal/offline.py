@@ -1,0 +1,423 @@
+"""The offline panel: the heuristic's analysis, challenge and judgement without the loop.
+
+The heuristic model is deterministic and reads only its tool results, so replaying it
+through three agent sessions (prompts rendered, skill bodies loaded, every message
+redacted and written to a transcript) buys nothing but time: about 48 ms a finding.
+Here the same tool calls the heuristic would make -- the same handlers, in the same
+order, with the same ledger ids -- run directly, once per finding, and the heuristic's
+own submission functions turn the evidence into the same ``ReportEntry`` and
+``JudgeResult``. What the sessions would have written as three transcripts becomes
+one compact, redacted line in ``offline.jsonl``.
+
+The LLM path is untouched: an escalated finding still gets its sessions and transcripts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from thresher.agents.definition import load_agent
+from thresher.agents.sessions import RESULT_TYPES, SessionFactory
+from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
+from thresher.agents.tooling import ToolError, ToolOutput
+from thresher.agents.toolspecs import ToolName
+from thresher.config import AgentName
+from thresher.decisions import DecisionError, ReportEntry
+from thresher.errors import ThresherError
+from thresher.findings import Finding
+from thresher.llm.heuristic import (
+    HeuristicModel,
+    gather_evidence,
+    heuristic_challenge,
+    heuristic_judgement,
+    heuristic_report,
+)
+from thresher.llm.messages import Usage
+from thresher.redaction import Structural
+from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.scoring.model import Assessment
+from thresher.scoring.policy import OfflineCall
+from thresher.skills.compliance import Compliance, applicable_required, compute_compliance
+from thresher.tribunal.checks import check_report
+from thresher.tribunal.fallbacks import Panel
+from thresher.tribunal.files import SharedReads
+from thresher.validators.base import ValidationResult
+
+# The evidence tools in the order the heuristic calls them (after its skills).
+_EVIDENCE = (ToolName.READ_FILE, ToolName.GIT_LOG, ToolName.VALIDATE_SECRET)
+# What of each tool's data the rules read (``gather_evidence``).
+_READ_BY_RULES: dict[ToolName, tuple[str, ...]] = {
+    ToolName.GET_FINDING: ("locations", "value", "assessment", "offline_call"),
+    ToolName.GIT_LOG: ("commits",),
+    ToolName.VALIDATE_SECRET: ("results",),
+}
+_CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
+_HISTORY_COMMITS = 10
+
+
+class OfflineRecordError(ThresherError):
+    """``offline.jsonl`` cannot be written."""
+
+
+class OfflineCallRecord(BaseModel):
+    """One tool call of the offline panel, without its (bulky) result."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: Annotated[str, Structural]
+    tool: Annotated[str, Structural]
+    arguments: dict[str, Any]
+    ok: bool
+    error: str | None = None
+
+
+class OfflineAgentRecord(BaseModel):
+    """One role: the skills it loaded (ledger ids ``T1``..``Tn``, in this order), the
+    calls after them, and its compliance (what its session's transcript would show)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    agent: Annotated[str, Structural]
+    skills: Annotated[tuple[str, ...], Structural]
+    calls: tuple[OfflineCallRecord, ...]
+    compliance: float
+    skipped: Annotated[tuple[str, ...], Structural] = ()
+
+    @classmethod
+    def of(cls, agent: AgentName, ledger: _Ledger, compliance: Compliance) -> OfflineAgentRecord:
+        skills = tuple(str(c.arguments["name"]) for c in ledger.calls if c.tool == "skill")
+        return cls(
+            agent=agent.value,
+            skills=skills,
+            calls=tuple(c for c in ledger.calls if c.tool != "skill"),
+            compliance=compliance.score,
+            skipped=compliance.skipped,
+        )
+
+
+class OfflineRecord(BaseModel):
+    """``offline.jsonl``: what the offline panel did for one finding, in one line.
+
+    The conclusion itself is in ``decisions.jsonl``; this says which evidence the
+    reports' ledger ids (``T1``, ``T2``...) point to and how long it took.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    finding_id: Annotated[str, Structural]
+    model: Annotated[str, Structural]
+    agents: tuple[OfflineAgentRecord, ...]
+    milliseconds: float
+
+
+@dataclass
+class _Call:
+    """A tool call made once per finding and shared by every agent that makes it."""
+
+    output: ToolOutput | None
+    data: dict[str, Any]
+    error: str | None
+
+
+@dataclass
+class _Calls:
+    """The per-finding memo of tool results, in the redacted form a session sees."""
+
+    handlers: dict[ToolName, Handler]
+    redact_text: Callable[[str], str]
+    redact_data: Callable[[Any], Any]
+    shared: SharedReads | None = None
+    done: dict[str, _Call] = field(default_factory=dict)
+
+    def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
+        key = json.dumps([tool.value, arguments], sort_keys=True)
+        if key not in self.done:
+            self.done[key] = self._run(tool, arguments)
+        return self.done[key]
+
+    def _run(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
+        if tool is ToolName.READ_FILE and self.shared is not None:
+            path, start = arguments.get("path"), arguments.get("start_line")
+            known = isinstance(path, str) and isinstance(start, int)
+            if known and self.shared.context_ok(str(path), int(start or 1)):
+                return _Call(None, {}, None)  # read once for all the file's findings
+        handler = self.handlers.get(tool)
+        if handler is None:
+            return _Call(None, {}, f"tool '{tool.value}' is not available in this run")
+        try:
+            output = handler(arguments)
+        except ToolError as exc:
+            return _Call(None, {}, self.redact_text(str(exc)))
+        except Exception as exc:  # as the loop does: one odd input must not end the finding
+            detail = self.redact_text(f"{type(exc).__name__}: {exc}")[:500]
+            return _Call(None, {}, f"{tool.value} failed: {detail}; check the arguments")
+        # As a session sees it, redacted: but only what the rules read (the code around
+        # the finding counts as evidence by being read; its lines are never shown).
+        keys = _READ_BY_RULES.get(tool, ())
+        data = {k: self.redact_data(output.data[k]) for k in keys if k in output.data}
+        return _Call(output, data, None)
+
+
+class _Ledger:
+    """One agent's ledger ids, numbered as its session would number them."""
+
+    def __init__(self) -> None:
+        self.calls: list[OfflineCallRecord] = []
+        self.results: list[tuple[str, str | None, dict[str, Any]]] = []
+
+    def record(self, tool: ToolName, arguments: dict[str, Any], call: _Call) -> None:
+        ledger_id = f"T{len(self.calls) + 1}"
+        self.calls.append(
+            OfflineCallRecord(
+                id=ledger_id,
+                tool=tool.value,
+                arguments=arguments,
+                ok=call.error is None,
+                error=call.error,
+            )
+        )
+        if call.error is None:
+            self.results.append((tool.value, ledger_id, call.data))
+
+    def ids(self) -> set[str]:
+        return {c.id for c in self.calls}
+
+
+class OfflinePanel:
+    """The heuristic panel for one finding, computed directly (see the module docstring)."""
+
+    def __init__(self, factory: SessionFactory, record_path: Path | None = None) -> None:
+        self.factory = factory
+        self.model = HeuristicModel()
+        self.record_path = record_path
+        self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
+        self.shared = SharedReads(factory.workspace)
+
+    def expect(self, findings: Sequence[Finding]) -> None:
+        """The findings about to be decided: files holding several are read once."""
+        self.shared.expect(findings)
+
+    def tools(self, agent: AgentName) -> tuple[ToolName, ...]:
+        """The tools the agent's definition offers (a user's definition may offer fewer)."""
+        if agent not in self._tools:
+            self._tools[agent] = load_agent(agent, self.factory.settings).tools
+        return self._tools[agent]
+
+    def decide(
+        self,
+        finding: Finding,
+        value: str | None,
+        validations: tuple[ValidationResult, ...],
+        offline: tuple[Assessment | None, OfflineCall | None],
+    ) -> Panel:
+        started = time.perf_counter()
+        calls = self._calls(finding, value, validations, offline)
+        errors: list[DecisionError] = []
+        records: list[OfflineAgentRecord] = []
+        name = self.model.name
+
+        analysis_ledger, compliance = self._gather(AgentName.ANALYSIS, finding, calls)
+        records.append(OfflineAgentRecord.of(AgentName.ANALYSIS, analysis_ledger, compliance))
+        report = self._submit(
+            AgentName.ANALYSIS,
+            heuristic_report(gather_evidence(analysis_ledger.results)),
+            "analysis 0",
+            errors,
+        )
+        entries: list[ReportEntry] = []
+        if isinstance(report, AnalysisReport):
+            ledger, challenger_compliance = self._gather(AgentName.CHALLENGER, finding, calls)
+            records.append(
+                OfflineAgentRecord.of(AgentName.CHALLENGER, ledger, challenger_compliance)
+            )
+            reproduced = any(
+                tool == ToolName.VALIDATE_SECRET.value for tool, _, _ in ledger.results
+            )
+            challenge = self._submit(
+                AgentName.CHALLENGER,
+                heuristic_challenge(
+                    gather_evidence(ledger.results),
+                    report.model_dump(mode="json"),
+                    reproduced=reproduced,
+                ),
+                "challenger 0",
+                errors,
+            )
+            entries.append(
+                ReportEntry(
+                    model=name,
+                    report=report,
+                    compliance=compliance,
+                    checks=check_report(report, analysis_ledger.ids(), compliance),
+                    challenge=challenge if isinstance(challenge, ChallengeResult) else None,
+                    challenger_model=name,
+                )
+            )
+        judge: JudgeResult | None = None
+        if entries:
+            judge_ledger, judge_compliance = self._gather(AgentName.JUDGE, finding, calls)
+            records.append(OfflineAgentRecord.of(AgentName.JUDGE, judge_ledger, judge_compliance))
+            judged = self._submit(
+                AgentName.JUDGE, heuristic_judgement(_judge_entries(entries)), "judge", errors
+            )
+            judge = judged if isinstance(judged, JudgeResult) else None
+            if judge is not None and judge.winner_index >= len(entries):
+                errors.append(
+                    DecisionError(
+                        stage="judge",
+                        error="InvalidWinner",
+                        message=f"judge picked report {judge.winner_index} of {len(entries)}",
+                    )
+                )
+                judge = None
+        self._write(
+            OfflineRecord(
+                finding_id=finding.id,
+                model=name,
+                agents=tuple(records),
+                milliseconds=round((time.perf_counter() - started) * 1000, 2),
+            )
+        )
+        return Panel(entries, judge, name, Usage(), errors)
+
+    def _calls(
+        self,
+        finding: Finding,
+        value: str | None,
+        validations: tuple[ValidationResult, ...],
+        offline: tuple[Assessment | None, OfflineCall | None],
+    ) -> _Calls:
+        factory = self.factory
+        handlers: dict[ToolName, Handler] = {}
+        if factory.workspace is not None:
+            handlers.update(workspace_handlers(factory.workspace))
+        redactor = factory.redactor
+        calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
+        handlers.update(
+            finding_handlers(
+                finding, value, factory.validators, self._line(finding, calls), offline=offline
+            )
+        )
+        if value:  # the tribunal validated it already: a live validator is asked once
+            results = [r.model_dump(mode="json") for r in validations]
+            handlers[ToolName.VALIDATE_SECRET] = lambda _: ToolOutput(
+                json.dumps(results, indent=2), {"results": results}
+            )
+        return calls
+
+    def _line(self, finding: Finding, calls: _Calls) -> str | None:
+        """The finding's line as ``get_finding`` profiles it (``SessionFactory.line_of``),
+        taken from the context read the heuristic makes anyway: one file read a finding."""
+        if self.factory.workspace is None:
+            return None
+        location = finding.locations[0]
+        shared = self.shared.lines(location.path)
+        if shared is not None:
+            return shared[location.line - 1] if 1 <= location.line <= len(shared) else None
+        read = calls.call(ToolName.READ_FILE, _context(location.path, location.line))
+        if read.output is None:
+            return None  # the file or the line cannot be read: neither can line_of
+        index = location.line - int(read.output.data.get("start_line", 1))
+        lines = read.output.data.get("lines") or []
+        if 0 <= index < len(lines):
+            return str(lines[index])
+        return self.factory.line_of(finding)  # long lines before it cut the read short
+
+    def _gather(
+        self, agent: AgentName, finding: Finding, calls: _Calls
+    ) -> tuple[_Ledger, Compliance]:
+        """The calls the heuristic makes as ``agent`` (``HeuristicModel``'s plan): its
+        required skills, get_finding, then -- except the judge -- the code around the
+        finding, the value's history and the validators, each if the agent has the tool."""
+        offered = set(self.tools(agent))
+        skills = self.factory.skills(agent)
+        required = applicable_required(skills.enabled, finding.effective_secret_type)
+        ledger = _Ledger()
+        loaded = required if ToolName.SKILL in offered else []
+        for skill in loaded:
+            ledger.record(ToolName.SKILL, {"name": skill}, _Call(None, {"skill": skill}, None))
+        compliance = compute_compliance(skills.enabled, loaded, finding.effective_secret_type)
+        ids = {"finding_id": finding.id}
+        location: Mapping[str, Any] | None = None
+        if ToolName.GET_FINDING in offered:
+            result = calls.call(ToolName.GET_FINDING, ids)
+            ledger.record(ToolName.GET_FINDING, ids, result)
+            locations = result.data.get("locations") or [] if result.error is None else []
+            location = locations[0] if locations else None
+        if agent is AgentName.JUDGE:
+            return ledger, compliance
+        for tool in _EVIDENCE:
+            if tool not in offered:
+                continue
+            if tool is ToolName.READ_FILE:
+                if not location:
+                    continue
+                arguments: dict[str, Any] = _context(location["path"], int(location.get("line", 1)))
+            elif tool is ToolName.GIT_LOG:
+                arguments = {**ids, "max_count": _HISTORY_COMMITS}
+            else:
+                arguments = ids
+            ledger.record(tool, arguments, calls.call(tool, arguments))
+        return ledger, compliance
+
+    def _submit(
+        self, agent: AgentName, submission: dict[str, Any], stage: str, errors: list[DecisionError]
+    ) -> BaseModel | None:
+        """Validate and redact a submission as the loop does; a bad one is a typed error."""
+        try:
+            result = RESULT_TYPES[agent].model_validate(submission)
+        except ValidationError as exc:
+            errors.append(
+                DecisionError(
+                    stage=stage,
+                    error="InvalidSubmission",
+                    message=f"the heuristic {agent.value} submission is invalid: "
+                    f"{exc.error_count()} error(s)",
+                )
+            )
+            return None
+        return self.factory.redactor.model(result)
+
+    def _write(self, record: OfflineRecord) -> None:
+        if self.record_path is None:
+            return
+        line = self.factory.redactor.model(record).model_dump_json(exclude_defaults=True)
+        try:
+            with self.record_path.open("a", encoding="utf-8") as handle:
+                handle.write(line + "\n")
+        except OSError as exc:  # the finding fails (INCONCLUSIVE, exit 3), the run goes on
+            raise OfflineRecordError(
+                f"cannot write {self.record_path}: {exc.strerror or exc}",
+                hint="check free space and permissions of the run directory",
+            ) from exc
+
+
+def _context(path: str, line: int) -> dict[str, Any]:
+    """The heuristic's ``read_file`` arguments: the lines around the finding."""
+    return {
+        "path": path,
+        "start_line": max(1, line - _CONTEXT_LINES),
+        "end_line": line + _CONTEXT_LINES,
+    }
+
+
+def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
+    """What the judge session receives as its context (see ``Tribunal._panel``)."""
+    return [
+        {
+            "index": i,
+            "report": e.report.model_dump(mode="json"),
+            "compliance": e.compliance.model_dump(mode="json"),
+            "checks": [c.model_dump(mode="json") for c in e.checks],
+            "checks_passed": e.checks_passed,
+            "challenge": e.challenge.model_dump(mode="json") if e.challenge else None,
+        }
+        for i, e in enumerate(entries)
+    ]
