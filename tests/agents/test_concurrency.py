@@ -52,6 +52,8 @@ class RendezvousWorkspace(Workspace):
         self._lock = threading.Lock()
 
     def git_log(self, args: GitLogArgs) -> ToolOutput:
+        if threading.current_thread() is threading.main_thread():
+            return super().git_log(args)  # the offline panel, before any LLM session
         key = args.finding_id or ""
         with self._lock:
             first = key not in self.met

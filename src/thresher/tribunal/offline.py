@@ -153,6 +153,11 @@ class _Calls:
             return _Call(None, {}, f"tool '{tool.value}' is not available in this run")
         try:
             output = handler(arguments)
+            if not isinstance(output, ToolOutput):  # an async tool: never run offline
+                close = getattr(output, "close", None)
+                if callable(close):
+                    close()
+                return _Call(None, {}, f"tool '{tool.value}' is not available offline")
         except ToolError as exc:
             return _Call(None, {}, self.redact_text(str(exc)))
         except Exception as exc:  # as the loop does: one odd input must not end the finding
@@ -305,11 +310,9 @@ class OfflinePanel:
                 finding, value, factory.validators, self._line(finding, calls), offline=offline
             )
         )
-        if value:  # the tribunal validated it already: a live validator is asked once
-            results = [r.model_dump(mode="json") for r in validations]
-            handlers[ToolName.VALIDATE_SECRET] = lambda _: ToolOutput(
-                json.dumps(results, indent=2), {"results": results}
-            )
+        # The tribunal validated it already: a live validator is asked once. The tool's
+        # own handler is async (it waits for live checks off the loop); this one is not.
+        handlers[ToolName.VALIDATE_SECRET] = _validated(value, validations)
         return calls
 
     def _line(self, finding: Finding, calls: _Calls) -> str | None:
@@ -421,3 +424,15 @@ def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
         }
         for i, e in enumerate(entries)
     ]
+
+
+def _validated(value: str | None, validations: Sequence[ValidationResult]) -> Handler:
+    """``validate_secret`` answered from the tribunal's own validation of the value."""
+    results = [r.model_dump(mode="json") for r in validations]
+
+    def handler(arguments: dict[str, Any]) -> ToolOutput:
+        if not value:
+            raise ToolError("the value of this finding is not available to validate")
+        return ToolOutput(json.dumps(results, indent=2), {"results": results})
+
+    return handler
