@@ -311,3 +311,15 @@ def test_a_run_keeps_rule_ids_and_paths_equal_to_candidate_values(
         kind = {"key_finding": AnalysisReport, "outcome": ChallengeResult}
         model = next((m for key, m in kind.items() if key in record), JudgeResult)
         assert model.model_validate(record)
+
+
+def test_values_learned_one_at_a_time_are_all_redacted() -> None:
+    """Values added after the automaton was built are matched before and after it is
+    rebuilt to hold them (detection learns them one at a time during a run)."""
+    values = [random_secret(24, seed=i) for i in range(200)]
+    redactor = Redactor(values[:50])
+    assert values[0] not in redactor.text(f"x {values[0]} y")  # the main automaton is built
+    for i, value in enumerate(values[50:], start=50):
+        redactor.add(value)
+        text = redactor.text(" ".join(values[: i + 1 : 7]) + f" {value}")
+        assert not any(v in text for v in values[: i + 1]), i

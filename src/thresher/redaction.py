@@ -48,6 +48,7 @@ _PREFIX = re.compile(
     r"AKIA|ASIA|AIza|SG\.|npm_|pypi-|glpat-|sk-proj-|sk-ant-|sk-|eyJ|-----BEGIN )"
 )
 _MIN_LENGTH = 4
+_PENDING_MAX = 64  # learned values matched apart before the main automaton is rebuilt
 _CACHE_SIZE = 4096
 _CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
 _ANYWHERE_LENGTH = 12
@@ -163,6 +164,11 @@ class Redactor:
     def __init__(self, values: Iterable[str] = (), *, detector: Detector | None = None) -> None:
         self._values: dict[str, str] = {}
         self._automaton: Any = None
+        # Values added since the main automaton was built, matched by a small one of their
+        # own: detection learns values one at a time during a run, and rebuilding the main
+        # automaton over thousands of values for each of them cost seconds per run.
+        self._pending: list[str] = []
+        self._pending_automaton: Any = None
         self._cache: dict[str, str] = {}
         self._detector = detector
         self._lock = threading.Lock()
@@ -172,32 +178,37 @@ class Redactor:
     def add(self, value: str, redacted: str | None = None) -> None:
         if len(value) >= _MIN_LENGTH:
             with self._lock:
+                if value not in self._values:
+                    self._pending.append(value)
+                    self._pending_automaton = None
                 self._values[value] = redacted or redact_value(value)
-                self._automaton = None
+                if len(self._pending) > _PENDING_MAX:
+                    self._automaton, self._pending = None, []  # fold them into the main one
                 self._cache.clear()
 
     def __bool__(self) -> bool:
         return bool(self._values) or self._detector is not None
 
-    def _compiled(self) -> Any:
+    def _compiled(self) -> tuple[Any, ...]:
+        """The automata to match: the main one, and the pending values' when there are any."""
         with self._lock:
             if self._automaton is None and self._values:
-                automaton = ahocorasick.Automaton()
-                for value in self._values:
-                    automaton.add_word(value, value)
-                automaton.make_automaton()
-                self._automaton = automaton
-            return self._automaton
+                self._automaton = _automaton_of(self._values)
+                self._pending, self._pending_automaton = [], None
+            if self._pending and self._pending_automaton is None:
+                self._pending_automaton = _automaton_of(self._pending)
+            automata = (self._automaton, self._pending_automaton if self._pending else None)
+            return tuple(a for a in automata if a is not None)
 
     def _known(self, text: str) -> list[tuple[int, int, str]]:
-        automaton = self._compiled() if self._values else None
-        if automaton is None:
+        if not self._values:
             return []
         spans: list[tuple[int, int, str]] = []
-        for last, value in automaton.iter(text):
-            start, end = last - len(value) + 1, last + 1
-            if _bounded(text, start, end, value):
-                spans.append((start, end, self._values[value]))
+        for automaton in self._compiled():
+            for last, value in automaton.iter(text):
+                start, end = last - len(value) + 1, last + 1
+                if _bounded(text, start, end, value):
+                    spans.append((start, end, self._values[value]))
         return spans
 
     def _detected(self, text: str, forms: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
@@ -315,6 +326,14 @@ def _text_fields(model: type[BaseModel]) -> tuple[str, ...]:
     """The fields of ``model`` that redaction walks; every message and ledger entry of a
     run is redacted, so this is worked out once per class."""
     return tuple(name for name, info in model.model_fields.items() if not _is_structural(info))
+
+
+def _automaton_of(values: Iterable[str]) -> Any:
+    automaton = ahocorasick.Automaton()
+    for value in values:
+        automaton.add_word(value, value)
+    automaton.make_automaton()
+    return automaton
 
 
 def _is_structural(info: FieldInfo) -> bool:
