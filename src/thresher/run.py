@@ -291,9 +291,12 @@ def run_scan(
         scan=ScanSummary.of(result.stats),
         history=HistorySummary.of(history.stats),
     )
+    # Redacted once: report.json and every renderer work from this one copy.
+    report = redactor.model(report)
     try:
         (run_dir / "report.json").write_text(
-            _redacted_json(redactor, report, indent=2), encoding="utf-8"
+            json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2),
+            encoding="utf-8",
         )
     except OSError as exc:
         raise RunDirError(
@@ -301,8 +304,7 @@ def run_scan(
             hint="check free space and permissions of the run directory",
         ) from exc
     return ScanOutcome(
-        # Every renderer works from this report: redacted once, here, like report.json.
-        report=redactor.model(report),
+        report=report,
         exit_code=exit_code_for(decisions, request.fail_on),
         run_dir=run_dir,
         scan=result,
