@@ -19,10 +19,6 @@ whether the value was already there before the change.
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import tempfile
-import threading
 from collections.abc import Generator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
@@ -34,6 +30,7 @@ import ahocorasick  # type: ignore[import-not-found]
 
 from thresher.findings.gitscope import git, read_blobs
 from thresher.findings.options import ScanError
+from thresher.gitstream import GitStream
 
 # Deep enough to read a large project's whole history in seconds (the GitHub CLI has
 # about 8,000 commits: a synthetic 8,000-commit history reads in about 2 s); beyond
@@ -43,7 +40,6 @@ DEFAULT_HISTORY_DEPTH = 10_000
 HISTORY_TIMEOUT_S = 600.0
 MAX_BASE_FILE_BYTES = 16 * 1024 * 1024
 NOT_A_REPOSITORY = "not a git repository"
-_READ_CHUNK_BYTES = 1024 * 1024  # so one huge diff line is never read whole
 _PIPE_BUFFER_BYTES = 1024 * 1024  # lines are short: one read per line would cost a syscall
 
 GIT_ARGV = (
@@ -351,28 +347,15 @@ class _GitFailed(Exception):
 def _stream(root: Path, argv: tuple[str, ...], timeout: float) -> Generator[bytes, None, None]:
     """git's stdout in lines of at most one read; killed at ``timeout`` or when the
     reader stops early, so a huge history is neither buffered nor left running."""
-    with tempfile.TemporaryFile() as err:
-        try:
-            proc = subprocess.Popen(list(argv), cwd=root, env=git_env(root),
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
-                bufsize=_PIPE_BUFFER_BYTES)  # fmt: skip
-        except OSError as exc:
-            raise _GitFailed(f"git is not available: {exc.strerror or exc}") from exc
-        timer = threading.Timer(timeout, proc.kill)
-        timer.start()
-        assert proc.stdout is not None
-        with proc:
-            try:
-                while chunk := proc.stdout.readline(_READ_CHUNK_BYTES):
-                    yield chunk
-                code = proc.wait()
-            finally:
-                timer.cancel()
-                proc.kill()  # a no-op once git has exited and been reaped
-        if code == -signal.SIGKILL:
-            raise _Timeout
-        err.seek(0)
-        message = err.read(4000).decode("utf-8", errors="replace").strip()
+    stream = GitStream(argv, cwd=root, env=git_env(root), timeout=timeout,
+                       bufsize=_PIPE_BUFFER_BYTES)  # fmt: skip
+    try:
+        yield from stream.lines()
+    except OSError as exc:
+        raise _GitFailed(f"git is not available: {exc.strerror or exc}") from exc
+    code, message = stream.code, stream.message
+    if stream.timed_out:
+        raise _Timeout
     if code and "not a git repository" in message:
         raise _GitFailed(NOT_A_REPOSITORY)
     if code and "does not have any commits" in message:

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from thresher.agents import workspace as workspace_module
 from thresher.agents.tooling import ToolError
 from thresher.agents.toolspecs import GitLogArgs, GitShowArgs, GrepArgs, ListDirArgs, ReadFileArgs
 from thresher.agents.workspace import Workspace
@@ -391,8 +390,8 @@ def test_git_log_finding_never_puts_the_value_in_argv(
         calls.append((list(argv), dict(kwargs.get("env") or {})))
         return real_run(argv, *args, **kwargs)
 
-    monkeypatch.setattr(workspace_module.subprocess, "Popen", popen)
-    monkeypatch.setattr(workspace_module.subprocess, "run", run)
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.setattr(subprocess, "run", run)
     out = Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F1"))
     assert len(out.data["commits"]) == 2
     assert calls
@@ -720,7 +719,7 @@ def test_git_log_finding_answers_from_the_run_history_without_git(
     def no_git(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("git ran for a finding the history index answers")
 
-    monkeypatch.setattr(workspace_module.subprocess, "Popen", no_git)
+    monkeypatch.setattr(subprocess, "Popen", no_git)
     out = Workspace(repo, value_for=_value_for, history=index).git_log(GitLogArgs(finding_id="F1"))
     assert out.text == old.text
     assert out.data["commits"] == old.data["commits"]

@@ -7,11 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import stat
-import subprocess
-import tempfile
-import threading
 from collections.abc import Callable, Generator, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
@@ -19,6 +15,7 @@ from typing import Any, Protocol
 
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import GitLogArgs, GitShowArgs, GrepArgs, ListDirArgs, ReadFileArgs
+from thresher.gitstream import GitStream
 from thresher.history import (
     COMMIT_FIELDS,
     DIFF_SAFETY,
@@ -41,7 +38,6 @@ MAX_DIR_ENTRIES = 500
 BINARY_SNIFF_BYTES = 8192
 GIT_TIMEOUT_S = 30.0
 MAX_SCANNED_COMMITS = 5000
-_READ_CHUNK_BYTES = 1024 * 1024  # so one huge diff or blob line is never read whole
 
 _GIT = GIT_ARGV
 _DIFF_SAFETY = DIFF_SAFETY
@@ -398,28 +394,14 @@ class Workspace:
     def _git(self, *args: str) -> Generator[bytes, None, None]:
         """Streamed, so a scan can stop early and a huge blob is never held whole;
         the timer kill bounds even a blocked read."""
-        # stderr goes to a file so a flood of warnings cannot stall git's stdout.
-        with tempfile.TemporaryFile() as err:
-            try:
-                proc = subprocess.Popen([*_GIT, *args], cwd=self._root, env=self._env,
-                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err)  # fmt: skip
-            except OSError as exc:
-                raise ToolError(f"git is not available: {exc.strerror or exc}") from exc
-            timer = threading.Timer(GIT_TIMEOUT_S, proc.kill)
-            timer.start()
-            assert proc.stdout is not None
-            with proc:
-                try:
-                    while chunk := proc.stdout.readline(_READ_CHUNK_BYTES):
-                        yield chunk
-                    code = proc.wait()
-                finally:
-                    timer.cancel()
-                    proc.kill()  # a no-op once git has exited and been reaped
-            if code == -signal.SIGKILL:
-                raise _GitTimeout(f"git timed out after {GIT_TIMEOUT_S:.0f} s")
-            err.seek(0)
-            message = err.read(4000).decode("utf-8", errors="replace").strip()
+        stream = GitStream([*_GIT, *args], cwd=self._root, env=self._env, timeout=GIT_TIMEOUT_S)
+        try:
+            yield from stream.lines()
+        except OSError as exc:
+            raise ToolError(f"git is not available: {exc.strerror or exc}") from exc
+        if stream.timed_out:
+            raise _GitTimeout(f"git timed out after {GIT_TIMEOUT_S:.0f} s")
+        code, message = stream.code, stream.message
         if code and "not a git repository" in message:
             raise ToolError("the workspace is not a git repository")
         if code:
