@@ -11,18 +11,11 @@ from typing import Any
 
 import pytest
 
+from tests.gitrepo import git
 from tests.tokens import random_secret
 from thresher.agents.toolspecs import GitLogArgs
 from thresher.agents.workspace import Workspace
 from thresher.history import DEFAULT_HISTORY_DEPTH, Change, HistoryIndex, HistoryMode
-
-
-def git(repo: Path, *args: str) -> str:
-    identity = ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"]
-    done = subprocess.run(
-        ["git", *identity, *args], cwd=repo, check=True, capture_output=True, text=True
-    )
-    return done.stdout
 
 
 def commit_all(repo: Path, message: str) -> str:

@@ -92,3 +92,20 @@ def offline_stands(decision: Decision, panel: Panel) -> Decision:
             "the offline decision stands]",
         }
     )
+
+
+def valid_judgement(
+    judge: JudgeResult | None, entries: int, errors: list[DecisionError]
+) -> JudgeResult | None:
+    """The judgement, or None (with the error recorded) when it picks a report that
+    does not exist: both panels, offline and LLM, hold a judge to the same rule."""
+    if judge is not None and judge.winner_index >= entries:
+        errors.append(
+            DecisionError(
+                stage="judge",
+                error="InvalidWinner",
+                message=f"judge picked report {judge.winner_index} of {entries}",
+            )
+        )
+        return None
+    return judge

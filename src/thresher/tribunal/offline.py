@@ -46,7 +46,7 @@ from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.skills.compliance import Compliance, applicable_required, compute_compliance
 from thresher.tribunal.checks import check_report
-from thresher.tribunal.fallbacks import Panel
+from thresher.tribunal.fallbacks import Panel, valid_judgement
 from thresher.tribunal.files import SharedReads
 from thresher.validators.base import ValidationResult
 
@@ -272,16 +272,9 @@ class OfflinePanel:
             judged = self._submit(
                 AgentName.JUDGE, heuristic_judgement(_judge_entries(entries)), "judge", errors
             )
-            judge = judged if isinstance(judged, JudgeResult) else None
-            if judge is not None and judge.winner_index >= len(entries):
-                errors.append(
-                    DecisionError(
-                        stage="judge",
-                        error="InvalidWinner",
-                        message=f"judge picked report {judge.winner_index} of {len(entries)}",
-                    )
-                )
-                judge = None
+            judge = valid_judgement(
+                judged if isinstance(judged, JudgeResult) else None, len(entries), errors
+            )
         self._write(
             OfflineRecord(
                 finding_id=finding.id,

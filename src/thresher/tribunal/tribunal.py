@@ -47,7 +47,14 @@ from thresher.scoring.policy import (
     offline_call,
 )
 from thresher.tribunal.checks import apply_guardrails, best_entry, check_report
-from thresher.tribunal.fallbacks import Deadline, Panel, complete, offline_stands, undecided
+from thresher.tribunal.fallbacks import (
+    Deadline,
+    Panel,
+    complete,
+    offline_stands,
+    undecided,
+    valid_judgement,
+)
 from thresher.tribunal.offline import OfflinePanel
 from thresher.validators.base import ValidationResult
 
@@ -359,16 +366,7 @@ class Tribunal:
                 judged = None
             if judged is not None:
                 usage = usage + judged.usage
-                judge = judged.result
-                if judge is not None and judge.winner_index >= len(entries):
-                    errors.append(
-                        DecisionError(
-                            stage="judge",
-                            error="InvalidWinner",
-                            message=f"judge picked report {judge.winner_index} of {len(entries)}",
-                        )
-                    )
-                    judge = None
+                judge = valid_judgement(judged.result, len(entries), errors)
         return Panel(entries, judge, judge_model.name, usage, errors)
 
     def _conclude(
