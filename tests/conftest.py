@@ -58,11 +58,15 @@ def _no_network() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No THRESHER_* setting from the developer's shell leaks into a test."""
+    """No setting from the developer's shell or the CI runner leaks into a test.
+
+    ``CI`` and ``GITHUB_*`` decide whether a run is a pull-request job (see
+    ``thresher.trust``); a test that wants one sets them itself.
+    """
     import os
 
     for name in list(os.environ):
-        if name.startswith("THRESHER_"):
+        if name.startswith(("THRESHER_", "GITHUB_")) or name in {"CI", "GH_TOKEN"}:
             monkeypatch.delenv(name)
 
 
