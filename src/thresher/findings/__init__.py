@@ -1,10 +1,14 @@
 """Findings: the candidates thresher decides, and where they come from."""
 
 from thresher.findings.model import (
+    AlertResolution,
+    AlertState,
+    AlertValidity,
     DetectSecretsSource,
     Finding,
     FindingKind,
     GitHubAlertSource,
+    GitHubLocationType,
     Location,
     OsvSource,
     SecretType,
@@ -13,10 +17,14 @@ from thresher.findings.model import (
 )
 
 __all__ = [
+    "AlertResolution",
+    "AlertState",
+    "AlertValidity",
     "DetectSecretsSource",
     "Finding",
     "FindingKind",
     "GitHubAlertSource",
+    "GitHubLocationType",
     "Location",
     "OsvSource",
     "SecretType",

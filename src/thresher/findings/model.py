@@ -92,6 +92,51 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class AlertState(StrEnum):
+    """A GitHub secret-scanning alert's ``state``."""
+
+    OPEN = "open"
+    RESOLVED = "resolved"
+
+
+class AlertResolution(StrEnum):
+    """A resolved alert's ``resolution``, as GitHub spells it."""
+
+    FALSE_POSITIVE = "false_positive"
+    WONT_FIX = "wont_fix"
+    REVOKED = "revoked"
+    USED_IN_TESTS = "used_in_tests"
+    PATTERN_EDITED = "pattern_edited"
+    PATTERN_DELETED = "pattern_deleted"
+
+
+class AlertValidity(StrEnum):
+    """GitHub's own check of whether the secret still works (``validity``)."""
+
+    ACTIVE = "active"
+    INACTIVE = "inactive"
+    UNKNOWN = "unknown"
+
+
+class GitHubLocationType(StrEnum):
+    """Where GitHub found a secret: a file in a commit, a wiki commit, or text outside
+    the tree (an issue, a pull request, a discussion)."""
+
+    COMMIT = "commit"
+    WIKI_COMMIT = "wiki_commit"
+    ISSUE_TITLE = "issue_title"
+    ISSUE_BODY = "issue_body"
+    ISSUE_COMMENT = "issue_comment"
+    DISCUSSION_TITLE = "discussion_title"
+    DISCUSSION_BODY = "discussion_body"
+    DISCUSSION_COMMENT = "discussion_comment"
+    PULL_REQUEST_TITLE = "pull_request_title"
+    PULL_REQUEST_BODY = "pull_request_body"
+    PULL_REQUEST_COMMENT = "pull_request_comment"
+    PULL_REQUEST_REVIEW = "pull_request_review"
+    PULL_REQUEST_REVIEW_COMMENT = "pull_request_review_comment"
+
+
 class Location(_Frozen):
     path: Annotated[str, Structural]
     line: int = Field(ge=1)
@@ -108,8 +153,9 @@ class GitHubAlertSource(_Frozen):
     repo: str
     number: int
     url: str
-    state: str
-    validity: str | None = None
+    state: AlertState
+    resolution: AlertResolution | None = None
+    validity: AlertValidity | None = None
 
 
 class OsvSource(_Frozen):
