@@ -28,6 +28,7 @@ from thresher.validators.base import (
     Validator,
     ValidatorError,
 )
+from thresher.validators.github_validity import GitHubValidityValidator
 from thresher.validators.jwt import JwtValidator
 from thresher.validators.keys import PrivateKeyValidator
 from thresher.validators.live import (
@@ -56,6 +57,7 @@ def offline_validators() -> list[Validator]:
         PrivateKeyValidator(),
         JwtValidator(),
         UrlCredentialsValidator(),
+        GitHubValidityValidator(),
     ]
 
 
