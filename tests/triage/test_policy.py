@@ -19,6 +19,7 @@ from thresher.triage.policy import (
     ActionKind,
     Hold,
     completed_tribunal,
+    hold_action,
     plan,
     resolution_comment,
     scrub,
@@ -299,3 +300,10 @@ def test_scrub_keeps_redacted_forms_and_ordinary_words() -> None:
 def test_scrub_judges_a_path_part_by_part() -> None:
     base64ish = "dGhpcyBpcyBub3Q/YSByZWFsIHZhbHVlMTIz/c2VjcmV0"
     assert scrub(f"see {base64ish} here") == "see […] here"
+
+
+def test_hold_action_changes_nothing() -> None:
+    action = hold_action(Hold.INCONCLUSIVE, "not decided: the contents API failed")
+    assert action.kind is ActionKind.NONE
+    assert action.resolution is None
+    assert action.comment is None

@@ -13,6 +13,7 @@ from thresher.triage.report import (
     ReportMergeError,
     TriageFilters,
     TriageReport,
+    job_key,
     merge,
     render_markdown,
 )
@@ -194,3 +195,13 @@ def test_the_default_limit_is_one_mebibyte() -> None:
     assert len(text.encode()) <= 1024 * 1024
     assert "more rows are not shown" in text
     assert START.year == 2026
+
+
+def test_the_job_key_identifies_targets_filters_and_shard() -> None:
+    filters = TriageFilters()
+    key = job_key(["octo/a", "Octo/B"], filters, "1/4")
+    assert key == job_key(["octo/b", "octo/a"], TriageFilters(), "1/4")
+    assert key != job_key(["octo/a", "octo/b"], filters, "2/4")
+    assert key != job_key(["octo/a", "octo/b"], filters, None)
+    assert key != job_key(["octo/a"], filters, "1/4")
+    assert key != job_key(["octo/a", "octo/b"], TriageFilters(states=(AlertState.RESOLVED,)), "1/4")

@@ -282,3 +282,32 @@ def test_the_audit_keeps_every_applied_resolution_in_order(tmp_path: Path) -> No
         assert store.applied_for("octo/app", 3) == second
         assert store.applied_for("octo/app", 4) == other
         assert store.audit() == [first, other, second]
+
+
+def test_another_applications_sqlite_file_is_left_alone(tmp_path: Path) -> None:
+    db = tmp_path / "app.db"
+    raw = sqlite3.connect(db)
+    raw.execute("CREATE TABLE users (name TEXT)")
+    raw.commit()
+    raw.close()
+    with pytest.raises(StateError, match="not a thresher state database") as caught:
+        StateStore.open(db)
+    assert str(db) in caught.value.message
+    raw = sqlite3.connect(db)
+    tables = raw.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
+    raw.close()
+    assert tables == [("users",)]
+
+
+def test_a_damaged_database_is_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "state.db"
+    with StateStore.open(db) as store:
+        for i in range(50):
+            store.save_decision(f"fp{i}", "ctx", decision(), "run-1")
+    data = bytearray(db.read_bytes())
+    # Keep the 100-byte file header; overwrite the schema table on page 1.
+    data[100:4096] = b"\xff" * (4096 - 100)
+    db.write_bytes(bytes(data))
+    with pytest.raises(StateError, match="corrupt") as caught, StateStore.open(db) as store:
+        store.decision_for("fp1", "ctx")
+    assert str(db) in caught.value.message

@@ -76,8 +76,13 @@ class Action(BaseModel):
     detail: str
 
 
-def _hold(hold: Hold, detail: str) -> Action:
+def hold_action(hold: Hold, detail: str) -> Action:
+    """An action that changes nothing, for ``hold``; e.g. an alert that failed before a
+    decision was made is ``hold_action(Hold.INCONCLUSIVE, "not decided: <error>")``."""
     return Action(kind=ActionKind.NONE, hold=hold, detail=detail)
+
+
+_hold = hold_action
 
 
 # Hard evidence that a value is NOT a live credential. LIVE_VALID is hard evidence the

@@ -10,6 +10,7 @@ it, and a link is only made of a plain https URL.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -48,8 +49,27 @@ class TriageFilters(_Frozen):
     since: datetime | None = None
 
 
+def job_key(targets: Sequence[str], filters: TriageFilters, shard: str | None) -> str:
+    """The ``run_key`` of a triage job for ``StateStore.begin_run``: the same targets (in
+    any order or case), filters and shard give the same key, so a re-run after a kill
+    resumes the job; anything else is another job."""
+    canonical = json.dumps(
+        {
+            "targets": sorted({t.strip().lower() for t in targets}),
+            "filters": filters.model_dump(mode="json"),
+            "shard": shard,
+        },
+        sort_keys=True,
+    )
+    return "job-" + hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
 class AlertOutcome(_Frozen):
-    """One alert: its decision and what was (``applied``) or would be done to it."""
+    """One alert: its decision and what was (``applied``) or would be done to it.
+
+    ``decision`` and ``error`` must already be redacted by the caller (the decision as
+    stored in the state database); the report writes them as given.
+    """
 
     repo: Annotated[str, Structural]
     number: int

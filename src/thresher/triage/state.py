@@ -228,6 +228,12 @@ class StateStore:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             found = self._version()
+            if found is None and self._has_tables():
+                raise StateError(
+                    f"state database {self.path} is an SQLite file of something else, not a "
+                    "thresher state database",
+                    hint="pass another --state path; thresher does not write into it",
+                )
             if found is None:
                 with self._write():
                     for statement in _statements(_SCHEMA):
@@ -245,6 +251,14 @@ class StateStore:
                     f"schema {SCHEMA_VERSION} or older",
                     hint="upgrade thresher, or pass another --state path",
                 )
+
+    def _has_tables(self) -> bool:
+        return (
+            self._db.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+            ).fetchone()
+            is not None
+        )
 
     def _version(self) -> tuple[int, str] | None:
         table = self._db.execute(
