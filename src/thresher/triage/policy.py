@@ -35,7 +35,7 @@ from thresher.findings import AlertResolution, AlertState, AlertValidity
 from thresher.redaction import Redactor
 from thresher.results import Classification, Verdict
 from thresher.scoring.policy import HardEvidence, hard_evidence
-from thresher.triage.state import AppliedRecord
+from thresher.triage.records import AppliedRecord
 
 COMMENT_LIMIT = 270  # GitHub rejects a longer resolution_comment with 422
 CONFIDENCE_SCALE = 10.0  # Decision.confidence is 0..10
