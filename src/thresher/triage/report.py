@@ -284,7 +284,7 @@ def _alert_ref(alert: AlertOutcome) -> str:
 def _header(report: TriageReport) -> list[str]:
     mode = "dry run: nothing was changed" if report.dry_run else "--apply"
     lines = [f"## thresher triage ({mode})", ""]
-    where = [f"run `{_cell(report.run_id)}`"]
+    where = [f"run {_cell(report.run_id)}"]
     if report.shard:
         where.append(f"shard {_cell(report.shard)}")
     if report.shards:
