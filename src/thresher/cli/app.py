@@ -229,12 +229,14 @@ def _register() -> None:
     from thresher.cli.agents_cmd import agents_app
     from thresher.cli.eval_cmd import eval_command, schema_command
     from thresher.cli.models_cmd import models_app
+    from thresher.cli.report_cmd import report_app
     from thresher.cli.scan_cmd import scan_command
     from thresher.cli.skills_cmd import skills_app
 
     app.add_typer(skills_app, name="skills")
     app.add_typer(agents_app, name="agents")
     app.add_typer(models_app, name="models")
+    app.add_typer(report_app, name="report")
     app.command("scan")(scan_command)
     app.command("eval")(eval_command)
     app.command("schema")(schema_command)
