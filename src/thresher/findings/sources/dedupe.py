@@ -131,7 +131,7 @@ def _finding(
         raise SourceError(
             f"source {best.source.type!r} reported an invalid finding "
             f"({best.rule_id!r} at {_place(locations[0])}): {problems}"
-        ) from None  # the validation error's input holds the raw value's redacted form only
+        ) from exc
 
 
 def in_test_code(location: FindingLocation) -> bool:
