@@ -27,6 +27,7 @@ from thresher.errors import UsageError
 from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.findings.model import Finding
 from thresher.findings.scan import ScanOptions, ScanResult, scan
+from thresher.findings.sources.dedupe import in_test_code
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.features import CandidateContext, features
 from thresher.scoring.samples import Sample
@@ -132,9 +133,7 @@ def scan_repositories(
             on_repo(repo)
         root = (corpus.files / repo).resolve()
         result = scan(ScanOptions(root=root))
-        by_key = {
-            (f.fingerprint, in_test_scope(f.locations[0].path)): f.id for f in result.findings
-        }
+        by_key = {(f.fingerprint, in_test_code(f.locations[0])): f.id for f in result.findings}
         lines = tuple(
             ScoredLine(
                 repo=repo,

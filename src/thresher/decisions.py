@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from thresher.findings.scan import ScanStats
     from thresher.history import HistoryStats
 
-REPORT_SCHEMA_VERSION = "1.1"  # 1.1: escalation and assessment per decision
+REPORT_SCHEMA_VERSION = "1.2"  # 1.1: escalation and assessment; 1.2: location kinds and urls
 
 
 class _Frozen(BaseModel):

@@ -43,6 +43,7 @@ from thresher.corpus import (
 from thresher.decisions import Decision
 from thresher.errors import UsageError
 from thresher.findings.filekind import file_kind, in_test_scope
+from thresher.findings.sources.dedupe import in_test_code
 from thresher.results import Classification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
 from thresher.scoring.metrics import CalibrationRow, calibration, spread
@@ -162,7 +163,7 @@ class _Tally:
 
     def add(self, repo: str, corpus: Corpus, outcome: ScanOutcome) -> None:
         decisions = {
-            (d.finding.fingerprint, in_test_scope(d.finding.locations[0].path)): d
+            (d.finding.fingerprint, in_test_code(d.finding.locations[0])): d
             for d in outcome.report.decisions
         }
         self.decisions += outcome.report.decisions

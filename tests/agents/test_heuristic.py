@@ -156,3 +156,48 @@ def test_e2e_test_directories_are_test_scope(tmp_path: Path) -> None:
     value = github_token(seed=7)
     out = tribunal(tmp_path, "cypress/e2e/login_config.py", value)
     assert out["analysis"].result.classification.value == "test"
+
+
+def test_a_wiki_finding_is_not_read_from_the_workspace_under_its_page_path(
+    tmp_path: Path,
+) -> None:
+    """The tree holds a file named like the wiki page: reading it would be the wrong text."""
+    value = github_token(seed=91)
+    root = repo_with(tmp_path, "Deploy.md", value)
+    finding = Finding.model_validate(
+        {
+            "id": "f-1",
+            "rule_id": "github_personal_access_token",
+            "fingerprint": "sha256:x",
+            "redacted": redact_value(value),
+            "locations": [
+                {
+                    "kind": "wiki",
+                    "path": "Deploy.md",
+                    "line": 12,
+                    "commit": "d" * 40,
+                    "url": "https://github.com/octo/app/wiki/Deploy",
+                }
+            ],
+            "source": {
+                "type": "github-alert",
+                "repo": "octo/app",
+                "number": 4,
+                "url": "https://api.github.com/repos/octo/app/secret-scanning/alerts/4",
+                "state": "open",
+            },
+        }
+    )
+    factory = SessionFactory(
+        settings=Settings(),
+        redactor=Redactor([value]),
+        transcripts_dir=tmp_path / "runs",
+        workspace=Workspace(root, value_for=lambda fid: value if fid == finding.id else None),
+    )
+    assert factory.line_of(finding) is None
+    analysis = asyncio.run(
+        factory.build(AgentName.ANALYSIS, HeuristicModel(), finding, value).run()
+    )
+    tools = [e.tool for e in analysis.ledger.entries]
+    assert "get_finding" in tools and "submit_report" in tools
+    assert "read_file" not in tools

@@ -61,7 +61,7 @@ def test_challenger_and_judge_render_with_runtime_placeholders(agent: AgentName)
 def test_finding_file_errors_name_file_and_field(tmp_path: Path) -> None:
     bad = tmp_path / "finding.json"
     bad.write_text(json.dumps({**FINDING, "locations": [{"path": "x", "line": 0}]}))
-    with pytest.raises(UsageError, match=r"finding\.json: field 'locations\.0\.line'"):
+    with pytest.raises(UsageError, match=r"finding\.json: field 'locations\.0\.file\.line'"):
         load_finding(bad)
     bad.write_text("{not json")
     with pytest.raises(UsageError, match="not valid JSON"):

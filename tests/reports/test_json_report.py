@@ -39,7 +39,7 @@ def test_keeps_false_positives_and_never_a_raw_value(sample: Sample) -> None:
 def test_is_stable_indented_and_in_field_order(sample: Sample) -> None:
     text = render_json(sample.report)
     assert text == render_json(sample.report)
-    assert text.startswith('{\n  "schema_version": "1.1",\n  "tool": "thresher",')
+    assert text.startswith('{\n  "schema_version": "1.2",\n  "tool": "thresher",')
     assert text.endswith("}\n")
     assert list(json.loads(text)["models"]) == ["analysis", "judge"]  # sorted
 
@@ -65,5 +65,5 @@ def test_schema_validates_the_rendered_report(sample: Sample) -> None:
     data["schema_version"] = "2.0"
     data["decisions"][0]["finding"]["raw_value"] = "x"
     messages = [error.message for error in validator.iter_errors(data)]
-    assert any("'1.1' was expected" in m for m in messages)
+    assert any(f"'{REPORT_SCHEMA_VERSION}' was expected" in m for m in messages)
     assert any("raw_value" in m for m in messages)  # no room for extra fields

@@ -31,7 +31,7 @@ from thresher.agents.toolspecs import ReadFileArgs, ToolName
 from thresher.agents.transcript import TranscriptWriter
 from thresher.agents.workspace import Workspace
 from thresher.config import AgentName, Settings
-from thresher.findings import Finding
+from thresher.findings import Finding, WikiLocation
 from thresher.llm.messages import ModelSettings, SessionInfo
 from thresher.llm.model import Model
 from thresher.redaction import Redactor
@@ -155,10 +155,13 @@ class SessionFactory:
         )
 
     def line_of(self, finding: Finding) -> str | None:
-        """The text of the finding's first location, read through the contained workspace."""
-        if self.workspace is None:
-            return None
+        """The text of the finding's first location, read through the contained workspace.
+
+        A wiki page is not in the workspace (its path names a page of the wiki); text on
+        GitHub is asked for by its address, which only a workspace serving it holds."""
         location = finding.locations[0]
+        if self.workspace is None or isinstance(location, WikiLocation):
+            return None
         try:
             output = self.workspace.read_file(
                 ReadFileArgs(path=location.path, start_line=location.line, end_line=location.line)

@@ -324,6 +324,8 @@ def _trusted_baseline(
 
 def _errors(state: RunState, report: RunReport) -> None:
     """Failures go to stderr even with ``-q``: the exit code says 3, this says why."""
+    from thresher.reports.views import location_text
+
     if not report.errors:
         return
     console = state.console()
@@ -331,11 +333,9 @@ def _errors(state: RunState, report: RunReport) -> None:
     for error in report.errors:
         console.print(f"  {error.stage}: {error.error}: {error.message}")
     for decision in report.decisions:
-        first = decision.finding.locations[0]
+        place = location_text(decision.finding.locations[0])
         for error in decision.errors:
-            console.print(
-                f"  {first.path}:{first.line}: {error.stage}: {error.error}: {error.message}"
-            )
+            console.print(f"  {place}: {error.stage}: {error.error}: {error.message}")
 
 
 def render_markdown(report: RunReport) -> str:
@@ -350,6 +350,8 @@ def render_markdown(report: RunReport) -> str:
 def _table(state: RunState, report: RunReport) -> None:
     from rich.table import Table
 
+    from thresher.reports.views import location_text
+
     if not report.decisions:
         return
     table = Table(title="thresher decisions")
@@ -358,7 +360,6 @@ def _table(state: RunState, report: RunReport) -> None:
         table.add_column(column, overflow="fold")
     order = {"TRUE_POSITIVE": 0, "INCONCLUSIVE": 1, "FALSE_POSITIVE": 2}
     for d in sorted(report.decisions, key=lambda d: order[d.verdict.value]):
-        first = d.finding.locations[0]
         more = len(d.finding.locations) - 1
         table.add_row(
             d.verdict.value,
@@ -366,7 +367,7 @@ def _table(state: RunState, report: RunReport) -> None:
             f"{d.assessment.p_real:.2f}" if d.assessment else "-",
             ("yes" if d.escalation.would_escalate else "no") if d.escalation else "-",
             d.finding.rule_id,
-            f"{first.path}:{first.line}" + (f" (+{more})" if more else ""),
+            location_text(d.finding.locations[0]) + (f" (+{more})" if more else ""),
             d.finding.redacted,
             d.decided_by.value,
         )

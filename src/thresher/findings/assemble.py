@@ -1,32 +1,24 @@
-"""From raw detections to findings: baseline, de-duplication, severity.
+"""From raw detections to the detect-secrets source's reports: baseline, rank, severity.
 
-A secret pasted into three files, or matched by three plugins, is one thing
-to triage and one credential to rotate, so findings are keyed by the value's
-fingerprint and carry every place it occurs. Which rule names the finding is
-the most specific one that hit: a provider's token format says more than a
-keyword, which says more than entropy.
+Each detection is one report; ``sources.dedupe`` merges a value's reports into one
+finding. Which rule names it is the most specific one that hit (the lowest rank): a
+provider's token format says more than a custom rule, which says more than a keyword,
+which says more than entropy.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from thresher.findings.detection import Detection
-from thresher.findings.filekind import in_test_scope
-from thresher.findings.model import (
-    DetectSecretsSource,
-    Finding,
-    FindingKind,
-    Location,
-    Severity,
-)
+from thresher.findings.model import DetectSecretsSource, FindingKind, Location, Severity
 from thresher.findings.options import CustomRule, ScanError
-from thresher.findings.vault import SecretVault
-from thresher.redaction import redact_value
+from thresher.findings.sources.base import Sourced
+from thresher.findings.sources.dedupe import fingerprint
 
 KEYWORD = "Secret Keyword"
 _PROVIDER_TYPES = (
@@ -73,10 +65,6 @@ class Candidate:
 def ds_hash(value: str) -> str:
     """detect-secrets' ``hashed_secret`` (sha1), for baseline matching only."""
     return hashlib.sha1(value.encode("utf-8"), usedforsecurity=False).hexdigest()
-
-
-def fingerprint(value: str) -> str:
-    return "sha256:" + hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 BaselineKey = tuple[str, str, str]  # (path, hashed_secret, type)
@@ -127,11 +115,6 @@ def _rank(detection: Detection) -> tuple[int, str]:
     return _GENERIC_RANK.get(detection.type, 0), detection.type
 
 
-def finding_id(kind: FindingKind, fingerprint_: str, first: Location) -> str:
-    material = f"{kind.value}{fingerprint_}{first.path}:{first.line}"
-    return "s-" + hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-
-
 def candidates_of(detections: Iterable[Detection]) -> tuple[Candidate, ...]:
     """detect-secrets keeps one entry per (file, hashed value, type): the first line."""
     first: dict[tuple[str, str, str], Detection] = {}
@@ -150,44 +133,20 @@ def candidates_of(detections: Iterable[Detection]) -> tuple[Candidate, ...]:
     )
 
 
-def assemble(
+def sourced(
     detections: Iterable[Detection],
     rules: Mapping[str, CustomRule],
     commit: str | None = None,
-) -> tuple[tuple[Finding, ...], SecretVault]:
-    """One finding per distinct value and scope; its raw value goes to the vault only.
-
-    A value's copies in test code and its copies in deployable code are two findings:
-    they answer different questions (is this fixture ever live? / must this be
-    rotated?) and are decided, reported and suppressed separately. Both carry the
-    same fingerprint, so the credential is still recognisable as one.
-    """
-    groups: dict[tuple[str, bool], list[Detection]] = {}
+) -> Iterator[Sourced]:
+    """One report per detection; its raw value travels to ``dedupe`` and the vault only."""
+    source = DetectSecretsSource()
     for detection in detections:
-        key = (fingerprint(detection.value), in_test_scope(detection.path))
-        groups.setdefault(key, []).append(detection)
-    vault = SecretVault()
-    findings: list[Finding] = []
-    for (fingerprint_, _scope), hits in groups.items():
-        places = sorted({(hit.path, hit.line) for hit in hits})
-        locations = tuple(Location(path=p, line=n, commit=commit) for p, n in places)
-        best = min(hits, key=_rank)
-        identifier = finding_id(FindingKind.SECRET, fingerprint_, locations[0])
-        value = hits[0].value
-        findings.append(
-            Finding(
-                id=identifier,
-                kind=FindingKind.SECRET,
-                rule_id=best.type,
-                severity=severity_for(best, rules),
-                locations=locations,
-                fingerprint=fingerprint_,
-                redacted=redact_value(value),
-                source=DetectSecretsSource(),
-            )
+        yield Sourced(
+            kind=FindingKind.SECRET,
+            rule_id=detection.type,
+            severity=severity_for(detection, rules),
+            locations=(Location(path=detection.path, line=detection.line, commit=commit),),
+            source=source,
+            value=detection.value,
+            rank=_rank(detection)[0],
         )
-        vault.put(identifier, value)
-    # Fully ordered: detect-secrets reports a line's hits as a set, so ties would follow
-    # hash order and differ between runs.
-    findings.sort(key=lambda f: (f.locations[0].path, f.locations[0].line, f.rule_id, f.id))
-    return tuple(findings), vault

@@ -46,6 +46,9 @@ class FileKind(StrEnum):
     CONFIG = "config"
     SOURCE = "source"
     OTHER = "other"
+    # Not a file of the tree: text GitHub holds outside it (an issue, a pull request, a
+    # discussion, a wiki page). Never derived from a path: the location says so.
+    TEXT = "text"
 
 
 def path_tokens(path: str) -> list[str]:

@@ -10,9 +10,17 @@ rename the rule, the file or the id a finding is reported under.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, assert_never
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    Tag,
+    computed_field,
+    model_validator,
+)
 
 from thresher.redaction import Structural
 
@@ -138,10 +146,108 @@ class GitHubLocationType(StrEnum):
 
 
 class Location(_Frozen):
+    """A line of a file: in the scanned tree, or in a commit GitHub names (``url`` is then
+    the blob's address)."""
+
+    kind: Literal["file"] = "file"
     path: Annotated[str, Structural]
     line: int = Field(ge=1)
     commit: Annotated[str | None, Structural] = None
-    github_location_type: Annotated[str | None, Structural] = None
+    url: Annotated[str | None, Structural] = None
+
+
+class WikiLocation(_Frozen):
+    """A line of a wiki page in one of the wiki's commits: a file, but not in the tree
+    under review, so it is never read from the workspace."""
+
+    kind: Literal["wiki"] = "wiki"
+    path: Annotated[str, Structural]
+    line: int = Field(ge=1)
+    commit: Annotated[str, Structural]
+    url: Annotated[str, Structural] = Field(min_length=1)
+
+
+TEXT_LOCATION_TYPES = frozenset(GitHubLocationType) - {
+    GitHubLocationType.COMMIT,
+    GitHubLocationType.WIKI_COMMIT,
+}
+
+
+class TextLocation(_Frozen):
+    """Text GitHub holds outside any tree: an issue, a pull request, a discussion, or a
+    comment or review on one. It has no file and no line; its address stands in for both.
+
+    ``path`` (the URL) and ``line`` (1: the text read as one document) are also
+    serialised, so code that names a finding's place generically ("path:line", a
+    ``read_file`` of the first location) keeps working: no workspace of a tree holds a
+    file named like a URL, so reading one fails cleanly, and a workspace that serves the
+    text can serve it under its address.
+    """
+
+    kind: Literal["text"] = "text"
+    type: GitHubLocationType
+    url: Annotated[str, Structural] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_fields(cls, data: Any) -> Any:
+        """Accept a dump back: ``path`` and ``line`` are derived, checked, then dropped."""
+        if not isinstance(data, dict) or not {"path", "line"} & data.keys():
+            return data
+        data = dict(data)
+        path, line = data.pop("path", None), data.pop("line", None)
+        if path is not None and path != data.get("url"):
+            raise ValueError("a text location's path is its url")
+        if line is not None and line != 1:
+            raise ValueError("a text location's line is 1")
+        return data
+
+    @model_validator(mode="after")
+    def _text_type(self) -> TextLocation:
+        if self.type not in TEXT_LOCATION_TYPES:
+            raise ValueError(
+                f"type {self.type.value!r} is a file location, not text; use a "
+                f"{'wiki' if self.type is GitHubLocationType.WIKI_COMMIT else 'file'} location"
+            )
+        return self
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def path(self) -> str:
+        return self.url
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def line(self) -> int:
+        return 1
+
+
+def _location_kind(value: Any) -> str:
+    """A location's variant; one without ``kind`` (reports before there were variants) is
+    a file location."""
+    if isinstance(value, dict):
+        return str(value.get("kind", "file"))
+    return str(getattr(value, "kind", "file"))
+
+
+FindingLocation = Annotated[
+    Annotated[Location, Tag("file")]
+    | Annotated[WikiLocation, Tag("wiki")]
+    | Annotated[TextLocation, Tag("text")],
+    Discriminator(_location_kind),
+]
+
+
+def in_file(location: FindingLocation) -> str | None:
+    """The repository path a location names, or None for a wiki page or text outside the
+    tree: the path features, test scope and file reads apply to the tree's files only."""
+    match location:
+        case Location():
+            return location.path
+        case WikiLocation() | TextLocation():
+            return None
+        case _:
+            assert_never(location)
 
 
 class DetectSecretsSource(_Frozen):
@@ -178,13 +284,31 @@ class Finding(_Frozen):
     kind: FindingKind = FindingKind.SECRET
     rule_id: Annotated[str, Structural] = Field(min_length=1)
     severity: Severity = Severity.HIGH
-    locations: tuple[Location, ...] = Field(min_length=1)
+    locations: tuple[FindingLocation, ...] = Field(min_length=1)
     fingerprint: Annotated[str, Structural] = Field(min_length=1)
     # Already the redacted form; redacting it again would garble "(14 chars)".
     redacted: Annotated[str, Structural]
     # Where the finding came from: repository, alert number and URL, package, lockfile.
     source: Annotated[FindingSource, Structural] = Field(default_factory=DetectSecretsSource)
     secret_type: SecretType | None = None
+
+    @model_validator(mode="after")
+    def _kind_matches_source(self) -> Finding:
+        """A secret scanner cannot report a vulnerable dependency, nor OSV a secret: such a
+        finding would be triaged by the wrong tribunal and reported under the wrong rule."""
+        match self.source:
+            case DetectSecretsSource() | GitHubAlertSource():
+                expected = FindingKind.SECRET
+            case OsvSource():
+                expected = FindingKind.DEPENDENCY
+            case _:
+                assert_never(self.source)
+        if self.kind is not expected:
+            raise ValueError(
+                f"finding {self.id!r}: kind {self.kind.value!r} contradicts its source "
+                f"{self.source.type!r}, which reports {expected.value} findings only"
+            )
+        return self
 
     @property
     def effective_secret_type(self) -> SecretType | None:

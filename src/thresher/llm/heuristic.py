@@ -123,7 +123,9 @@ class _State:
         if self.info.agent == "judge":
             return calls
         location = self._location()
-        if location and "read_file" in self.offered and not self.asked("read_file"):
+        # A wiki page's path names a page of the wiki, not a file of the workspace.
+        readable = location is not None and location.get("kind", "file") != "wiki"
+        if location and readable and "read_file" in self.offered and not self.asked("read_file"):
             line = int(location.get("line", 1))
             calls.append(
                 (

@@ -19,15 +19,22 @@ import posixpath
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
-from urllib.parse import quote
+from typing import Any, assert_never
+from urllib.parse import quote, urlsplit
 
 import attrs
 import sarif_om as om  # type: ignore[import-untyped]
 
 from thresher.agents.prompts import md_escape
 from thresher.decisions import Decision, RunReport
-from thresher.findings import FindingKind, Location, Severity
+from thresher.findings import (
+    FindingKind,
+    FindingLocation,
+    Location,
+    Severity,
+    TextLocation,
+    WikiLocation,
+)
 from thresher.reports.catalog import help_for, rule_name, rule_slug
 from thresher.reports.views import by_risk, key_finding, one_line
 from thresher.results import ConfidenceLabel, Verdict
@@ -212,7 +219,7 @@ def _result(decision: Decision, rule_index: dict[str, int]) -> Any:
     for number, (_, sarif_loc) in enumerate(related, 1):
         sarif_loc.id = number
         sarif_loc.message = om.Message(text="Another occurrence of the same value.")
-    primary_path = _artifact_uri(primary[0][0].path) if primary else ""
+    primary_path = _hashed_place(primary[0][0]) if primary else ""
 
     properties: dict[str, Any] = {
         "findingId": finding.id,
@@ -262,16 +269,62 @@ def _message(decision: Decision, extra: int) -> str:
     return re.sub(r"([\[\]])", r"\\\1", text)
 
 
-def _location(location: Location) -> Any | None:
-    uri = _artifact_uri(location.path)
-    if not uri:
-        return None
-    return om.Location(
-        physical_location=om.PhysicalLocation(
-            artifact_location=om.ArtifactLocation(uri=uri, uri_base_id=SRCROOT),
-            region=om.Region(start_line=location.line),
-        )
-    )
+def _location(location: FindingLocation) -> Any | None:
+    """A file of the tree is relative to ``%SRCROOT%``; a wiki page or text on GitHub
+    (an issue, a comment) is its absolute address, with the kind of place named as a
+    logical location so a viewer can say what it links to."""
+    match location:
+        case Location():
+            uri = _artifact_uri(location.path)
+            if not uri:
+                return None
+            return om.Location(
+                physical_location=om.PhysicalLocation(
+                    artifact_location=om.ArtifactLocation(uri=uri, uri_base_id=SRCROOT),
+                    region=om.Region(start_line=location.line),
+                )
+            )
+        case WikiLocation():
+            uri = _absolute_uri(location.url)
+            if not uri:
+                return None
+            return om.Location(
+                physical_location=om.PhysicalLocation(
+                    artifact_location=om.ArtifactLocation(uri=uri),
+                    region=om.Region(start_line=location.line),
+                ),
+                logical_locations=[
+                    om.LogicalLocation(name=f"wiki:{location.path}", kind="resource")
+                ],
+            )
+        case TextLocation():
+            uri = _absolute_uri(location.url)
+            if not uri:
+                return None
+            return om.Location(
+                physical_location=om.PhysicalLocation(
+                    artifact_location=om.ArtifactLocation(uri=uri),
+                ),
+                logical_locations=[om.LogicalLocation(name=location.type.value, kind="resource")],
+            )
+        case _:
+            assert_never(location)
+
+
+def _hashed_place(location: FindingLocation) -> str:
+    """The place ``line_free_hash`` keys on: the file's URI as before, else the address."""
+    if isinstance(location, Location):
+        return _artifact_uri(location.path)
+    return _absolute_uri(location.url)
+
+
+def _absolute_uri(url: str) -> str:
+    """An http(s) address, percent-encoded where a URI may not hold the character;
+    ``""`` for anything else (a hostile or broken address is not linked)."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in {"http", "https"} or not parts.netloc:
+        return ""
+    return quote(url.strip(), safe=":/?#[]@!$&'()*+,;=%~")
 
 
 def _artifact_uri(path: str) -> str:

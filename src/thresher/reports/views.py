@@ -8,9 +8,10 @@ disagree about what thresher concluded or which finding comes first.
 from __future__ import annotations
 
 import re
+from typing import assert_never
 
 from thresher.decisions import Decision, ReportEntry
-from thresher.findings import Location, Severity
+from thresher.findings import FindingLocation, Location, Severity, TextLocation, WikiLocation
 from thresher.reports.catalog import help_for
 from thresher.results import RiskLevel, Verdict
 
@@ -94,5 +95,14 @@ def one_line(text: str, limit: int = 300) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def location_text(location: Location) -> str:
-    return f"{location.path}:{location.line}"
+def location_text(location: FindingLocation) -> str:
+    """``path:line`` for a file; a wiki page or GitHub text says what it is, and where."""
+    match location:
+        case Location():
+            return f"{location.path}:{location.line}"
+        case WikiLocation():
+            return f"wiki {location.path}:{location.line} ({location.url})"
+        case TextLocation():
+            return f"{location.type.value.replace('_', ' ')} {location.url}"
+        case _:
+            assert_never(location)

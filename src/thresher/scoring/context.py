@@ -15,8 +15,9 @@ from pathlib import Path
 
 from thresher.findings.assemble import Candidate
 from thresher.findings.filekind import in_test_scope
-from thresher.findings.model import Finding
+from thresher.findings.model import Finding, FindingLocation, in_file
 from thresher.findings.scan import ScanResult
+from thresher.findings.sources.dedupe import in_test_code
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.references import Referenced, references, wants_lookup
 from thresher.validators import ValidatorRegistry
@@ -131,12 +132,18 @@ def in_test_block(lines: Sequence[str], number: int) -> bool:
 
 def primary_location(finding: Finding) -> tuple[str, int]:
     """The location that speaks for the finding: the first outside test code, else the
-    first. A value that also sits in deployable code is judged where it is riskiest."""
+    first. A value that also sits in deployable code is judged where it is riskiest.
+
+    Text outside the tree (an issue, a comment) is never test code; its "path" is its
+    address and its line 1, which is how ``line_of`` is asked for its text."""
+    return _primary(finding).path, _primary(finding).line
+
+
+def _primary(finding: Finding) -> FindingLocation:
     for location in finding.locations:
-        if not in_test_scope(location.path):
-            return location.path, location.line
-    first = finding.locations[0]
-    return first.path, first.line
+        if not in_test_code(location):
+            return location
+    return finding.locations[0]
 
 
 def build_contexts(
@@ -158,7 +165,9 @@ def build_contexts(
         files[candidate.fingerprint].add(candidate.path)
         per_file[candidate.path] += 1
     lookups = [
-        primary_location(f)[0] for f in findings if wants_lookup(primary_location(f)[0], f.rule_id)
+        path
+        for f in findings
+        if (path := in_file(_primary(f))) is not None and wants_lookup(path, f.rule_id)
     ]
     referenced = references(root, lookups) if root is not None and lookups else {}
     contexts: dict[str, CandidateContext] = {}
@@ -167,6 +176,7 @@ def build_contexts(
         if value is None:
             continue
         path, number = primary_location(finding)
+        outside_tree = in_file(_primary(finding)) is None
         checks = tuple(
             (r.kind.value, r.status.value) for r in (validations or {}).get(finding.id, ())
         )
@@ -182,7 +192,12 @@ def build_contexts(
             copies_in_tests=any(in_test_scope(p) for p in files.get(finding.fingerprint, ())),
             checks=checks,
             referenced=referenced.get(path, Referenced.UNKNOWN),
-            in_test_block=test_block_of(path, number) if test_block_of is not None else False,
+            in_test_block=(
+                test_block_of(path, number)
+                if test_block_of is not None and not outside_tree
+                else False
+            ),
+            outside_tree=outside_tree,
         )
     return contexts
 

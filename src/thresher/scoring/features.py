@@ -77,6 +77,9 @@ class CandidateContext:
     referenced: Referenced = Referenced.UNKNOWN  # how other files name this one
     in_test_block: bool = False  # inside a test function/module of a non-test file
     checks: tuple[tuple[str, str], ...] = ()  # (check kind, status) of offline validators
+    # The primary location is no file of the tree but text GitHub holds (an issue, a
+    # comment, a wiki page): ``path`` is its address, which says nothing about the code.
+    outside_tree: bool = False
 
 
 def _tokens(text: str) -> list[str]:
@@ -302,7 +305,9 @@ def features(ctx: CandidateContext) -> Features:
     f: Features = {"bias": 1.0}
     f.update(value_features(ctx.value, key))
     f.update(assignment)
-    if ctx.referenced is Referenced.TESTS_ONLY:
+    if ctx.outside_tree:
+        f[f"file_{FileKind.TEXT.value}"] = 1.0
+    elif ctx.referenced is Referenced.TESTS_ONLY:
         # A file that only test code names is test code, wherever it sits.
         f.update(path_features(ctx.path, ctx.paths, test_only=True))
     else:
@@ -346,7 +351,9 @@ def features(ctx: CandidateContext) -> Features:
         f["dense_file"] = 1.0
     if ctx.in_test_block:
         f["in_test_block"] = 1.0
-    if ctx.referenced is Referenced.TESTS_ONLY:
+    if ctx.outside_tree:
+        f[f"file_{FileKind.TEXT.value}"] = 1.0
+    elif ctx.referenced is Referenced.TESTS_ONLY:
         f["referenced_by_tests_only"] = 1.0
     elif ctx.referenced is Referenced.CODE:
         f["referenced_by_code"] = 1.0
