@@ -135,6 +135,13 @@ class GitHubFake(FakeServer):
         with self._fault_lock:
             self._faults.append(_Fault(re.compile(route_pattern), make, times))
 
+    def reset(self) -> None:
+        """Forget requests and faults; keep the world and keep answering from it."""
+        super().reset()
+        with self._fault_lock:
+            self._faults.clear()
+        self.responder = self._respond
+
     def requests_to(self, pattern: str, method: str | None = None) -> list[CapturedRequest]:
         return [
             r

@@ -128,6 +128,7 @@ class GitHubClient:
         policy: RetryPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         max_concurrency: int = 4,
+        per_page: int = 100,
     ) -> GitHubClient:
         """A client with the token from ``GITHUB_TOKEN``/``GH_TOKEN``, or, given ``app``,
         an installation token for the app's installation on ``owner`` (an org or user),
@@ -140,6 +141,7 @@ class GitHubClient:
                 policy=policy,
                 sleep=sleep,
                 max_concurrency=max_concurrency,
+                per_page=per_page,
             )
         api_url = _check_api_url(api_url)
         signer = credentials.app_auth(app)
@@ -154,6 +156,7 @@ class GitHubClient:
             policy=policy,
             sleep=sleep,
             max_concurrency=max_concurrency,
+            per_page=per_page,
         )
         try:
             client._call(
