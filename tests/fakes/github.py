@@ -83,9 +83,10 @@ class GitHubFake(FakeServer):
     provider: ClassVar[str] = "github"
     server_header: ClassVar[str] = "GitHub.com"
 
-    def __init__(self, world: GitHubWorld | None = None) -> None:
+    def __init__(self, world: GitHubWorld | None = None, *, path_prefix: str = "") -> None:
         super().__init__()
         self.world = world or GitHubWorld()
+        self.path_prefix = path_prefix.rstrip("/")
         self._faults: list[_Fault] = []
         self._fault_lock = threading.Lock()
         self._caller = threading.local()
@@ -135,6 +136,18 @@ class GitHubFake(FakeServer):
         with self._fault_lock:
             self._faults.append(_Fault(re.compile(route_pattern), make, times))
 
+    @property
+    def api_base(self) -> str:
+        """The API root: ``base_url``, plus ``/api/v3`` when imitating GHES."""
+        return self.base_url + self.path_prefix
+
+    def path(self, request: CapturedRequest) -> str:
+        """The request's route below the API root ("" if it is outside it)."""
+        route = request.route
+        if self.path_prefix and not route.startswith(self.path_prefix + "/"):
+            return ""
+        return route[len(self.path_prefix) :]
+
     def reset(self) -> None:
         """Forget requests and faults; keep the world and keep answering from it."""
         super().reset()
@@ -146,7 +159,7 @@ class GitHubFake(FakeServer):
         return [
             r
             for r in self.requests
-            if re.search(pattern, r.route) and (method is None or r.method == method)
+            if re.search(pattern, self.path(r)) and (method is None or r.method == method)
         ]
 
     # -- checks ----------------------------------------------------------------------------
@@ -157,13 +170,14 @@ class GitHubFake(FakeServer):
     def check(self, request: CapturedRequest) -> Reply | None:
         with self._fault_lock:
             for fault in self._faults:
-                if fault.remaining > 0 and fault.pattern.search(request.route):
+                if fault.remaining > 0 and fault.pattern.search(self.path(request)):
                     fault.remaining -= 1
                     return fault.make()
         scheme, _, credential = (request.header("authorization") or "").partition(" ")
         credential = credential.strip()
-        if request.route.startswith("/app/") or re.fullmatch(
-            rf"(/orgs/{_NAME}|/users/{_NAME}|{_REPO})/installation", request.route
+        route = self.path(request)
+        if route.startswith("/app/") or re.fullmatch(
+            rf"(/orgs/{_NAME}|/users/{_NAME}|{_REPO})/installation", route
         ):
             return self._check_jwt(scheme, credential)
         if scheme.lower() not in {"token", "bearer"} or not credential:
@@ -211,7 +225,7 @@ class GitHubFake(FakeServer):
         )
 
     def _route(self, request: CapturedRequest) -> Reply:
-        route, method, api = request.route, request.method, self.base_url
+        route, method, api = self.path(request), request.method, self.api_base
         m = re.fullmatch(rf"{_REPO}(?P<rest>/.*)?", route)
         if m:
             repo = self.world.repos.get(f"{m['owner']}/{m['repo']}")
@@ -243,7 +257,7 @@ class GitHubFake(FakeServer):
         return error(404, "Not Found")
 
     def _repo_route(self, request: CapturedRequest, repo: FakeRepo, rest: str) -> Reply:
-        api, method = self.base_url, request.method
+        api, method = self.api_base, request.method
         if rest == "":
             return Reply.json_(200, repo.to_json(api))
         if rest == "/installation":
@@ -281,7 +295,7 @@ class GitHubFake(FakeServer):
         return self._text(repo, rest)
 
     def _text(self, repo: FakeRepo, rest: str) -> Reply:
-        api = f"{self.base_url}/repos/{repo.full_name}"
+        api = f"{self.api_base}/repos/{repo.full_name}"
         if m := re.fullmatch(r"/(issues|pulls)/(\d+)", rest):
             issue = repo.issues.get(int(m[2]))
             if issue is None or (m[1] == "pulls") != issue["pull"]:
@@ -361,7 +375,7 @@ class GitHubFake(FakeServer):
             ),
             reverse=query.get("direction", "desc") == "desc",
         )
-        items = [a.to_json(self.base_url, with_repository=with_repository) for a in chosen]
+        items = [a.to_json(self.api_base, with_repository=with_repository) for a in chosen]
         return self._page(request, items)
 
     def _patch(self, request: CapturedRequest, alert: FakeAlert) -> Reply:
@@ -395,13 +409,13 @@ class GitHubFake(FakeServer):
             alert.state, alert.resolution, alert.resolution_comment = "open", None, None
             alert.resolved_at, alert.resolved_by = None, None
         alert.updated_at = now
-        return Reply.json_(200, alert.to_json(self.base_url))
+        return Reply.json_(200, alert.to_json(self.api_base))
 
     # -- contents, apps, pagination ----------------------------------------------------------
 
     def _contents(self, request: CapturedRequest, repo: FakeRepo, path: str) -> Reply:
         ref = request.query.get("ref", ["main"])[-1]
-        api = f"{self.base_url}/repos/{repo.full_name}"
+        api = f"{self.api_base}/repos/{repo.full_name}"
         sha = repo.files.get((ref, path))
         if sha is None:
             entries = sorted(
@@ -456,12 +470,12 @@ class GitHubFake(FakeServer):
                 "id": installation_id,
                 "app_id": app.app_id,
                 "target_type": target_type,
-                "account": user_json(self.base_url, owner),
+                "account": user_json(self.api_base, owner),
                 "repository_selection": "all",
                 "access_tokens_url": (
-                    f"{self.base_url}/app/installations/{installation_id}/access_tokens"
+                    f"{self.api_base}/app/installations/{installation_id}/access_tokens"
                 ),
-                "repositories_url": f"{self.base_url}/installation/repositories",
+                "repositories_url": f"{self.api_base}/installation/repositories",
                 "html_url": f"{HTML_BASE}/settings/installations/{installation_id}",
                 "permissions": {"secret_scanning_alerts": "write", "contents": "read"},
                 "events": [],

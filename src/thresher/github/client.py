@@ -17,6 +17,7 @@ request borrows one instance and returns it before any retry wait.
 from __future__ import annotations
 
 import base64
+import logging
 import queue
 import re
 import threading
@@ -99,6 +100,7 @@ class GitHubClient:
         self._auth = auth
         if max_concurrency < 1:
             raise ValueError("max_concurrency must be at least 1")
+        _drop_pygithub_body_logs()
         self._pool: queue.SimpleQueue[Github] = queue.SimpleQueue()
         self._all: list[Github] = []
         for _ in range(max_concurrency):
@@ -396,6 +398,20 @@ class GitHubClient:
         )
 
 
+class _NoBodies(logging.Filter):
+    """PyGithub's requester logs every response body at DEBUG, and an alert's body holds
+    the raw secret: those records are dropped so no log level can leak a value."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno > logging.DEBUG
+
+
+def _drop_pygithub_body_logs() -> None:
+    logger = logging.getLogger("github.Requester")
+    if not any(isinstance(f, _NoBodies) for f in logger.filters):
+        logger.addFilter(_NoBodies())
+
+
 def _check_api_url(api_url: str) -> str:
     parts = urlsplit(api_url.strip())
     if parts.scheme not in {"http", "https"} or not parts.hostname or parts.query:
@@ -433,7 +449,7 @@ def _find_installation(
 
     if owner is None:
         raise credentials.no_installation(app, None)
-    check_owner(owner, flag="--org")
+    check_owner(owner, flag="GitHub App owner")
     integration = GithubIntegration(
         auth=signer,
         base_url=api_url,

@@ -63,9 +63,9 @@ class GitHubRateLimited(GitHubError):
         self.reset_at = reset_at
 
 
-class GitHubValidationError(GitHubError):
+class GitHubValidationError(GitHubError, ValueError):
     """GitHub (422) or our own pre-flight check refused a request body; ``field`` names
-    the offending field."""
+    the offending field. Also a ValueError: a bad argument is what it usually means."""
 
     exit_code = ExitCode.USAGE
 

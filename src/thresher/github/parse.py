@@ -89,7 +89,7 @@ def alert(data: Any, *, repo: str | None, what: str) -> Alert:
         raise _fail(what, exc) from None
 
 
-def _implied_html(kind: GitHubLocationType, url: str, repo_html_url: str) -> str | None:
+def _implied_html(url: str, repo_html_url: str) -> str | None:
     """The web page a REST URL implies, when it does without another request."""
     if match := _ISSUE.search(url):
         return f"{repo_html_url}/issues/{match.group(1)}"
@@ -153,7 +153,7 @@ def location(data: Any, *, repo_html_url: str, what: str) -> AlertLocation:
                 url = str(details[f"{kind.value}_url"])
                 if kind in DISCUSSION_LOCATION_TYPES:
                     return TextLocation(type=kind, url=url, html_url=url)
-                implied = _implied_html(kind, url, repo_html_url)
+                implied = _implied_html(url, repo_html_url)
                 return TextLocation(type=kind, url=url, api_url=url, html_url=implied)
     except (KeyError, TypeError, ValueError, ValidationError) as exc:
         raise _fail(what, exc) from None

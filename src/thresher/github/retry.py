@@ -13,6 +13,7 @@ stop cleanly, so every request goes through :func:`call` instead.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -141,7 +142,8 @@ def to_error(failure: Failure, *, what: str, permission: str, api_url: str) -> G
     said = f": {failure.message}" if failure.message else ""
     if status is None:
         return GitHubError(
-            f"cannot reach the GitHub API at {api_url} ({what})",
+            f"cannot reach the GitHub API at {api_url} ({what}): the connection failed "
+            "or the answer was cut short",
             hint="check --api-url and the network; the call was retried",
         )
     if status == 401:
@@ -185,8 +187,7 @@ def call(
     ``fn`` must be safe to repeat (GETs, and PATCHes that set an absolute state).
     """
     from github.GithubException import GithubException
-    from requests.exceptions import ConnectionError as RequestsConnectionError
-    from requests.exceptions import Timeout
+    from requests.exceptions import RequestException
 
     attempt = 0
     while True:
@@ -195,7 +196,8 @@ def call(
             return fn()
         except GithubException as exc:
             failure = Failure(exc.status, dict(exc.headers or {}), exc.data)
-        except (RequestsConnectionError, Timeout):
+        except (RequestException, json.JSONDecodeError):
+            # refused, reset, timed out, or a body cut short: all worth another try
             failure = Failure(None, {}, None)
         wait = plan(failure, attempt, policy, now=clock())
         if wait is None:
