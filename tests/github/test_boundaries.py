@@ -21,7 +21,8 @@ from thresher.github.models import AlertFilters, CommitLocation
 PROBE = """
 import sys
 import thresher.github, thresher.github.client, thresher.github.models
-import thresher.github.errors, thresher.github.retry, thresher.github.auth, thresher.github.parse
+import thresher.github.errors, thresher.github.retry, thresher.github.auth
+import thresher.github.parse, thresher.github.session
 print(",".join(sorted(m for m in ("github", "jwt", "requests", "urllib3") if m in sys.modules)))
 """
 

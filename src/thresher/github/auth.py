@@ -10,12 +10,15 @@ the client's connections share one credential across threads.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from thresher.github.errors import TOKEN_VARIABLES, GitHubAuthError
+from thresher.github import retry
+from thresher.github.errors import TOKEN_VARIABLES, GitHubAuthError, GitHubNotFound
+from thresher.github.models import check_owner
+from thresher.github.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from github.Auth import AppAuth, AppInstallationAuth, Auth
@@ -112,9 +115,68 @@ def token_auth(token: str) -> Auth:
 
 
 def no_installation(app: AppCredentials, owner: str | None) -> GitHubAuthError:
+    """The app is not installed where we need it (or there is no owner to look up)."""
     where = f"on {owner!r}" if owner else "(no owner to look it up by)"
     return GitHubAuthError(
         f"GitHub App {app.app_id} has no installation {where}",
         hint="install the app on the organisation or user, or pass its installation id; "
         f"or use a token in {TOKEN_VARIABLES}",
+    )
+
+
+def find_installation(
+    app: AppCredentials,
+    signer: AppAuth,
+    owner: str | None,
+    *,
+    api_url: str,
+    policy: RetryPolicy,
+    sleep: Callable[[float], None],
+) -> int:
+    """The app's installation on ``owner``: as an organisation, else as a user."""
+    from github import GithubIntegration
+    from thresher.github.session import drop_pygithub_body_logs
+
+    drop_pygithub_body_logs()
+    if owner is None:
+        raise no_installation(app, None)
+    check_owner(owner, flag="GitHub App owner")
+    integration = GithubIntegration(
+        auth=signer,
+        base_url=api_url,
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+        user_agent="thresher",
+    )
+    lookups: list[tuple[str, Callable[[], Any]]] = [
+        (f"/orgs/{owner}/installation", lambda: integration.get_org_installation(owner)),
+        (f"/users/{owner}/installation", lambda: integration.get_user_installation(owner)),
+    ]
+    try:
+        for route, lookup in lookups:
+            try:
+                found = retry.call(
+                    lookup,
+                    what=f"GET {route}",
+                    permission="GitHub App endpoints need the app's own key",
+                    api_url=api_url,
+                    policy=policy,
+                    sleep=sleep,
+                )
+            except GitHubNotFound:
+                continue
+            return int(found.id)
+    except GitHubAuthError as exc:
+        raise app_refused(app, exc) from None
+    finally:
+        integration.close()
+    raise no_installation(app, owner)
+
+
+def app_refused(app: AppCredentials, exc: GitHubAuthError) -> GitHubAuthError:
+    """A 401 during the app flow, restated to name the app id and the key file."""
+    return GitHubAuthError(
+        f"GitHub refused GitHub App {app.app_id} signed with {app.private_key_path}: {exc.message}",
+        hint="check the app id matches the private key, and that the key was not revoked",
     )

@@ -1,43 +1,30 @@
 """The GitHub REST client ``thresher triage`` uses: secret-scanning alerts, their
 locations, file contents at a commit, issue and pull-request text, and resolving alerts.
 
-Built on PyGithub: its ``Requester`` is the only HTTP stack (authentication, user agent,
-connections, error objects), and its ``GithubIntegration`` / ``Auth.AppAuth`` do the
-GitHub App token exchange. Listings are paged here, one request per page through the
-requester following ``Link: rel="next"``, because every single request must go through
-the retry policy (``retry.call``) and must not hold a connection between pages: a
-PyGithub ``PaginatedList`` fetches pages inside its iterator, where a rate limit on
-page 7 could be neither waited out nor retried.
-
-Thread use: a pool of ``max_concurrency`` PyGithub instances bounds concurrent API
-calls; a PyGithub connection object is not safe to share between threads, so each
-request borrows one instance and returns it before any retry wait.
+Built on PyGithub (see :mod:`thresher.github.session` for the HTTP plumbing and why pages
+are followed there), with the GitHub App token exchange in :mod:`thresher.github.auth`.
+Every failure is a :class:`~thresher.github.errors.GitHubError`; the token never appears
+in one, nor in this object's ``repr``.
 """
 
 from __future__ import annotations
 
 import base64
-import logging
-import queue
 import re
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
-from urllib.parse import quote, urlsplit
+from typing import TYPE_CHECKING, Any, Self
+from urllib.parse import quote
 
-from thresher.errors import UsageError
 from thresher.findings.model import AlertResolution
 from thresher.github import auth as credentials
-from thresher.github import parse, retry
+from thresher.github import parse
 from thresher.github.auth import AppCredentials
 from thresher.github.errors import (
     CONTENTS_PERMISSION,
-    READ_PERMISSION,
     WRITE_PERMISSION,
     GitHubAuthError,
     GitHubError,
-    GitHubNotFound,
     GitHubValidationError,
 )
 from thresher.github.models import (
@@ -51,15 +38,12 @@ from thresher.github.models import (
     check_owner,
 )
 from thresher.github.retry import RetryPolicy
+from thresher.github.session import Session, check_api_url
 
 if TYPE_CHECKING:
     from github.Auth import Auth
 
-    from github import Github
-
 __all__ = ["AppCredentials", "GitHubClient", "RetryPolicy"]
-
-T = TypeVar("T")
 
 MAX_RESOLUTION_COMMENT = 270
 """GitHub's limit on ``resolution_comment``; longer comments are refused before sending."""
@@ -91,33 +75,17 @@ class GitHubClient:
         per_page: int = 100,
         timeout_s: int = 30,
     ) -> None:
-        from github import Github
-
-        self.api_url = _check_api_url(api_url)
-        self.policy = policy or RetryPolicy()
-        self.per_page = per_page
-        self._sleep = sleep
-        self._auth = auth
-        if max_concurrency < 1:
-            raise ValueError("max_concurrency must be at least 1")
-        _drop_pygithub_body_logs()
-        self._pool: queue.SimpleQueue[Github] = queue.SimpleQueue()
-        self._all: list[Github] = []
-        for _ in range(max_concurrency):
-            gh = Github(
-                base_url=self.api_url,
-                auth=auth,
-                retry=None,
-                per_page=per_page,
-                timeout=timeout_s,
-                seconds_between_requests=None,
-                seconds_between_writes=None,
-                user_agent="thresher",
-            )
-            self._all.append(gh)
-            self._pool.put(gh)
-        self._write_lock = threading.Lock()
-        self._last_write = float("-inf")
+        self._session = Session(
+            api_url=api_url,
+            auth=auth,
+            policy=policy or RetryPolicy(),
+            sleep=sleep,
+            max_concurrency=max_concurrency,
+            per_page=per_page,
+            timeout_s=timeout_s,
+        )
+        self.api_url = self._session.api_url
+        self.policy = self._session.policy
 
     @classmethod
     def from_environ(
@@ -145,12 +113,14 @@ class GitHubClient:
                 max_concurrency=max_concurrency,
                 per_page=per_page,
             )
-        api_url = _check_api_url(api_url)
+        api_url = check_api_url(api_url)
         signer = credentials.app_auth(app)
         policy = policy or RetryPolicy()
         installation_id = app.installation_id
         if installation_id is None:
-            installation_id = _find_installation(app, signer, owner, api_url, policy, sleep)
+            installation_id = credentials.find_installation(
+                app, signer, owner, api_url=api_url, policy=policy, sleep=sleep
+            )
         installation = credentials.installation_auth(signer, installation_id)
         client = cls(
             api_url=api_url,
@@ -161,21 +131,20 @@ class GitHubClient:
             per_page=per_page,
         )
         try:
-            client._call(
+            client._session.call(
                 lambda: installation.token,
                 what=f"POST /app/installations/{installation_id}/access_tokens",
                 permission="the app needs `Secret scanning alerts: read` on the installation",
             )
         except GitHubAuthError as exc:
-            raise _app_refused(app, exc) from None
+            raise credentials.app_refused(app, exc) from None
         return client
 
     def __repr__(self) -> str:
         return f"GitHubClient(api_url={self.api_url!r})"
 
     def close(self) -> None:
-        for gh in self._all:
-            gh.close()
+        self._session.close()
 
     def __enter__(self) -> Self:
         return self
@@ -191,7 +160,7 @@ class GitHubClient:
         route = f"/orgs/{org}/repos"
         names = [
             str(item["full_name"])
-            for item in self._pages(route, {"type": "all"}, what=f"GET {route}")
+            for item in self._session.pages(route, {"type": "all"}, what=f"GET {route}")
             if isinstance(item, Mapping) and "full_name" in item
         ]
         return sorted(names)
@@ -219,7 +188,7 @@ class GitHubClient:
             params["resolution"] = ",".join(r.value for r in filters.resolutions)
         if filters.since is not None:
             params["sort"], params["direction"] = "updated", "desc"
-        for item in self._pages(route, params, what=f"GET {route}"):
+        for item in self._session.pages(route, params, what=f"GET {route}"):
             alert = parse.alert(item, repo=repo, what=f"GET {route}")
             if filters.since is not None and alert.updated_at < filters.since:
                 return  # newest-updated first: everything after is older still
@@ -229,7 +198,7 @@ class GitHubClient:
     def alert(self, repo: RepoRef | str, number: int) -> Alert:
         ref = _repo(repo)
         route = f"/repos/{ref.full_name}/secret-scanning/alerts/{int(number)}"
-        _, data = self._request("GET", route, what=f"GET {route}")
+        _, data = self._session.request("GET", route, what=f"GET {route}")
         return parse.alert(data, repo=ref.full_name, what=f"GET {route}")
 
     def locations(self, alert: Alert) -> tuple[AlertLocation, ...]:
@@ -237,7 +206,7 @@ class GitHubClient:
         what = f"GET locations of {alert.key}"
         return tuple(
             parse.location(item, repo_html_url=alert.repo_html_url, what=what)
-            for item in self._pages(alert.locations_url, {}, what=what)
+            for item in self._session.pages(alert.locations_url, {}, what=what)
         )
 
     # -- content ---------------------------------------------------------------------------
@@ -253,7 +222,7 @@ class GitHubClient:
             raise GitHubValidationError(f"refusing to read the path {path!r}", field="path")
         route = f"/repos/{repo_ref.full_name}/contents/{quote(clean)}"
         what = f"GET {route} at {ref[:40]}"
-        _, data = self._request(
+        _, data = self._session.request(
             "GET", route, params={"ref": ref}, what=what, permission=CONTENTS_PERMISSION
         )
         if isinstance(data, list) or not isinstance(data, Mapping):
@@ -277,7 +246,9 @@ class GitHubClient:
         if not _SHA.fullmatch(sha):
             raise GitHubValidationError(f"{sha!r} is not a git object id", field="sha")
         route = f"/repos/{repo_ref.full_name}/git/blobs/{sha}"
-        _, data = self._request("GET", route, what=f"GET {route}", permission=CONTENTS_PERMISSION)
+        _, data = self._session.request(
+            "GET", route, what=f"GET {route}", permission=CONTENTS_PERMISSION
+        )
         if not isinstance(data, Mapping):
             raise GitHubError(f"unexpected response from GitHub for GET {route}")
         _check_size(int(data.get("size") or 0), max_bytes, sha)
@@ -292,7 +263,7 @@ class GitHubClient:
         and any location without an API URL, give None: triage them from the alert."""
         if location.type in DISCUSSION_LOCATION_TYPES or location.api_url is None:
             return None
-        _, data = self._request(
+        _, data = self._session.request(
             "GET", location.api_url, what=f"GET {location.type.value}", permission=TEXT_PERMISSION
         )
         if not isinstance(data, Mapping):
@@ -319,107 +290,11 @@ class GitHubClient:
                 field="resolution_comment",
             )
         body = {"state": "resolved", "resolution": resolution.value, "resolution_comment": comment}
-        self._space_write()
-        _, data = self._request(
+        self._session.space_write()
+        _, data = self._session.request(
             "PATCH", alert.url, body=body, what=f"PATCH {alert.key}", permission=WRITE_PERMISSION
         )
         return parse.alert(data, repo=alert.repo, what=f"PATCH {alert.key}")
-
-    def _space_write(self) -> None:
-        with self._write_lock:
-            wait = self._last_write + self.policy.write_interval_s - time.monotonic()
-            if wait > 0:
-                self._sleep(wait)
-            self._last_write = time.monotonic()
-
-    # -- plumbing --------------------------------------------------------------------------
-
-    def _call(self, fn: Callable[[], T], *, what: str, permission: str = READ_PERMISSION) -> T:
-        return retry.call(
-            fn,
-            what=what,
-            permission=permission,
-            api_url=self.api_url,
-            policy=self.policy,
-            sleep=self._sleep,
-        )
-
-    def _request(
-        self,
-        verb: str,
-        url: str,
-        *,
-        what: str,
-        params: dict[str, Any] | None = None,
-        body: Any = None,
-        permission: str = READ_PERMISSION,
-    ) -> tuple[dict[str, Any], Any]:
-        self._check_url(url)
-
-        def attempt() -> tuple[dict[str, Any], Any]:
-            gh = self._pool.get()
-            try:
-                return gh.requester.requestJsonAndCheck(
-                    verb, url, parameters=dict(params or {}), input=body
-                )
-            finally:
-                self._pool.put(gh)
-
-        return self._call(attempt, what=what, permission=permission)
-
-    def _pages(self, url: str, params: dict[str, Any], *, what: str) -> Iterator[Any]:
-        """Items of a paginated listing, following ``Link: rel="next"`` page by page."""
-        next_url: str | None = url
-        next_params: dict[str, Any] = {**params, "per_page": self.per_page}
-        seen: set[str] = set()
-        while next_url is not None:
-            headers, data = self._request("GET", next_url, params=next_params, what=what)
-            if not isinstance(data, list):
-                raise GitHubError(f"unexpected response from GitHub for {what}: not a list")
-            yield from data
-            next_url = parse.link_header(headers.get("link")).get("next")
-            next_params = {}
-            if next_url is not None:
-                if next_url in seen:
-                    raise GitHubError(f"GitHub's pagination for {what} loops; stopped")
-                seen.add(next_url)
-
-    def _check_url(self, url: str) -> None:
-        """Only ever send the credential to the configured API: URLs that come back in
-        payloads (next pages, alert and location URLs) must point inside it."""
-        if url.startswith("/") and not url.startswith("//"):
-            return
-        if url == self.api_url or url.startswith(self.api_url + "/"):
-            return
-        raise GitHubError(
-            f"refusing to send credentials to {urlsplit(url).netloc or url!r}: "
-            f"it is outside --api-url {self.api_url}",
-            hint="GitHub returned a URL on another host; check --api-url",
-        )
-
-
-class _NoBodies(logging.Filter):
-    """PyGithub's requester logs every response body at DEBUG, and an alert's body holds
-    the raw secret: those records are dropped so no log level can leak a value."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno > logging.DEBUG
-
-
-def _drop_pygithub_body_logs() -> None:
-    logger = logging.getLogger("github.Requester")
-    if not any(isinstance(f, _NoBodies) for f in logger.filters):
-        logger.addFilter(_NoBodies())
-
-
-def _check_api_url(api_url: str) -> str:
-    parts = urlsplit(api_url.strip())
-    if parts.scheme not in {"http", "https"} or not parts.hostname or parts.query:
-        raise UsageError(
-            f"--api-url: {api_url!r} is not an http(s) URL",
-            hint="https://api.github.com, or https://HOST/api/v3 for GitHub Enterprise Server",
-        )
-    return api_url.strip().rstrip("/")
 
 
 def _check_size(size: int, max_bytes: int, name: str) -> None:
@@ -434,57 +309,3 @@ def _decode(content: str, what: str) -> bytes:
         return base64.b64decode("".join(content.split()), validate=True)
     except ValueError:
         raise GitHubError(f"unexpected response from GitHub for {what}: bad base64") from None
-
-
-def _find_installation(
-    app: AppCredentials,
-    signer: Any,
-    owner: str | None,
-    api_url: str,
-    policy: RetryPolicy,
-    sleep: Callable[[float], None],
-) -> int:
-    """The app's installation on ``owner``: as an organisation, else as a user."""
-    from github import GithubIntegration
-
-    if owner is None:
-        raise credentials.no_installation(app, None)
-    check_owner(owner, flag="GitHub App owner")
-    integration = GithubIntegration(
-        auth=signer,
-        base_url=api_url,
-        retry=None,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-        user_agent="thresher",
-    )
-    lookups: list[tuple[str, Callable[[], Any]]] = [
-        (f"/orgs/{owner}/installation", lambda: integration.get_org_installation(owner)),
-        (f"/users/{owner}/installation", lambda: integration.get_user_installation(owner)),
-    ]
-    try:
-        for route, lookup in lookups:
-            try:
-                found = retry.call(
-                    lookup,
-                    what=f"GET {route}",
-                    permission="GitHub App endpoints need the app's own key",
-                    api_url=api_url,
-                    policy=policy,
-                    sleep=sleep,
-                )
-            except GitHubNotFound:
-                continue
-            return int(found.id)
-    except GitHubAuthError as exc:
-        raise _app_refused(app, exc) from None
-    finally:
-        integration.close()
-    raise credentials.no_installation(app, owner)
-
-
-def _app_refused(app: AppCredentials, exc: GitHubAuthError) -> GitHubAuthError:
-    return GitHubAuthError(
-        f"GitHub refused GitHub App {app.app_id} signed with {app.private_key_path}: {exc.message}",
-        hint="check the app id matches the private key, and that the key was not revoked",
-    )
