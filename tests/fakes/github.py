@@ -21,25 +21,17 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
-from urllib.parse import unquote, urlencode
+from urllib.parse import unquote
 
 import jwt
 
+from tests.fakes import github_replies as replies
 from tests.fakes.base import CapturedRequest, FakeServer, Reply
-from tests.fakes.github_world import (
-    CONTENTS_INLINE_LIMIT,
-    HTML_BASE,
-    FakeAlert,
-    FakeRepo,
-    GitHubWorld,
-    b64_lines,
-    iso,
-    user_json,
-)
+from tests.fakes.github_replies import error, validation_failed
+from tests.fakes.github_world import HTML_BASE, FakeAlert, FakeRepo, GitHubWorld, b64_lines
 
-DOCS = "https://docs.github.com/rest"
 STATES = ("open", "resolved")
 RESOLUTIONS = (
     "false_positive",
@@ -54,22 +46,6 @@ FaultKind = Literal["primary", "secondary", "secondary-no-wait", 500, 502, 503]
 
 _NAME = r"[A-Za-z0-9._-]+"
 _REPO = rf"/repos/(?P<owner>{_NAME})/(?P<repo>{_NAME})"
-
-
-def error(status: int, message: str, **extra: Any) -> Reply:
-    return Reply.json_(
-        status, {"message": message, "documentation_url": DOCS, "status": str(status), **extra}
-    )
-
-
-def validation_failed(field: str, message: str, code: str = "custom") -> Reply:
-    return error(
-        422,
-        "Validation Failed",
-        errors=[
-            {"resource": "SecretScanningAlert", "field": field, "code": code, "message": message}
-        ],
-    )
 
 
 @dataclass
@@ -108,30 +84,10 @@ class GitHubFake(FakeServer):
 
         def make() -> Reply:
             if kind == "primary":
-                reset = int(time.time() + reset_in)
-                return error(403, "API rate limit exceeded for user ID 1.").with_headers(
-                    {
-                        "x-ratelimit-limit": "5000",
-                        "x-ratelimit-remaining": "0",
-                        "x-ratelimit-used": "5000",
-                        "x-ratelimit-reset": str(reset),
-                        "x-ratelimit-resource": "core",
-                    }
-                )
+                return replies.primary_limited(reset_in)
             if kind in ("secondary", "secondary-no-wait"):
-                reply = error(
-                    403,
-                    "You have exceeded a secondary rate limit. Please wait a few minutes "
-                    "before you try again.",
-                )
-                if kind == "secondary":
-                    reply = reply.with_headers({"retry-after": str(retry_after)})
-                return reply
-            if kind == 502:
-                return Reply.raw(
-                    502, b"<html><body><h1>502 Bad Gateway</h1></body></html>", "text/html"
-                )
-            return error(int(kind), "Server Error")
+                return replies.secondary_limited(retry_after if kind == "secondary" else None)
+            return replies.server_error(int(kind))
 
         with self._fault_lock:
             self._faults.append(_Fault(re.compile(route_pattern), make, times))
@@ -415,72 +371,13 @@ class GitHubFake(FakeServer):
 
     def _contents(self, request: CapturedRequest, repo: FakeRepo, path: str) -> Reply:
         ref = request.query.get("ref", ["main"])[-1]
-        api = f"{self.api_base}/repos/{repo.full_name}"
-        sha = repo.files.get((ref, path))
-        if sha is None:
-            entries = sorted(
-                {p for (r, p) in repo.files if r == ref and p.startswith(path.rstrip("/") + "/")}
-            )
-            if not entries:
-                return error(404, "Not Found")
-            return Reply.json_(
-                200,
-                [
-                    {
-                        "type": "file",
-                        "name": p.rsplit("/", 1)[-1],
-                        "path": p,
-                        "sha": repo.files[(ref, p)],
-                    }
-                    for p in entries
-                ],
-            )
-        content = repo.blobs[sha]
-        inline = len(content) <= CONTENTS_INLINE_LIMIT
-        return Reply.json_(
-            200,
-            {
-                "type": "file",
-                "encoding": "base64" if inline else "none",
-                "size": len(content),
-                "name": path.rsplit("/", 1)[-1],
-                "path": path,
-                "content": b64_lines(content) if inline else "",
-                "sha": sha,
-                "url": f"{api}/contents/{path}?ref={ref}",
-                "git_url": f"{api}/git/blobs/{sha}",
-                "html_url": f"{HTML_BASE}/{repo.full_name}/blob/{ref}/{path}",
-                "download_url": f"https://raw.githubusercontent.com/{repo.full_name}/{ref}/{path}",
-                "_links": {
-                    "self": f"{api}/contents/{path}?ref={ref}",
-                    "git": f"{api}/git/blobs/{sha}",
-                    "html": f"{HTML_BASE}/{repo.full_name}/blob/{ref}/{path}",
-                },
-            },
-        )
+        return replies.contents(self.api_base, repo, ref, path)
 
     def _installation(self, owner: str, target_type: str) -> Reply:
         app = self.world.apps.get(getattr(self._caller, "app_id", 0))
         if app is None or owner not in app.installations:
             return error(404, "Not Found")
-        installation_id = app.installations[owner]
-        return Reply.json_(
-            200,
-            {
-                "id": installation_id,
-                "app_id": app.app_id,
-                "target_type": target_type,
-                "account": user_json(self.api_base, owner),
-                "repository_selection": "all",
-                "access_tokens_url": (
-                    f"{self.api_base}/app/installations/{installation_id}/access_tokens"
-                ),
-                "repositories_url": f"{self.api_base}/installation/repositories",
-                "html_url": f"{HTML_BASE}/settings/installations/{installation_id}",
-                "permissions": {"secret_scanning_alerts": "write", "contents": "read"},
-                "events": [],
-            },
-        )
+        return replies.installation(self.api_base, app, owner, target_type)
 
     def _access_token(self, installation_id: int) -> Reply:
         app = self.world.apps.get(getattr(self._caller, "app_id", 0))
@@ -488,38 +385,10 @@ class GitHubFake(FakeServer):
             return error(404, "Not Found")
         token = "ghs_" + secrets.token_hex(18)
         self.world.add_token(token, login=f"app-{app.app_id}[bot]")
-        expires = datetime.now(UTC) + timedelta(hours=1)
-        return Reply.json_(
-            201,
-            {
-                "token": token,
-                "expires_at": iso(expires),
-                "permissions": {"secret_scanning_alerts": "write", "contents": "read"},
-                "repository_selection": "all",
-            },
-        )
+        return replies.access_token(token)
 
     def _page(self, request: CapturedRequest, items: list[Any]) -> Reply:
-        """One page of ``items`` with GitHub's ``Link`` header (first/prev/next/last)."""
-        query = {k: v[-1] for k, v in request.query.items()}
-        try:
-            per_page = min(max(int(query.get("per_page", 30)), 1), 100)
-            page = max(int(query.get("page", 1)), 1)
-        except ValueError:
-            return validation_failed("page", "page and per_page must be integers", "invalid")
-        last = max(1, -(-len(items) // per_page))
-        chunk = items[(page - 1) * per_page : page * per_page]
-        links = []
-
-        def url(n: int) -> str:
-            params = urlencode({**query, "per_page": per_page, "page": n})
-            return f"{self.base_url}{request.route}?{params}"
-
-        if page < last:
-            links += [f'<{url(page + 1)}>; rel="next"', f'<{url(last)}>; rel="last"']
-        if page > 1:
-            links = [f'<{url(page - 1)}>; rel="prev"', *links, f'<{url(1)}>; rel="first"']
-        return Reply.json_(200, chunk, {"link": ", ".join(links)} if links else {})
+        return replies.page(request, items, self.base_url)
 
     @staticmethod
     def _credential(request: CapturedRequest) -> str:

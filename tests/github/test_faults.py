@@ -66,6 +66,14 @@ def test_secondary_limit_waits_retry_after(
     assert sleeps == [7.0, 7.0]
 
 
+def test_secondary_limit_without_a_time_waits_a_minute(
+    server: GitHubFake, client: GitHubClient, sleeps: Sleeps
+) -> None:
+    server.fault(ALERTS, "secondary-no-wait")
+    assert _numbers(client) == [1, 2, 3, 4, 5]
+    assert sleeps == [60.0]
+
+
 def test_secondary_limit_beyond_the_bound_stops(
     server: GitHubFake, make_client: ClientFactory, sleeps: Sleeps
 ) -> None:
