@@ -113,7 +113,7 @@ def plan(failure: Failure, attempt: int, policy: RetryPolicy, *, now: float) -> 
             reset if (primary and reset is not None and retry_after is None) else now + wait,
             tz=UTC,
         )
-        kind = "secondary" if retry_after is not None or not primary else "primary"
+        kind = "primary" if primary else "secondary"
         if wait > policy.max_wait_s:
             raise GitHubRateLimited(
                 f"GitHub {kind} rate limit: it asks to wait {wait:.0f}s, more than the "
