@@ -232,12 +232,14 @@ def _register() -> None:
     from thresher.cli.report_cmd import report_app
     from thresher.cli.scan_cmd import scan_command
     from thresher.cli.skills_cmd import skills_app
+    from thresher.cli.triage_cmd import triage_command
 
     app.add_typer(skills_app, name="skills")
     app.add_typer(agents_app, name="agents")
     app.add_typer(models_app, name="models")
     app.add_typer(report_app, name="report")
     app.command("scan")(scan_command)
+    app.command("triage")(triage_command)
     app.command("eval")(eval_command)
     app.command("schema")(schema_command)
 

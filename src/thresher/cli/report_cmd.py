@@ -46,16 +46,10 @@ def merge_command(
 
     With no output option the merged JSON goes to stdout.
     """
-    from thresher.errors import UsageError
     from thresher.reports.io import check_output_path, write_atomic
     from thresher.triage.report import merge, render_markdown
 
-    step_summary = os.environ.get("GITHUB_STEP_SUMMARY", "") if summary else ""
-    if summary and not step_summary:
-        raise UsageError(
-            "--summary: GITHUB_STEP_SUMMARY is not set",
-            hint="use it in a GitHub Actions step, or write a file with --markdown",
-        )
+    step_summary = step_summary_path() if summary else None
     for path, flag in ((json_out, "--json"), (markdown_out, "--markdown")):
         if path is not None:
             check_output_path(path, flag)
@@ -66,8 +60,8 @@ def merge_command(
         write_atomic(json_out, text)
     if markdown_out is not None:
         write_atomic(markdown_out, markdown)
-    if step_summary:
-        _append(Path(step_summary), markdown)
+    if step_summary is not None:
+        _append(step_summary, markdown)
     if json_out is None and markdown_out is None and not summary:
         typer.echo(text, nl=False)
 
@@ -109,6 +103,24 @@ def load_report(path: Path) -> TriageReport:
 
 def _major(version: str) -> str:
     return version.partition(".")[0]
+
+
+def step_summary_path() -> Path:
+    """``$GITHUB_STEP_SUMMARY``, for ``--summary``; a usage error outside Actions."""
+    from thresher.errors import UsageError
+
+    path = os.environ.get("GITHUB_STEP_SUMMARY", "")
+    if not path:
+        raise UsageError(
+            "--summary: GITHUB_STEP_SUMMARY is not set",
+            hint="use it in a GitHub Actions step, or write a file with --markdown",
+        )
+    return Path(path)
+
+
+def append_summary(markdown: str) -> None:
+    """Append to the job summary (see ``step_summary_path``)."""
+    _append(step_summary_path(), markdown)
 
 
 def _append(path: Path, text: str) -> None:

@@ -1,0 +1,280 @@
+"""``thresher triage``: decide GitHub secret-scanning alerts, and with ``--apply`` resolve them."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from thresher.errors import UsageError
+
+if TYPE_CHECKING:
+    from thresher.triage.report import AlertOutcome
+    from thresher.triage.runner import TriageOutcome
+
+    from .app import RunState
+
+DEFAULT_API_URL = "https://api.github.com"
+
+
+class AlertStateChoice(StrEnum):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    ALL = "all"
+
+
+class ValidityChoice(StrEnum):
+    ACTIVE = "active"
+    INACTIVE = "inactive"
+    UNKNOWN = "unknown"
+
+
+class TriageEscalate(StrEnum):
+    NEVER = "never"
+    UNCERTAIN = "uncertain"
+    ALWAYS = "always"
+
+
+def triage_command(
+    ctx: typer.Context,
+    repo: Annotated[
+        list[str] | None,
+        typer.Option("--repo", metavar="OWNER/NAME", help="A repository (repeatable)."),
+    ] = None,
+    org: Annotated[
+        str | None,
+        typer.Option("--org", metavar="ORG", help="Every repository of an organisation."),
+    ] = None,
+    state: Annotated[
+        AlertStateChoice, typer.Option("--state", help="Which alerts, by their state.")
+    ] = AlertStateChoice.OPEN,
+    secret_type: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--secret-type", metavar="TYPE", help="Only this GitHub secret type (repeatable)."
+        ),
+    ] = None,
+    validity: Annotated[
+        list[ValidityChoice] | None,
+        typer.Option("--validity", help="Only alerts GitHub rates so (repeatable)."),
+    ] = None,
+    since: Annotated[
+        str | None,
+        typer.Option("--since", metavar="DATE", help="Only alerts created on or after (ISO 8601)."),
+    ] = None,
+    api_url: Annotated[
+        str | None,
+        typer.Option(
+            "--api-url",
+            metavar="URL",
+            help="GitHub API (GitHub Enterprise Server: https://HOST/api/v3). "
+            "Default: $GITHUB_API_URL, else https://api.github.com.",
+        ),
+    ] = None,
+    app_id: Annotated[
+        int | None, typer.Option("--app-id", help="Authenticate as this GitHub App.")
+    ] = None,
+    app_key: Annotated[
+        Path | None, typer.Option("--app-key", metavar="PEM", help="The GitHub App's private key.")
+    ] = None,
+    app_installation: Annotated[
+        int | None,
+        typer.Option("--app-installation", help="The App installation (default: looked up)."),
+    ] = None,
+    apply: Annotated[
+        bool,
+        typer.Option("--apply", help="Resolve what the policy allows (default: a dry run)."),
+    ] = False,
+    apply_min_confidence: Annotated[
+        float,
+        typer.Option(
+            "--apply-min-confidence", min=0, max=10, help="Resolve only at or above (0-10)."
+        ),
+    ] = 8.0,
+    max_apply: Annotated[
+        int | None, typer.Option("--max-apply", min=0, help="At most this many resolutions.")
+    ] = None,
+    state_db: Annotated[
+        Path,
+        typer.Option("--state-db", metavar="PATH", help="The state store (SQLite, WAL)."),
+    ] = Path(".thresher/state.db"),
+    shard: Annotated[
+        str | None,
+        typer.Option("--shard", metavar="K/N", help="Only this shard of the repositories."),
+    ] = None,
+    escalate: Annotated[
+        TriageEscalate, typer.Option(help="When to ask the LLM tribunal.")
+    ] = TriageEscalate.UNCERTAIN,
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="Alerts decided at once.")] = 4,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")] = None,
+    markdown_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--markdown",
+            help="Write the Markdown summary here.",
+        ),
+    ] = None,
+    summary: Annotated[
+        bool,
+        typer.Option("--summary", help="Append the Markdown summary to $GITHUB_STEP_SUMMARY."),
+    ] = False,
+) -> None:
+    """Triage GitHub secret-scanning alerts; with --apply, resolve the proven false positives."""
+    from thresher.findings import AlertState, AlertValidity
+    from thresher.github.client import AppCredentials
+    from thresher.github.models import RepoRef
+    from thresher.reports import check_output_path
+    from thresher.scoring.policy import Escalate
+    from thresher.triage.report import TriageFilters
+    from thresher.triage.runner import TriageRequest, run_triage
+    from thresher.triage.shard import ShardSpec
+
+    from .app import state_of
+
+    run = state_of(ctx)
+    settings = run.settings().settings
+    if bool(repo) == bool(org):
+        raise UsageError("pass --repo OWNER/NAME (repeatable) or --org ORG, not both or neither")
+    repos = tuple(RepoRef.parse(r).full_name for r in repo or [])
+    if (app_id is None) != (app_key is None):
+        raise UsageError("--app-id and --app-key go together", hint="pass both, or neither")
+    for flag, out in (("--json", json_out), ("--markdown", markdown_out)):
+        if out is not None:
+            check_output_path(out, flag)
+    request = TriageRequest(
+        repos=repos,
+        org=org,
+        filters=TriageFilters(
+            states=tuple(AlertState)
+            if state is AlertStateChoice.ALL
+            else (AlertState(state.value),),
+            secret_types=tuple(secret_type or ()),
+            validities=tuple(AlertValidity(v.value) for v in validity or ()),
+            since=_since(since),
+        ),
+        api_url=(api_url or os.environ.get("GITHUB_API_URL") or DEFAULT_API_URL).rstrip("/"),
+        app=(
+            AppCredentials(
+                app_id=app_id, private_key_path=app_key, installation_id=app_installation
+            )
+            if app_id is not None and app_key is not None
+            else None
+        ),
+        apply=apply,
+        min_confidence=apply_min_confidence,
+        max_apply=max_apply,
+        state_path=state_db,
+        shard=ShardSpec.parse(shard) if shard is not None else None,
+        escalate=Escalate(escalate.value),
+        concurrency=concurrency,
+    )
+    if summary:
+        from thresher.cli.report_cmd import step_summary_path
+
+        step_summary_path()  # fails now, not after the run, when it is not set
+    progress = _Progress(run)
+    try:
+        outcome = run_triage(request, settings, environ=os.environ, on_alert=progress.alert)
+    finally:
+        progress.stop()
+    _write(run, outcome, json_out, markdown_out, summary)
+    raise typer.Exit(int(outcome.exit_code))
+
+
+def _since(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(
+            f"--since {text!r} is not a date", hint="use ISO 8601: 2026-01-31 or 2026-01-31T12:00"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+class _Progress:
+    """A bar on a terminal for long runs; one line per alert with -v."""
+
+    def __init__(self, state: RunState) -> None:
+        self.state = state
+        self._bar: object | None = None
+        self._task: object | None = None
+        console = state.console()
+        if not state.quiet and console.is_terminal:
+            from rich.progress import Progress
+
+            bar = Progress(console=console, transient=True)
+            bar.start()
+            self._task = bar.add_task("triaging alerts", total=None)
+            self._bar = bar
+
+    def alert(self, outcome: AlertOutcome) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task)  # type: ignore[attr-defined]
+        if self.state.verbose:
+            self.state.info(_line(outcome))
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()  # type: ignore[attr-defined]
+
+
+def _line(outcome: AlertOutcome) -> str:
+    decision = outcome.decision
+    verdict = (
+        f"{decision.verdict.value} {decision.classification.value} {decision.confidence:.1f}/10"
+        if decision is not None
+        else "not decided"
+    )
+    action = outcome.action
+    what = (
+        f"{'resolved' if outcome.applied else 'would resolve'} as {action.resolution.value}"
+        if action.resolution is not None
+        else f"held: {action.hold.value if action.hold else 'no action'}"
+    )
+    error = f" ({outcome.error})" if outcome.error else ""
+    return f"{outcome.repo}#{outcome.number} {outcome.secret_type}: {verdict}; {what}{error}"
+
+
+def _write(
+    state: RunState,
+    outcome: TriageOutcome,
+    json_out: Path | None,
+    markdown_out: Path | None,
+    summary: bool,
+) -> None:
+    from thresher.reports.io import write_atomic
+    from thresher.triage.report import render_markdown
+
+    report = outcome.report
+    markdown = render_markdown(report)
+    if json_out is not None:
+        write_atomic(json_out, report.model_dump_json(indent=2) + "\n")
+    if markdown_out is not None:
+        write_atomic(markdown_out, markdown)
+    if summary:
+        from thresher.cli.report_cmd import append_summary
+
+        append_summary(markdown)
+    run_dir = outcome.run_dir
+    if run_dir.exists():
+        write_atomic(run_dir / "triage.json", report.model_dump_json(indent=2) + "\n")
+    totals = report.summary
+    acted = (
+        f"resolved {totals.resolved}"
+        if not report.dry_run
+        else f"would resolve {totals.would_resolve} (a dry run: --apply to act)"
+    )
+    state.info(
+        f"{totals.alerts} alert(s): {acted}; held {sum(totals.held.values())}; "
+        f"not decided {totals.undecided}; errors {totals.alert_errors + totals.run_errors}"
+    )
+    if report.stopped:
+        state.info(f"thresher: stopped early: {report.stopped}")
+    for error in report.errors:
+        state.info(f"thresher: {error.stage}: {error.message}")

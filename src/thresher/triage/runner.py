@@ -1,0 +1,278 @@
+"""The triage use case: GitHub secret-scanning alerts -> decisions -> (applied) resolutions.
+
+``thresher triage`` lists the alerts of some repositories (or of an organisation,
+optionally one shard of it), decides each one with the same scorer and tribunal as
+``thresher scan``, and with ``--apply`` resolves the ones the policy allows
+(``triage.policy``). Everything that must survive a killed run goes to the state
+store as it happens: each decision when it is made, each alert once it is finished,
+each resolution applied. A re-run of the same job (same targets, filters and shard)
+continues where the last one stopped and decides no (value, context) twice.
+
+The alerts' raw values live in the run's vaults and redactor only: the state store,
+the report, the resolution comments and every log see redacted text.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from thresher import __version__
+from thresher.config import Settings
+from thresher.decisions import Decision, DecisionError
+from thresher.errors import ExitCode
+from thresher.github.client import AppCredentials, GitHubClient
+from thresher.github.errors import GitHubError, GitHubRateLimited
+from thresher.github.models import Alert, AlertFilters
+from thresher.redaction import Redactor
+from thresher.scoring.model import Scorer
+from thresher.scoring.policy import Escalate
+from thresher.triage.decide import AlertDecider, ContextKey, DeciderOptions
+from thresher.triage.gather import Gathered, gather
+from thresher.triage.policy import ActionKind, Hold, hold_action, plan
+from thresher.triage.records import AppliedRecord
+from thresher.triage.report import AlertOutcome, TriageFilters, TriageReport, job_key
+from thresher.triage.shard import ShardSpec
+from thresher.triage.state import DEFAULT_STATE_PATH, StateStore
+
+DEFAULT_MIN_CONFIDENCE = 8.0  # of 10: a resolution needs a confident decision
+DEFAULT_BATCH = 50  # alerts of one repository gathered and decided together
+
+
+@dataclass(frozen=True)
+class TriageRequest:
+    repos: tuple[str, ...] = ()
+    org: str | None = None
+    filters: TriageFilters = field(default_factory=TriageFilters)
+    api_url: str = "https://api.github.com"
+    app: AppCredentials | None = None
+    apply: bool = False
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    max_apply: int | None = None
+    state_path: Path = DEFAULT_STATE_PATH
+    shard: ShardSpec | None = None
+    escalate: Escalate = Escalate.UNCERTAIN
+    concurrency: int = 4
+    runs_dir: Path = Path(".thresher/runs")
+    batch: int = DEFAULT_BATCH
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        return (f"org:{self.org}",) if self.org else self.repos
+
+    @property
+    def job(self) -> str:
+        """The state store's key for this job; the API host is part of what it is."""
+        shard = str(self.shard) if self.shard else None
+        return job_key((*self.targets, f"api:{self.api_url}"), self.filters, shard)
+
+
+@dataclass
+class TriageOutcome:
+    report: TriageReport
+    exit_code: ExitCode
+    run_dir: Path
+
+
+def run_triage(
+    request: TriageRequest,
+    settings: Settings,
+    *,
+    environ: Mapping[str, str],
+    client: GitHubClient | None = None,
+    on_alert: Callable[[AlertOutcome], None] | None = None,
+    scorer: Scorer | None = None,
+) -> TriageOutcome:
+    """Triage every alert of the request's targets (see the module docstring)."""
+    started_at = datetime.now(UTC)
+    run_id = started_at.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    run_dir = (
+        request.runs_dir if request.runs_dir.is_absolute() else Path.cwd() / request.runs_dir
+    ) / run_id
+    github = client or GitHubClient.from_environ(
+        environ, api_url=request.api_url, app=request.app, owner=_owner(request)
+    )
+    errors: list[DecisionError] = []
+    stopped: str | None = None
+    with StateStore.open(request.state_path) as store:
+        checkpoint = store.begin_run(request.job, run_id, ",".join(request.targets))
+        outcomes = [AlertOutcome.model_validate_json(text) for text in checkpoint.done.values()]
+        applied = sum(1 for o in outcomes if o.applied)
+        options = DeciderOptions(request.escalate, request.concurrency)
+        with AlertDecider(settings, options, run_dir, environ, scorer=scorer) as decider:
+            try:
+                for repo, alerts in _batches(github, request, set(checkpoint.done)):
+                    while alerts:
+                        batch = gather(github, repo, alerts, decider)
+                        candidates = [i.candidate for i in batch.items if i.candidate]
+                        decisions = decider.decide(batch.root.root, candidates, store, run_id)
+                        for item in batch.items:
+                            outcome = _act(
+                                github,
+                                store,
+                                request,
+                                item,
+                                _decision_of(item, decisions),
+                                run_id,
+                                applied,
+                                decider.redactor,
+                            )
+                            applied += int(outcome.applied)
+                            outcomes.append(outcome)
+                            store.mark_done(
+                                request.job,
+                                item.alert.repo,
+                                item.alert.number,
+                                outcome.model_dump_json(),
+                            )
+                            if on_alert is not None:
+                                on_alert(outcome)
+                        alerts = batch.deferred
+                store.finish_run(request.job)
+            except GitHubRateLimited as exc:
+                reset = (
+                    f" (it resets at {exc.reset_at:%Y-%m-%d %H:%M:%S} UTC)" if exc.reset_at else ""
+                )
+                stopped = (
+                    f"GitHub's rate limit stopped the run{reset}; {len(outcomes)} alert(s) are "
+                    "saved: run the same command again to continue"
+                )
+            except GitHubError as exc:
+                stopped = f"GitHub: {exc}; run the same command again to continue"
+                errors.append(
+                    DecisionError(stage="github", error=type(exc).__name__, message=str(exc))
+                )
+        report = TriageReport.build(
+            tool_version=__version__,
+            run_id=run_id,
+            started_at=started_at,
+            finished_at=datetime.now(UTC),
+            dry_run=not request.apply,
+            targets=request.targets,
+            alerts=outcomes,
+            filters=request.filters,
+            shard=str(request.shard) if request.shard else None,
+            errors=errors,
+            stopped=stopped,
+        )
+        # Every value any batch brought is known now: one value can sit in another
+        # alert's evidence, fetched before its own alert was listed.
+        report = decider.redactor.model(report)
+    failed = stopped is not None or bool(errors) or any(o.error for o in outcomes)
+    return TriageOutcome(report, ExitCode.RUNTIME if failed else ExitCode.OK, run_dir)
+
+
+def _decision_of(item: Gathered, decisions: Mapping[ContextKey, Decision]) -> Decision | None:
+    """The decision of the alert's (value, context), about this alert's own finding."""
+    if item.candidate is None:
+        return None
+    decision = decisions.get(item.candidate.key)
+    if decision is None:
+        return None
+    return decision.model_copy(update={"finding": item.candidate.finding})
+
+
+def client_filters(filters: TriageFilters) -> AlertFilters:
+    """The API's filters: one state or all of them (the report keeps the list)."""
+    states = set(filters.states)
+    return AlertFilters(
+        state=next(iter(states)) if len(states) == 1 else None,
+        secret_types=filters.secret_types,
+        validities=filters.validities,
+        since=filters.since,
+    )
+
+
+def _owner(request: TriageRequest) -> str | None:
+    if request.org:
+        return request.org
+    return request.repos[0].split("/")[0] if request.repos else None
+
+
+def _listed(github: GitHubClient, request: TriageRequest) -> Iterable[Alert]:
+    filters = client_filters(request.filters)
+    if request.org:
+        yield from github.org_alerts(request.org, filters)
+        return
+    for repo in request.repos:
+        yield from github.repo_alerts(repo, filters)
+
+
+def _batches(
+    github: GitHubClient, request: TriageRequest, done: set[tuple[str, int]]
+) -> Iterator[tuple[str, list[Alert]]]:
+    """Alerts not finished by an earlier run of the job, one repository per batch."""
+    pending: dict[str, list[Alert]] = {}
+    for alert in _listed(github, request):
+        if request.shard is not None and not request.shard.owns(alert.repo):
+            continue
+        if (alert.repo, alert.number) in done:
+            continue
+        group = pending.setdefault(alert.repo, [])
+        group.append(alert)
+        if len(group) >= request.batch:
+            yield alert.repo, pending.pop(alert.repo)
+    yield from pending.items()
+
+
+def _act(
+    github: GitHubClient,
+    store: StateStore,
+    request: TriageRequest,
+    item: Gathered,
+    decision: Decision | None,
+    run_id: str,
+    applied_so_far: int,
+    redactor: Redactor,
+) -> AlertOutcome:
+    alert = item.alert
+    if decision is None:
+        action = hold_action(Hold.INCONCLUSIVE, f"not decided: {item.error or 'no value'}")
+    else:
+        remaining = None if request.max_apply is None else request.max_apply - applied_so_far
+        action = plan(
+            decision,
+            alert_state=alert.state,
+            validity=alert.validity,
+            applied=store.applied_for(alert.repo, alert.number),
+            min_confidence=request.min_confidence,
+            remaining=remaining,
+            run_ref=run_id,
+            redactor=redactor,
+        )
+    outcome = AlertOutcome(
+        repo=alert.repo,
+        number=alert.number,
+        html_url=alert.html_url,
+        secret_type=alert.secret_type,
+        validity=alert.validity,
+        state_before=alert.state,
+        decision=decision,
+        action=action,
+        error=item.error,
+    )
+    if not request.apply or action.kind is not ActionKind.RESOLVE:
+        return outcome
+    if action.resolution is None or action.comment is None:  # plan() always sets both
+        return outcome.model_copy(update={"error": "resolution without a comment: not applied"})
+    try:
+        after = github.resolve(alert, action.resolution, action.comment)
+    except GitHubRateLimited:
+        raise
+    except GitHubError as exc:
+        return outcome.model_copy(update={"error": f"not resolved: {exc}"})
+    store.record_applied(
+        AppliedRecord(
+            repo=alert.repo,
+            number=alert.number,
+            resolution=action.resolution,
+            comment=action.comment,
+            run_id=run_id,
+            applied_at=datetime.now(UTC),
+            alert_updated_at_after=after.updated_at,
+        )
+    )
+    return outcome.model_copy(update={"applied": True})
