@@ -101,9 +101,8 @@ def test_the_self_test_passes_on_what_thresher_produces(tmp_path: Path, event_na
         env,
     )
     assert scanned.returncode == 0, scanned.stderr
-    assert (
-        "sk_live_not_part_of_the_fixture" not in scanned.stderr
-    )  # the action's files: not scanned
+    assert "src/config.py" not in scanned.stderr  # the action's files are not the fixture
+    assert "app/settings.py" in scanned.stderr
     gate = run(["thresher", "scan", *scope, "--escalate", "never"], workspace, env)
     assert gate.returncode == 1, gate.stderr
 
