@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.tokens import github_token
+
 from .tools import ROOT, offline_env, run
 
 WORKFLOW = ROOT / ".github" / "workflows" / "self-test.yml"
@@ -43,7 +45,7 @@ def _workspace(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (workspace / ".git").mkdir(parents=True)
     (workspace / "action.yml").write_text("name: thresher\n")
     (workspace / "src").mkdir()
-    (workspace / "src" / "config.py").write_text('api_key = "sk_live_not_part_of_the_fixture"\n')
+    (workspace / "src" / "config.py").write_text(f'TOKEN = "{github_token(seed=41)}"\n')
     temp = tmp_path / "runner-temp"
     temp.mkdir()
     env = offline_env(
