@@ -58,6 +58,8 @@ def offline_env(**extra: str) -> dict[str, str]:
         PATH=os.pathsep.join([str(BIN), env.get("PATH", "")]),
         PYTHONPATH=os.pathsep.join(p for p in [str(SOURCE), env.get("PYTHONPATH", "")] if p),
     )
+    # The developer's git configuration (hooks paths, signing, templates) stays out.
+    env.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
     env.pop("COLUMNS", None)  # pre-commit does not set it; thresher then prints 200 wide
     env.pop("CI", None)
     env.update(extra)
