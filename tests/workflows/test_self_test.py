@@ -96,9 +96,21 @@ def test_the_self_test_passes_on_what_thresher_produces(tmp_path: Path, event_na
 
     # The action's scan: the range for pull_request and push, the whole tree otherwise.
     scope = [] if event_name == "workflow_dispatch" else ["--diff", f"{env['BASE']}..{env['HEAD']}"]
-    sarif = temp / "thresher.sarif"
+    sarif, report = temp / "thresher.sarif", temp / "thresher.json"
     scanned = run(
-        ["thresher", "scan", *scope, "--escalate", "never", "--fail-on", "never", "--sarif", sarif],
+        [
+            "thresher",
+            "scan",
+            *scope,
+            "--escalate",
+            "never",
+            "--fail-on",
+            "never",
+            "--sarif",
+            sarif,
+            "--json",
+            report,
+        ],
         workspace,
         env,
     )
@@ -108,8 +120,18 @@ def test_the_self_test_passes_on_what_thresher_produces(tmp_path: Path, event_na
     gate = run(["thresher", "scan", *scope, "--escalate", "never"], workspace, env)
     assert gate.returncode == 1, gate.stderr
 
+    # The action's counts come from the same report as this JSON summary.
+    summary = json.loads(report.read_text())["summary"]
     check = _step("Check the outputs")
-    env.update(SARIF=str(sarif), SARIF_OUTPUT=str(sarif), GATE_OUTCOME="failure")
+    env.update(
+        SARIF=str(sarif),
+        SARIF_OUTPUT=str(sarif),
+        FINDINGS=str(summary["findings"]),
+        TRUE_POSITIVE=str(summary["true_positive"]),
+        FALSE_POSITIVE=str(summary["false_positive"]),
+        INCONCLUSIVE=str(summary["inconclusive"]),
+        GATE_OUTCOME="failure",
+    )
     passed = run(["bash", "-e", "-c", check], workspace, env)
     assert passed.returncode == 0, passed.stdout + passed.stderr
 
@@ -118,11 +140,19 @@ def test_the_self_test_fails_when_the_gate_does_not(tmp_path: Path) -> None:
     """The check step has teeth: a SARIF without the token, or a passing gate, is an error."""
     sarif = tmp_path / "empty.sarif"
     sarif.write_text(json.dumps({"version": "2.1.0", "runs": [{"results": []}]}))
-    env = offline_env(SARIF=str(sarif), SARIF_OUTPUT="", GATE_OUTCOME="success")
+    env = offline_env(
+        SARIF=str(sarif),
+        SARIF_OUTPUT="",
+        FINDINGS="0",
+        TRUE_POSITIVE="0",
+        FALSE_POSITIVE="0",
+        INCONCLUSIVE="0",
+        GATE_OUTCOME="success",
+    )
     failed = run(["bash", "-e", "-c", _step("Check the outputs")], tmp_path, env)
     assert failed.returncode == 1
     errors = [line for line in failed.stdout.splitlines() if line.startswith("::error")]
-    assert len(errors) == 3, failed.stdout  # the output, the results, the gate
+    assert len(errors) == 4, failed.stdout  # the sarif output, the results, the counts, the gate
 
 
 def test_the_self_test_runs_the_local_action_read_only() -> None:
