@@ -146,3 +146,15 @@ def test_checkouts_do_not_keep_the_token(path: Path) -> None:
     for step in _steps(yaml.safe_load(path.read_text())):
         if str(step.get("uses", "")).startswith("actions/checkout@"):
             assert step.get("with", {}).get("persist-credentials") is False, path.name
+
+
+def test_ci_runs_the_readme_test_command_on_every_supported_python() -> None:
+    """ci.yml runs .ci/run, which runs the block after <!-- quickstart:test --> in README.md."""
+    document = yaml.safe_load((ROOT / ".github/workflows/ci.yml").read_text())
+    assert document["permissions"] == {"contents": "read"}
+    (job,) = document["jobs"].values()
+    assert job["strategy"]["matrix"]["python-version"] == ["3.11", "3.12", "3.13"]
+    setup = next(s for s in job["steps"] if "setup-python" in s.get("uses", ""))
+    assert setup["with"]["python-version"] == "${{ matrix.python-version }}"
+    assert [s["run"] for s in job["steps"] if "run" in s] == [".ci/run"]
+    assert "<!-- quickstart:test -->" in (ROOT / ".ci/run").read_text()
