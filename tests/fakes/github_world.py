@@ -212,6 +212,9 @@ class FakeRepo:
     issue_comments: dict[int, str] = field(default_factory=dict)
     reviews: dict[tuple[int, int], str] = field(default_factory=dict)
     review_comments: dict[int, str] = field(default_factory=dict)
+    # GET /repos/{o}/{r}'s clone_url; tests of --clone set a file:// URL of a local bare
+    # repository (git serves it with uploadpack.allowFilter for the partial clone).
+    clone_url: str | None = None
 
     @property
     def full_name(self) -> str:
@@ -227,6 +230,7 @@ class FakeRepo:
             "owner": user_json(api, self.owner),
             "html_url": f"{HTML_BASE}/{self.full_name}",
             "url": f"{api}/repos/{self.full_name}",
+            "clone_url": self.clone_url or f"{HTML_BASE}/{self.full_name}.git",
             "default_branch": "main",
             "archived": False,
         }

@@ -110,6 +110,28 @@ def triage_command(
         TriageEscalate, typer.Option(help="When to ask the LLM tribunal.")
     ] = TriageEscalate.UNCERTAIN,
     concurrency: Annotated[int, typer.Option(min=1, max=64, help="Alerts decided at once.")] = 4,
+    clone: Annotated[
+        bool,
+        typer.Option(
+            "--clone",
+            help="Read each repository's git history (when a value was added, whether it "
+            "was removed) from a partial clone (bare, files over 1 MB left out), made once "
+            "per run in a private temporary directory and deleted after it. The token "
+            "goes to git as an http.extraheader set through its environment, never in a "
+            "URL or an argument; it needs `contents: read`. Default: no clone, only the "
+            "file at each alert's commit.",
+        ),
+    ] = False,
+    history_depth: Annotated[
+        int,
+        typer.Option(
+            "--history-depth",
+            metavar="COMMITS",
+            min=0,
+            help="With --clone: read at most this many commits of each repository's "
+            "history (0: none). The report says how far back each read got.",
+        ),
+    ] = 10_000,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")] = None,
     markdown_out: Annotated[
         Path | None,
@@ -171,6 +193,8 @@ def triage_command(
         shard=ShardSpec.parse(shard) if shard is not None else None,
         escalate=Escalate(escalate.value),
         concurrency=concurrency,
+        clone=clone,
+        history_depth=history_depth,
     )
     if summary:
         from thresher.cli.report_cmd import step_summary_path
