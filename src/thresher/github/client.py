@@ -223,7 +223,7 @@ class GitHubClient:
         url = data.get("clone_url") if isinstance(data, Mapping) else None
         if not isinstance(url, str) or not url:
             raise GitHubError(f"GET {route} gave no clone_url")
-        return _check_clone_url(url, self.api_url, f"GET {route}")
+        return trusted_clone_url(url, self.api_url, f"GET {route}")
 
     def git_token(self) -> str:
         """The token git sends when cloning (an App's installation token is refreshed
@@ -316,7 +316,7 @@ class GitHubClient:
         return parse.alert(data, repo=alert.repo, what=f"PATCH {alert.key}")
 
 
-def _check_clone_url(url: str, api_url: str, what: str) -> str:
+def trusted_clone_url(url: str, api_url: str, what: str) -> str:
     clone, api = urlsplit(url), urlsplit(api_url)
     api_host = api.hostname or ""
     if clone.scheme == "file":
