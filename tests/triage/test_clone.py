@@ -23,6 +23,7 @@ import pytest
 from click.testing import Result
 
 from tests.fakes.github import GitHubFake, captured_text
+from tests.fakes.github_git import basic_token
 from tests.fakes.github_world import GitHubWorld, Loc
 from tests.gitrepo import git
 from tests.tokens import github_token
@@ -346,3 +347,56 @@ def test_a_failed_clone_is_an_error_on_its_alerts_and_the_run_completes_with_exi
     # The decision was stored: a re-run reuses it and does not clone again for it.
     again = triage("--clone", "--state", "all", "--json", "again.json")
     assert again.exit_code == 0, again.output
+
+
+# -- over git's smart HTTP, as from github.com -------------------------------------------------
+
+
+def test_over_http_git_authenticates_with_the_token_as_a_header_it_never_sees_in_argv(
+    triage: Cli,
+    world: GitHubWorld,
+    server: GitHubFake,
+    remote: tuple[Path, str],
+    shim: Path,
+    token: str,
+    tmp_path: Path,
+    temp: Path,
+) -> None:
+    bare, added = remote
+    repo = world.repos["octo/app"]
+    repo.git_dir, repo.clone_url = bare, f"{server.base_url}/octo/app.git"
+    result = triage("--clone", "--json", "out.json")
+    assert result.exit_code == 0, result.output
+    fetched = [r for r in server.requests if r.route.startswith("/octo/app.git/")]
+    assert {r.route for r in fetched} >= {
+        "/octo/app.git/info/refs",
+        "/octo/app.git/git-upload-pack",
+    }
+    assert all(basic_token(r) == token for r in fetched)
+    report = _report(tmp_path / "out.json")
+    assert report["histories"][0]["history"]["commits_read"] == 2
+    assert f"added in {added[:8]}" in _evidence_text(report)
+    for call in _calls(shim):
+        assert token not in "\0".join(call["argv"]) and _basic(token) not in "\0".join(call["argv"])
+    everything = _artifacts(tmp_path) + result.output
+    assert token not in everything and _basic(token) not in everything and VALUE not in everything
+
+
+def test_over_http_a_token_git_refuses_is_an_error_on_the_alerts_not_a_prompt_or_a_crash(
+    triage: Cli,
+    world: GitHubWorld,
+    server: GitHubFake,
+    remote: tuple[Path, str],
+    token: str,
+    tmp_path: Path,
+    temp: Path,
+) -> None:
+    repo = world.repos["octo/app"]
+    repo.git_dir, repo.clone_url = remote[0], f"{server.base_url}/octo/app.git"
+    world.add_token(token, contents=False)  # lists alerts, may not read code
+    result = triage("--clone", "--json", "out.json")
+    assert result.exit_code == 3, result.output
+    (alert,) = _report(tmp_path / "out.json")["alerts"]
+    assert alert["decision"] is not None
+    assert "could not clone" in alert["error"] and token not in alert["error"]
+    assert not any(temp.iterdir())
