@@ -317,17 +317,22 @@ class GitHubClient:
 
 
 def trusted_clone_url(url: str, api_url: str, what: str) -> str:
+    """``url`` when the token may go there: on the API's host and port (GitHub Enterprise
+    Server: HOST for HOST/api/v3), or its web host (github.com for api.github.com) with
+    the same scheme; a ``file:`` URL only from an API on loopback. Else GitHubError."""
     clone, api = urlsplit(url), urlsplit(api_url)
     api_host = api.hostname or ""
+    try:
+        ports = clone.port, api.port
+    except ValueError:
+        ports = (-1, None)
     if clone.scheme == "file":
-        if api_host in _LOOPBACK:
-            return url
-    elif (
-        clone.scheme in {"http", "https"}
-        and clone.scheme == api.scheme
-        and clone.hostname in {api_host, api_host.removeprefix("api.")}
-        and (clone.port == api.port or clone.hostname != api_host)
-    ):
+        trusted = api_host in _LOOPBACK
+    else:
+        same = clone.hostname == api_host and ports[0] == ports[1]
+        web = clone.hostname == api_host.removeprefix("api.") != api_host and ports[0] is None
+        trusted = clone.scheme in {"http", "https"} and clone.scheme == api.scheme and (same or web)
+    if trusted:
         return url
     raise GitHubError(
         f"{what}: refusing to clone from {clone.scheme}://{clone.hostname or ''}: "
