@@ -15,6 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -400,3 +401,39 @@ def test_over_http_a_token_git_refuses_is_an_error_on_the_alerts_not_a_prompt_or
     assert alert["decision"] is not None
     assert "could not clone" in alert["error"] and token not in alert["error"]
     assert not any(temp.iterdir())
+
+
+def test_a_clone_that_hangs_is_stopped_with_its_helpers_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir, pid_file = tmp_path / "bin", tmp_path / "helper.pid"
+    bin_dir.mkdir()
+    script = bin_dir / "git"
+    script.write_text(  # a git whose transport helper never answers
+        f"#!{sys.executable}\n"
+        "import subprocess, time\n"
+        "helper = subprocess.Popen(['sleep', '120'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(helper.pid))\n"
+        "time.sleep(120)\n"
+    )
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    with pytest.raises(CloneError, match="took longer than 1 s"):
+        partial_clone("https://ghe.example/o/a.git", tmp_path / "a.git", None, timeout=1)
+    helper = int(pid_file.read_text())
+    for _ in range(100):  # the whole process group was killed: gone within seconds
+        if not _alive(helper):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("git's helper outlived the clone's timeout")
+
+
+def _alive(pid: int) -> bool:
+    """Running (a killed process nobody has reaped yet is a zombie: not running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z")

@@ -21,7 +21,9 @@ allowed, and the clone is deleted with the run's evidence.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
+import signal
 import subprocess
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -126,16 +128,7 @@ def partial_clone(
         str(dest),
     ]
     try:
-        done = subprocess.run(
-            argv,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=timeout,
-            check=False,
-        )
+        done = _run(argv, env, timeout)
     except subprocess.TimeoutExpired:
         raise CloneError(f"cloning {_host(url)} took longer than {timeout:g} s") from None
     except OSError as exc:
@@ -148,6 +141,31 @@ def partial_clone(
             hint="the token needs `contents: read` on the repository for --clone",
         )
     return dest
+
+
+def _run(
+    argv: list[str], env: Mapping[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """``argv`` in its own process group, all of it killed at ``timeout``: git clone
+    runs helpers (``git-remote-https``, ``index-pack``) that must not outlive it."""
+    with subprocess.Popen(
+        argv,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        errors="replace",
+        start_new_session=True,
+    ) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
 def omitted_paths(
