@@ -28,8 +28,10 @@ from tests.fakes.github_git import basic_token
 from tests.fakes.github_world import GitHubWorld, Loc
 from tests.gitrepo import git
 from tests.tokens import github_token
+from thresher.config import Settings
 from thresher.history import HistoryIndex
 from thresher.triage.clone import CloneError, auth_env, omitted_paths, partial_clone
+from thresher.triage.runner import TriageRequest, run_triage
 
 VALUE = github_token(seed=81)
 PATH = "config/settings.py"
@@ -435,5 +437,40 @@ def _alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().rsplit(")", 1)[-1].split()[0] == "Z")
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
+    except OSError:
+        return True  # no /proc: signal 0 reached it
+    return state != "Z"
+
+
+def test_a_repository_is_cloned_once_per_run_however_many_batches_its_alerts_make(
+    world: GitHubWorld,
+    server: GitHubFake,
+    remote: tuple[Path, str],
+    shim: Path,
+    token: str,
+    tmp_path: Path,
+    temp: Path,
+) -> None:
+    _, added = remote
+    repo = world.repos["octo/app"]
+    other = github_token(seed=82)
+    sha = repo.add_file(added, "docs/example.md", f"token: {other}\n".encode())
+    repo.add_alert(secret=other, locations=[Loc.commit("docs/example.md", added, sha, line=1)])
+    request = TriageRequest(
+        repos=("octo/app",),
+        api_url=server.base_url,
+        state_path=tmp_path / "state.db",
+        runs_dir=tmp_path / "runs",
+        batch=1,  # one alert per batch: two batches of one repository
+        clone=True,
+    )
+    outcome = run_triage(request, Settings(), environ={"GITHUB_TOKEN": token, **os.environ})
+    assert outcome.exit_code == 0, outcome.report.model_dump_json()
+    calls = [c["argv"] for c in _calls(shim)]
+    assert sum("clone" in argv for argv in calls) == 1
+    assert sum("-p" in argv and "log" in argv for argv in calls) == 2  # one read per batch
+    (history,) = outcome.report.histories
+    assert history.repo == "octo/app" and history.error is None
+    assert not any(temp.iterdir())
