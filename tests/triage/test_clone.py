@@ -265,6 +265,7 @@ def test_the_history_read_bounds_itself_at_history_depth(
     (history,) = _report(tmp_path / "out.json")["histories"]
     assert history["history"]["commits_read"] == 1
     assert history["history"]["stopped_at_depth"] is True
+    assert "history of octo/app: read 1 commit(s); stopped at --history-depth 1" in result.output
 
 
 def test_paths_of_blobs_left_out_are_listed_and_kept_out_of_the_history_read(
@@ -342,6 +343,7 @@ def test_a_failed_clone_is_an_error_on_its_alerts_and_the_run_completes_with_exi
     assert alert["error"].startswith("decided without history: git could not clone")
     (history,) = report["histories"]
     assert history["history"] is None and "could not clone" in history["error"]
+    assert "history of octo/app: not read (git could not clone" in result.output
     assert "removed in" not in _evidence_text(report)
     assert not any(temp.iterdir())
     everything = _artifacts(tmp_path) + result.output + captured_text(server)

@@ -13,7 +13,7 @@ import typer
 from thresher.errors import UsageError
 
 if TYPE_CHECKING:
-    from thresher.triage.report import AlertOutcome
+    from thresher.triage.report import AlertOutcome, RepoHistory
     from thresher.triage.runner import TriageOutcome
 
     from .app import RunState
@@ -298,7 +298,24 @@ def _write(
         f"{totals.alerts} alert(s): {acted}; held {sum(totals.held.values())}; "
         f"not decided {totals.undecided}; errors {totals.alert_errors + totals.run_errors}"
     )
+    for history in report.histories:
+        state.info(_history_line(history))
     if report.stopped:
         state.info(f"thresher: stopped early: {report.stopped}")
     for error in report.errors:
         state.info(f"thresher: {error.stage}: {error.message}")
+
+
+def _history_line(history: RepoHistory) -> str:
+    """``--clone``: how far back one repository's history was read, or why not."""
+    read = history.history
+    if read is None or history.error:
+        return f"history of {history.repo}: not read ({history.error})"
+    text = f"history of {history.repo}: read {read.commits_read} commit(s)"
+    if read.stopped_at_depth:
+        text += f"; stopped at --history-depth {read.depth}, older commits not searched"
+    if read.timed_out:
+        text += "; timed out, older commits not searched"
+    if history.omitted_paths:
+        text += f"; {history.omitted_paths} path(s) with files over 1 MB not searched"
+    return text
