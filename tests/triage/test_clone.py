@@ -268,6 +268,18 @@ def test_the_history_read_bounds_itself_at_history_depth(
     assert "history of octo/app: read 1 commit(s); stopped at --history-depth 1" in result.output
 
 
+def test_history_depth_needs_clone_and_zero_makes_no_clone(
+    triage: Cli, shim: Path, tmp_path: Path, temp: Path
+) -> None:
+    refused = triage("--history-depth", "5")
+    assert refused.exit_code == 2
+    assert "--history-depth needs --clone" in refused.output
+    none = triage("--clone", "--history-depth", "0", "--json", "out.json")
+    assert none.exit_code == 0, none.output
+    assert not [c for c in _calls(shim) if "clone" in c["argv"]]
+    assert _report(tmp_path / "out.json")["histories"] == []
+
+
 def test_paths_of_blobs_left_out_are_listed_and_kept_out_of_the_history_read(
     remote: tuple[Path, str], tmp_path: Path
 ) -> None:

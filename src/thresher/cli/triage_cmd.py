@@ -123,15 +123,16 @@ def triage_command(
         ),
     ] = False,
     history_depth: Annotated[
-        int,
+        int | None,
         typer.Option(
             "--history-depth",
             metavar="COMMITS",
             min=0,
             help="With --clone: read at most this many commits of each repository's "
-            "history (0: none). The report says how far back each read got.",
+            "history (0: none, and no clone; default: 10000, as for scan). The report "
+            "says how far back each read got.",
         ),
-    ] = 10_000,
+    ] = None,
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")] = None,
     markdown_out: Annotated[
         Path | None,
@@ -149,6 +150,7 @@ def triage_command(
     from thresher.findings import AlertState, AlertValidity
     from thresher.github.client import AppCredentials
     from thresher.github.models import RepoRef
+    from thresher.history import DEFAULT_HISTORY_DEPTH
     from thresher.reports import check_output_path
     from thresher.scoring.policy import Escalate
     from thresher.triage.report import TriageFilters
@@ -164,6 +166,8 @@ def triage_command(
     repos = tuple(RepoRef.parse(r).full_name for r in repo or [])
     if (app_id is None) != (app_key is None):
         raise UsageError("--app-id and --app-key go together", hint="pass both, or neither")
+    if history_depth is not None and not clone:
+        raise UsageError("--history-depth needs --clone", hint="without a clone no history is read")
     for flag, out in (("--json", json_out), ("--markdown", markdown_out)):
         if out is not None:
             check_output_path(out, flag)
@@ -194,7 +198,7 @@ def triage_command(
         escalate=Escalate(escalate.value),
         concurrency=concurrency,
         clone=clone,
-        history_depth=history_depth,
+        history_depth=DEFAULT_HISTORY_DEPTH if history_depth is None else history_depth,
     )
     if summary:
         from thresher.cli.report_cmd import step_summary_path

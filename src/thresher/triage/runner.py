@@ -179,8 +179,9 @@ def run_triage(
 def _clones(
     request: TriageRequest, github: GitHubClient, decider: AlertDecider, environ: Mapping[str, str]
 ) -> Clones | None:
-    """``--clone``: the run's clones, in the decider's private evidence directory."""
-    if not request.clone:
+    """``--clone``: the run's clones, in the decider's private evidence directory
+    (none with ``--history-depth 0``: nothing of the history would be read)."""
+    if not request.clone or request.history_depth <= 0:
         return None
     return Clones(
         decider.evidence.root / "clones",
