@@ -488,3 +488,14 @@ def test_a_repository_is_cloned_once_per_run_however_many_batches_its_alerts_mak
     (history,) = outcome.report.histories
     assert history.repo == "octo/app" and history.error is None
     assert not any(temp.iterdir())
+
+
+def test_a_left_out_path_is_taken_literally_never_as_a_glob_or_magic(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    for name in ("*.txt", "a.txt", ":(top)b.txt"):
+        (tmp_path / name).write_text(f"key = {VALUE}\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "add")
+    index = HistoryIndex.build(tmp_path, {VALUE: ()}, exclude=("*.txt", ":(top)b.txt"))
+    assert index.stats.error is None
+    assert [t.path for t in index.of(VALUE).touches] == ["a.txt"]

@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 
 from thresher.decisions import HistorySummary
 from thresher.errors import ThresherError
+from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.gitstream import GitStream
 from thresher.history import (
     DEFAULT_HISTORY_DEPTH,
@@ -288,8 +289,6 @@ class Clones:
         return index
 
     def _clone(self, repo: str) -> tuple[Path, tuple[str, ...]]:
-        from thresher.github.errors import GitHubError, GitHubRateLimited
-
         try:
             url, token = self._url_of(repo), self._token()
         except GitHubRateLimited:
