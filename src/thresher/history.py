@@ -174,8 +174,12 @@ class HistoryIndex:
         depth: int = DEFAULT_HISTORY_DEPTH,
         diff: str | None = None,
         timeout: float = HISTORY_TIMEOUT_S,
+        exclude: Sequence[str] = (),
     ) -> HistoryIndex:
-        """``values``: each value with the paths it was found in (used by a --diff scan)."""
+        """``values``: each value with the paths it was found in (used by a --diff scan).
+
+        ``exclude``: paths the log leaves out, whatever their commit: a partial clone's
+        paths whose blobs it does not hold, which ``git log -p`` would otherwise stop at."""
         wanted = {v: tuple(p) for v, p in values.items() if v}
         if depth <= 0 or not wanted:
             return cls(HistoryStats(HistoryMode.OFF, depth))
@@ -193,7 +197,10 @@ class HistoryIndex:
         mode = HistoryMode.RANGE if diff is not None else HistoryMode.FULL
         matcher = _Matcher(list(wanted))
         argv = (*GIT_ARGV, *LOG_VALUE_ARGS, f"--max-count={depth + 1}", *revs)
-        read = _read_log(root, argv, matcher, depth, timeout)
+        if exclude:
+            # Magic pathspecs, each literal: a hostile name is never a glob nor an option.
+            argv += (*(() if "--" in revs else ("--",)), *(_excluded(p) for p in exclude))
+        read = _read_log(root, argv, matcher, depth, timeout, literal=not exclude)
         stats = HistoryStats(
             mode, depth, read.commits, read.stopped, read.timed_out, diff, read.error
         )
@@ -310,15 +317,25 @@ class _LogParser:
             self.read.touches.setdefault(number, []).append(touch)
 
 
+def _excluded(path: str) -> str:
+    return f":(top,literal,exclude){path}"
+
+
 def _read_log(
-    root: Path, argv: tuple[str, ...], matcher: _Matcher, depth: int, timeout: float
+    root: Path,
+    argv: tuple[str, ...],
+    matcher: _Matcher,
+    depth: int,
+    timeout: float,
+    *,
+    literal: bool = True,
 ) -> _Read:
     """One pass over the log; ``depth + 1`` commits are asked for, so reaching the
     extra one says there was older history the bound left unread."""
     read = _Read()
     parser = _LogParser(matcher, read)
     try:
-        with closing(_stream(root, argv, timeout)) as chunks:
+        with closing(_stream(root, argv, timeout, literal=literal)) as chunks:
             for chunk in chunks:
                 if not (parser.at_line_start and chunk.startswith(MARKER)):
                     parser.feed(chunk)
@@ -344,10 +361,17 @@ class _GitFailed(Exception):
     pass
 
 
-def _stream(root: Path, argv: tuple[str, ...], timeout: float) -> Generator[bytes, None, None]:
+def _stream(
+    root: Path, argv: tuple[str, ...], timeout: float, *, literal: bool = True
+) -> Generator[bytes, None, None]:
     """git's stdout in lines of at most one read; killed at ``timeout`` or when the
-    reader stops early, so a huge history is neither buffered nor left running."""
-    stream = GitStream(argv, cwd=root, env=git_env(root), timeout=timeout,
+    reader stops early, so a huge history is neither buffered nor left running.
+    ``literal=False``: pathspec magic on, for the ``exclude`` pathspecs (each of them
+    still literal through its own ``literal`` magic)."""
+    env = git_env(root)
+    if not literal:
+        del env["GIT_LITERAL_PATHSPECS"]
+    stream = GitStream(argv, cwd=root, env=env, timeout=timeout,
                        bufsize=_PIPE_BUFFER_BYTES)  # fmt: skip
     try:
         yield from stream.lines()

@@ -6,7 +6,8 @@ for a repository and an organisation with ``per_page``/``page`` and ``Link`` hea
 one alert, its locations (paginated), PATCH with GitHub's 422s, contents (inline up to
 1 MB, ``encoding: none`` above) and blobs, issue and pull-request text, org repositories,
 GitHub App installations and the installation-token exchange (RS256 JWT verified with the
-app's public key). Every request is captured. ``fault()`` scripts rate limits and 5xx::
+app's public key), and git's smart HTTP for a repository with a ``git_dir``. Every
+request is captured. ``fault()`` scripts rate limits and 5xx::
 
     with GitHubFake(world) as server:
         server.fault(r"/secret-scanning/alerts$", "primary", times=1, reset_in=2)
@@ -29,6 +30,7 @@ import jwt
 
 from tests.fakes import github_replies as replies
 from tests.fakes.base import CapturedRequest, FakeServer, Reply
+from tests.fakes.github_git import GIT_ROUTE, check_git, serve_git
 from tests.fakes.github_replies import error, validation_failed
 from tests.fakes.github_world import HTML_BASE, FakeAlert, FakeRepo, GitHubWorld, b64_lines
 
@@ -124,6 +126,9 @@ class GitHubFake(FakeServer):
         return error(status, message)
 
     def check(self, request: CapturedRequest) -> Reply | None:
+        if GIT_ROUTE.fullmatch(request.route):  # git over HTTP: Basic, as github.com wants
+            with self.world.lock:
+                return check_git(request, set(self.world.tokens) - self.world.no_contents_tokens)
         with self._fault_lock:
             for fault in self._faults:
                 if fault.remaining > 0 and fault.pattern.search(self.path(request)):
@@ -168,6 +173,10 @@ class GitHubFake(FakeServer):
     # -- routing ---------------------------------------------------------------------------
 
     def _respond(self, request: CapturedRequest, index: int) -> Reply:
+        if m := GIT_ROUTE.fullmatch(request.route):
+            with self.world.lock:
+                repo = self.world.repos.get(f"{m['owner']}/{m['name']}")
+            return serve_git(request, repo.git_dir if repo else None, m["rest"])
         with self.world.lock:
             reply = self._route(request)
         return reply.with_headers(

@@ -20,6 +20,7 @@ import hashlib
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 HTML_BASE = "https://github.com"
@@ -212,6 +213,10 @@ class FakeRepo:
     issue_comments: dict[int, str] = field(default_factory=dict)
     reviews: dict[tuple[int, int], str] = field(default_factory=dict)
     review_comments: dict[int, str] = field(default_factory=dict)
+    # GET /repos/{o}/{r}'s clone_url; tests of --clone set a file:// URL of a local bare
+    # repository (git serves it with uploadpack.allowFilter for the partial clone).
+    clone_url: str | None = None
+    git_dir: Path | None = None  # a bare repository the fake serves over git's smart HTTP
 
     @property
     def full_name(self) -> str:
@@ -227,6 +232,7 @@ class FakeRepo:
             "owner": user_json(api, self.owner),
             "html_url": f"{HTML_BASE}/{self.full_name}",
             "url": f"{api}/repos/{self.full_name}",
+            "clone_url": self.clone_url or f"{HTML_BASE}/{self.full_name}.git",
             "default_branch": "main",
             "archived": False,
         }
@@ -307,13 +313,18 @@ class GitHubWorld:
     orgs: set[str] = field(default_factory=set)
     tokens: dict[str, str] = field(default_factory=dict)  # token -> login
     read_only_tokens: set[str] = field(default_factory=set)
+    no_contents_tokens: set[str] = field(default_factory=set)  # git over HTTP refuses them
     apps: dict[int, FakeApp] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock)
 
-    def add_token(self, token: str, *, login: str = "thresher-bot", write: bool = True) -> None:
+    def add_token(
+        self, token: str, *, login: str = "thresher-bot", write: bool = True, contents: bool = True
+    ) -> None:
         self.tokens[token] = login
         if not write:
             self.read_only_tokens.add(token)
+        if not contents:
+            self.no_contents_tokens.add(token)
 
     def add_repo(self, full_name: str, *, user_owned: bool = False) -> FakeRepo:
         owner, _, name = full_name.partition("/")

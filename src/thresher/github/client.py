@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Self
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from thresher.findings.model import AlertResolution
 from thresher.github import auth as credentials
@@ -54,6 +54,7 @@ DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 TEXT_PERMISSION = (
     "reading issue and pull-request text needs `issues: read` and `pull-requests: read`"
 )
+_LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 _SHA = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 
 
@@ -86,6 +87,7 @@ class GitHubClient:
         )
         self.api_url = self._session.api_url
         self.policy = self._session.policy
+        self._auth = auth
 
     @classmethod
     def from_environ(
@@ -211,6 +213,23 @@ class GitHubClient:
 
     # -- content ---------------------------------------------------------------------------
 
+    def clone_url(self, repo: RepoRef | str) -> str:
+        """The repository's ``clone_url``, for ``--clone``. Only a URL on the API's own
+        host is believed (github.com for api.github.com; HOST for HOST/api/v3), since
+        the token goes with the clone; a ``file:`` URL only from an API on loopback."""
+        ref = _repo(repo)
+        route = f"/repos/{ref.full_name}"
+        _, data = self._session.request("GET", route, what=f"GET {route}")
+        url = data.get("clone_url") if isinstance(data, Mapping) else None
+        if not isinstance(url, str) or not url:
+            raise GitHubError(f"GET {route} gave no clone_url")
+        return trusted_clone_url(url, self.api_url, f"GET {route}")
+
+    def git_token(self) -> str:
+        """The token git sends when cloning (an App's installation token is refreshed
+        here when it has expired, through the retry policy)."""
+        return self._session.call(lambda: self._auth.token, what="the token for git")
+
     def file_at(
         self, repo: RepoRef | str, path: str, ref: str, *, max_bytes: int = DEFAULT_MAX_FILE_BYTES
     ) -> bytes:
@@ -295,6 +314,31 @@ class GitHubClient:
             "PATCH", alert.url, body=body, what=f"PATCH {alert.key}", permission=WRITE_PERMISSION
         )
         return parse.alert(data, repo=alert.repo, what=f"PATCH {alert.key}")
+
+
+def trusted_clone_url(url: str, api_url: str, what: str) -> str:
+    """``url`` when the token may go there: on the API's host and port (GitHub Enterprise
+    Server: HOST for HOST/api/v3), or its web host (github.com for api.github.com) with
+    the same scheme; a ``file:`` URL only from an API on loopback. Else GitHubError."""
+    clone, api = urlsplit(url), urlsplit(api_url)
+    api_host = api.hostname or ""
+    try:
+        ports = clone.port, api.port
+    except ValueError:
+        ports = (-1, None)
+    if clone.scheme == "file":
+        trusted = api_host in _LOOPBACK
+    else:
+        same = clone.hostname == api_host and ports[0] == ports[1]
+        web = clone.hostname == api_host.removeprefix("api.") != api_host and ports[0] is None
+        trusted = clone.scheme in {"http", "https"} and clone.scheme == api.scheme and (same or web)
+    if trusted:
+        return url
+    raise GitHubError(
+        f"{what}: refusing to clone from {clone.scheme}://{clone.hostname or ''}: "
+        f"it is not the host of --api-url {api_url}",
+        hint="--clone sends the token to the clone URL; it must be GitHub's own host",
+    )
 
 
 def _check_size(size: int, max_bytes: int, name: str) -> None:

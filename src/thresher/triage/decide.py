@@ -14,7 +14,7 @@ moment it is made, before anything is applied.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -26,7 +26,7 @@ from thresher.agents.workspace import Workspace
 from thresher.config import Settings
 from thresher.decisions import Decision
 from thresher.detection import Detector
-from thresher.findings import Finding
+from thresher.findings import Finding, Location
 from thresher.findings.scan import ScanResult, ScanStats
 from thresher.findings.vault import SecretVault
 from thresher.history import HistoryIndex, HistoryMode, HistoryStats
@@ -47,6 +47,7 @@ from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 
 ContextKey = tuple[str, str]  # (fingerprint, context hash)
+HistoryReader = Callable[[Mapping[str, Sequence[str]]], HistoryIndex]  # values -> history
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,18 @@ class AlertDecider:
         return self.redactor.model(decision)
 
     def decide(
-        self, root: Path, candidates: list[Candidate], store: StateStore, run_id: str
+        self,
+        root: Path,
+        candidates: list[Candidate],
+        store: StateStore,
+        run_id: str,
+        history: HistoryReader | None = None,
     ) -> dict[ContextKey, Decision]:
-        """Every key's decision: stored ones reused, the others decided and stored."""
+        """Every key's decision: stored ones reused, the others decided and stored.
+
+        ``history`` (``--clone``): asked once, for the values to decide, for their git
+        history, which the agents' ``git_log`` then answers from; without it they have
+        none (the evidence is the files at the alerts' commits, not a repository)."""
         decided: dict[ContextKey, Decision] = {}
         fresh: dict[ContextKey, Candidate] = {}
         for candidate in candidates:
@@ -143,14 +153,19 @@ class AlertDecider:
                 if c.line
             },
         )
-        history = HistoryIndex(HistoryStats(HistoryMode.OFF, 0))
+        index = HistoryIndex(HistoryStats(HistoryMode.OFF, 0))
+        if history is not None:
+            paths: dict[str, dict[str, None]] = {}
+            for c in fresh.values():
+                paths.setdefault(c.value, {}).update(dict.fromkeys(_paths(c.finding)))
+            index = history({value: tuple(found) for value, found in paths.items()})
         factory = SessionFactory(
             settings=self.settings,
             redactor=self.redactor,
             run_meter=self.meter,
             validators=ValidatorRegistry.default(live=False),
             workspace=Workspace(
-                root, value_for=vault.get, redact=self.redactor.text, history=history
+                root, value_for=vault.get, redact=self.redactor.text, history=index
             ),
             transcripts_dir=self.run_dir / "transcripts",
         )
@@ -178,3 +193,8 @@ class AlertDecider:
         if self._journal is None:
             self._journal = _open_journal(self.run_dir, relative_to=None)
         return self._journal
+
+
+def _paths(finding: Finding) -> list[str]:
+    """The repository paths of a finding's locations (text locations have none)."""
+    return [where.path for where in finding.locations if isinstance(where, Location)]

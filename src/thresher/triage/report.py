@@ -19,7 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from thresher.decisions import Decision, DecisionError
+from thresher.decisions import Decision, DecisionError, HistorySummary
 from thresher.errors import UsageError
 from thresher.findings import AlertState, AlertValidity
 from thresher.redaction import Structural
@@ -117,6 +117,17 @@ class TriageSummary(_Frozen):
         )
 
 
+class RepoHistory(_Frozen):
+    """``--clone``: how far back one repository's history was read for its alerts'
+    values, or why it was not (``error``); a shallow read can miss where a value came
+    from, so the report says so."""
+
+    repo: Annotated[str, Structural]
+    history: HistorySummary | None = None  # None: the clone failed (see error)
+    omitted_paths: int = 0  # paths left out of the read: their blobs are over 1 MB
+    error: str | None = None
+
+
 class TriageReport(_Frozen):
     """The JSON report of ``thresher triage`` (and of ``thresher report merge``)."""
 
@@ -137,6 +148,7 @@ class TriageReport(_Frozen):
     summary: TriageSummary = Field(default_factory=TriageSummary)
     errors: tuple[DecisionError, ...] = ()
     stopped: str | None = None  # why the run stopped early (e.g. a rate limit): resume later
+    histories: tuple[RepoHistory, ...] = ()  # --clone: each cloned repository's history read
 
     @classmethod
     def build(
@@ -153,6 +165,7 @@ class TriageReport(_Frozen):
         shard: str | None = None,
         errors: Sequence[DecisionError] = (),
         stopped: str | None = None,
+        histories: Sequence[RepoHistory] = (),
     ) -> TriageReport:
         """A report whose summary is computed from its alerts."""
         return cls(
@@ -168,6 +181,7 @@ class TriageReport(_Frozen):
             summary=TriageSummary.of(alerts, len(errors)),
             errors=tuple(errors),
             stopped=stopped,
+            histories=tuple(histories),
         )
 
 
@@ -233,6 +247,7 @@ def merge(reports: Sequence[TriageReport], *, names: Sequence[str] | None = None
         summary=TriageSummary.of(alerts, len(errors)),
         errors=tuple(errors),
         stopped="; ".join(stops) or None,
+        histories=tuple(sorted((h for r in reports for h in r.histories), key=lambda h: h.repo)),
     )
 
 

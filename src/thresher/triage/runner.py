@@ -27,9 +27,11 @@ from thresher.errors import ExitCode
 from thresher.github.client import AppCredentials, GitHubClient
 from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.github.models import Alert, AlertFilters
+from thresher.history import DEFAULT_HISTORY_DEPTH
 from thresher.redaction import Redactor
 from thresher.scoring.model import Scorer
 from thresher.scoring.policy import Escalate
+from thresher.triage.clone import Clones
 from thresher.triage.decide import AlertDecider, ContextKey, DeciderOptions
 from thresher.triage.gather import Gathered, gather
 from thresher.triage.policy import ActionKind, Hold, hold_action, plan
@@ -58,6 +60,8 @@ class TriageRequest:
     concurrency: int = 4
     runs_dir: Path = Path(".thresher/runs")
     batch: int = DEFAULT_BATCH
+    clone: bool = False  # --clone: each repository's history, from a partial clone
+    history_depth: int = DEFAULT_HISTORY_DEPTH
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -103,13 +107,19 @@ def run_triage(
         applied = sum(1 for o in outcomes if o.applied)
         options = DeciderOptions(request.escalate, request.concurrency)
         with AlertDecider(settings, options, run_dir, environ, scorer=scorer) as decider:
+            clones = _clones(request, github, decider, environ)
             try:
                 for repo, alerts in _batches(github, request, set(checkpoint.done)):
                     while alerts:
                         batch = gather(github, repo, alerts, decider)
                         candidates = [i.candidate for i in batch.items if i.candidate]
-                        decisions = decider.decide(batch.root.root, candidates, store, run_id)
+                        history = clones.for_batch(repo) if clones else None
+                        decisions = decider.decide(
+                            batch.root.root, candidates, store, run_id, history
+                        )
                         for item in batch.items:
+                            if history is not None:
+                                item = history.mark(item)
                             outcome = _act(
                                 github,
                                 store,
@@ -157,12 +167,29 @@ def run_triage(
             shard=str(request.shard) if request.shard else None,
             errors=errors,
             stopped=stopped,
+            histories=sorted(clones.summaries.values(), key=lambda h: h.repo) if clones else (),
         )
         # Every value any batch brought is known now: one value can sit in another
         # alert's evidence, fetched before its own alert was listed.
         report = decider.redactor.model(report)
     failed = stopped is not None or bool(errors) or any(o.error for o in outcomes)
     return TriageOutcome(report, ExitCode.RUNTIME if failed else ExitCode.OK, run_dir)
+
+
+def _clones(
+    request: TriageRequest, github: GitHubClient, decider: AlertDecider, environ: Mapping[str, str]
+) -> Clones | None:
+    """``--clone``: the run's clones, in the decider's private evidence directory
+    (none with ``--history-depth 0``: nothing of the history would be read)."""
+    if not request.clone or request.history_depth <= 0:
+        return None
+    return Clones(
+        decider.evidence.root / "clones",
+        url_of=github.clone_url,
+        token=github.git_token,
+        environ=environ,
+        depth=request.history_depth,
+    )
 
 
 def _decision_of(item: Gathered, decisions: Mapping[ContextKey, Decision]) -> Decision | None:
