@@ -106,6 +106,16 @@ def triage_command(
         str | None,
         typer.Option("--shard", metavar="K/N", help="Only this shard of the repositories."),
     ] = None,
+    max_rate_wait: Annotated[
+        float,
+        typer.Option(
+            "--max-rate-wait",
+            metavar="SECONDS",
+            min=0,
+            help="Wait out a GitHub rate limit up to this long; a longer one stops the run "
+            "(exit 3, state kept: run the same command again to continue).",
+        ),
+    ] = 60.0,
     escalate: Annotated[
         TriageEscalate, typer.Option(help="When to ask the LLM tribunal.")
     ] = TriageEscalate.UNCERTAIN,
@@ -171,6 +181,7 @@ def triage_command(
         shard=ShardSpec.parse(shard) if shard is not None else None,
         escalate=Escalate(escalate.value),
         concurrency=concurrency,
+        max_rate_wait_s=max_rate_wait,
     )
     if summary:
         from thresher.cli.report_cmd import step_summary_path

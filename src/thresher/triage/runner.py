@@ -27,6 +27,7 @@ from thresher.errors import ExitCode
 from thresher.github.client import AppCredentials, GitHubClient
 from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.github.models import Alert, AlertFilters
+from thresher.github.retry import RetryPolicy
 from thresher.redaction import Redactor
 from thresher.scoring.model import Scorer
 from thresher.scoring.policy import Escalate
@@ -40,6 +41,7 @@ from thresher.triage.state import DEFAULT_STATE_PATH, StateStore
 
 DEFAULT_MIN_CONFIDENCE = 8.0  # of 10: a resolution needs a confident decision
 DEFAULT_BATCH = 50  # alerts of one repository gathered and decided together
+DEFAULT_MAX_RATE_WAIT_S = 60.0  # a longer rate-limit wait stops the run (state kept)
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class TriageRequest:
     concurrency: int = 4
     runs_dir: Path = Path(".thresher/runs")
     batch: int = DEFAULT_BATCH
+    max_rate_wait_s: float = DEFAULT_MAX_RATE_WAIT_S
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -92,11 +95,37 @@ def run_triage(
     run_dir = (
         request.runs_dir if request.runs_dir.is_absolute() else Path.cwd() / request.runs_dir
     ) / run_id
+    owned = client is None
     github = client or GitHubClient.from_environ(
-        environ, api_url=request.api_url, app=request.app, owner=_owner(request)
+        environ,
+        api_url=request.api_url,
+        app=request.app,
+        owner=_owner(request),
+        policy=RetryPolicy(max_wait_s=request.max_rate_wait_s),
     )
+    try:
+        return _run(
+            request, settings, github, environ, on_alert, scorer, started_at, run_id, run_dir
+        )
+    finally:
+        if owned:
+            github.close()
+
+
+def _run(
+    request: TriageRequest,
+    settings: Settings,
+    github: GitHubClient,
+    environ: Mapping[str, str],
+    on_alert: Callable[[AlertOutcome], None] | None,
+    scorer: Scorer | None,
+    started_at: datetime,
+    run_id: str,
+    run_dir: Path,
+) -> TriageOutcome:
     errors: list[DecisionError] = []
     stopped: str | None = None
+    stop_code = ExitCode.RUNTIME
     with StateStore.open(request.state_path) as store:
         checkpoint = store.begin_run(request.job, run_id, ",".join(request.targets))
         outcomes = [AlertOutcome.model_validate_json(text) for text in checkpoint.done.values()]
@@ -122,6 +151,15 @@ def run_triage(
                             )
                             applied += int(outcome.applied)
                             outcomes.append(outcome)
+                            if item.candidate is not None:
+                                store.record_alert(
+                                    item.alert.repo,
+                                    item.alert.number,
+                                    *item.candidate.key,
+                                    item.alert.state,
+                                    item.alert.updated_at,
+                                    run_id,
+                                )
                             store.mark_done(
                                 request.job,
                                 item.alert.repo,
@@ -141,7 +179,11 @@ def run_triage(
                     "saved: run the same command again to continue"
                 )
             except GitHubError as exc:
-                stopped = f"GitHub: {exc}; run the same command again to continue"
+                # A refused token or a missing permission is the user's to fix (exit 2);
+                # anything else may pass: re-running continues.
+                stop_code = exc.exit_code
+                fix = f" ({exc.hint}); fix that, then" if exc.hint else ";"
+                stopped = f"GitHub: {exc}{fix} run the same command again to continue"
                 errors.append(
                     DecisionError(stage="github", error=type(exc).__name__, message=str(exc))
                 )
@@ -162,7 +204,8 @@ def run_triage(
         # alert's evidence, fetched before its own alert was listed.
         report = decider.redactor.model(report)
     failed = stopped is not None or bool(errors) or any(o.error for o in outcomes)
-    return TriageOutcome(report, ExitCode.RUNTIME if failed else ExitCode.OK, run_dir)
+    code = stop_code if stop_code is ExitCode.USAGE else ExitCode.RUNTIME
+    return TriageOutcome(report, code if failed else ExitCode.OK, run_dir)
 
 
 def _decision_of(item: Gathered, decisions: Mapping[ContextKey, Decision]) -> Decision | None:
