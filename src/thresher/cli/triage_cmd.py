@@ -64,7 +64,9 @@ def triage_command(
     ] = None,
     since: Annotated[
         str | None,
-        typer.Option("--since", metavar="DATE", help="Only alerts created on or after (ISO 8601)."),
+        typer.Option(
+            "--since", metavar="DATE", help="Only alerts created or updated on or after (ISO 8601)."
+        ),
     ] = None,
     api_url: Annotated[
         str | None,
