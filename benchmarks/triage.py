@@ -1,7 +1,7 @@
 """Triage throughput: ``thresher triage`` alerts per minute against the loopback fake
 GitHub API, with the offline models (no LLM, no network).
 
-Run from the project root: ``python benchmarks/triage.py`` (quick: 50 and 250 alerts,
+Run from the project root: ``python benchmarks/triage.py`` (quick: 40 and 200 alerts,
 about a minute on two cores), ``--full`` (200 and 1000 alerts, a few minutes), or choose
 ``--sizes 200,1000 --repos 10 --runs 3 --concurrency 4``.
 
@@ -105,7 +105,7 @@ def measure(size: int, repos: int, runs: int, concurrency: int) -> tuple[float, 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="50,250", help="alert counts, comma-separated")
+    parser.add_argument("--sizes", default="40,200", help="alert counts, comma-separated")
     parser.add_argument("--full", action="store_true", help="the sizes 200 and 1000")
     parser.add_argument("--repos", type=int, default=10, help="repositories in the org")
     parser.add_argument("--runs", type=int, default=3, help="runs per size (median)")

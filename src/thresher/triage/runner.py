@@ -247,9 +247,14 @@ def _listed(github: GitHubClient, request: TriageRequest) -> Iterable[Alert]:
 def _batches(
     github: GitHubClient, request: TriageRequest, done: set[tuple[str, int]]
 ) -> Iterator[tuple[str, list[Alert]]]:
-    """Alerts not finished by an earlier run of the job, one repository per batch."""
+    """Alerts not finished by an earlier run of the job, one repository per batch.
+
+    A dry run works while it lists. ``--apply`` lists everything first: resolving an
+    alert takes it out of an open-alert listing, so the pages after it would start
+    further on and skip as many alerts as were resolved before they were fetched."""
     pending: dict[str, list[Alert]] = {}
-    for alert in _listed(github, request):
+    listed = _listed(github, request)
+    for alert in list(listed) if request.apply else listed:
         if request.shard is not None and not request.shard.owns(alert.repo):
             continue
         if (alert.repo, alert.number) in done:
