@@ -15,8 +15,9 @@ org (one context), one value shared across repositories in a script of its own, 
 rest distinct (test fixtures, live-format config tokens, issue comments).
 
 Wall time includes start-up (importing thresher and PyGithub, loading the scorer) and
-writing the JSON report. Prints, per size, the median wall time of ``--runs`` runs and
-alerts per minute, then the ratio of the larger size's throughput to the smaller's (near
+writing the JSON report. Prints, per size, the median wall time of ``--runs`` runs, the
+thresher process's CPU time (steadier than wall time on a shared machine) and alerts per
+minute (from wall time), then the ratio of the larger size's throughput to the smaller's (near
 1.0: triage time grows linearly with the number of alerts; above 1.0: the fixed start-up
 cost is spread over more alerts). Exit status 1 when a run fails or misses an alert.
 """
@@ -26,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -45,8 +47,13 @@ TOKEN = "ghs_" + "B" * 36
 ORG = "bench"
 
 
-def one_run(server: GitHubFake, plan: OrgPlan, concurrency: int, work: Path) -> float:
-    """Seconds for one complete triage of the org, checked for completeness."""
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_run(server: GitHubFake, plan: OrgPlan, concurrency: int, work: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one complete triage of the org, checked for completeness."""
     home = work / "home"
     home.mkdir(parents=True, exist_ok=True)
     env = {
@@ -73,9 +80,11 @@ def one_run(server: GitHubFake, plan: OrgPlan, concurrency: int, work: Path) -> 
         "--json",
         str(work / "report.json"),
     ]
+    cpu = _child_cpu()
     started = time.perf_counter()
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, check=False)
     seconds = time.perf_counter() - started
+    cpu = _child_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(
             f"thresher triage exited {done.returncode}:\n{done.stderr.decode()[-2000:]}"
@@ -84,23 +93,26 @@ def one_run(server: GitHubFake, plan: OrgPlan, concurrency: int, work: Path) -> 
     seen = {f"{a['repo']}#{a['number']}" for a in report["alerts"]}
     if seen != plan.alerts or any(a["decision"] is None for a in report["alerts"]):
         raise SystemExit(f"the report misses alerts: {len(seen)} of {len(plan.alerts)}")
-    return seconds
+    return seconds, cpu
 
 
-def measure(size: int, repos: int, runs: int, concurrency: int) -> tuple[float, int]:
-    """Median seconds over ``runs`` runs for ``size`` alerts, and the alert count."""
+def measure(size: int, repos: int, runs: int, concurrency: int) -> tuple[float, float, int]:
+    """Median wall and CPU seconds over ``runs`` runs for ``size`` alerts, and the count."""
     per_repo = max(4, round(size / repos))
     world = GitHubWorld()
     world.add_token(TOKEN)
     plan = populate(world, org=ORG, repos=repos, per_repo=per_repo)
     times: list[float] = []
+    cpus: list[float] = []
     with GitHubFake(world) as server, tempfile.TemporaryDirectory(prefix="thresher-bench-") as tmp:
         for index in range(runs):
             work = Path(tmp) / f"run-{index}"
             work.mkdir()
-            times.append(one_run(server, plan, concurrency, work))
+            seconds, cpu = one_run(server, plan, concurrency, work)
+            times.append(seconds)
+            cpus.append(cpu)
             server.reset()  # keep the world, forget the captured requests
-    return statistics.median(times), len(plan.alerts)
+    return statistics.median(times), statistics.median(cpus), len(plan.alerts)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -115,12 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     rates: list[float] = []
     print(f"thresher triage, offline models, loopback fake GitHub API, {args.repos} repos")
     for size in sizes:
-        seconds, alerts = measure(size, args.repos, args.runs, args.concurrency)
+        seconds, cpu, alerts = measure(size, args.repos, args.runs, args.concurrency)
         rate = alerts / seconds * 60.0
         rates.append(rate)
         print(
-            f"{alerts:6d} alerts: median {seconds:6.2f}s of {args.runs} runs, "
-            f"{rate:8.0f} alerts/min"
+            f"{alerts:6d} alerts: median {seconds:6.2f}s wall ({cpu:6.2f}s CPU in thresher) "
+            f"of {args.runs} runs, {rate:6.0f} alerts/min"
         )
     if len(rates) >= 2:
         print(f"throughput ratio {sizes[-1]}/{sizes[0]}: {rates[-1] / rates[0]:.2f}")

@@ -18,6 +18,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -141,14 +142,14 @@ class RepoGate:
 
 def done_alerts(state_db: Path) -> set[str]:
     """Alerts the state store has marked done for an unfinished job (any job)."""
-    with sqlite3.connect(f"file:{state_db}?mode=ro", uri=True) as db:
+    with closing(sqlite3.connect(f"file:{state_db}?mode=ro", uri=True)) as db:
         rows = db.execute("SELECT repo, number FROM run_done").fetchall()
     return {f"{repo}#{number}" for repo, number in rows}
 
 
 def alert_contexts(state_db: Path) -> dict[str, tuple[str, str]]:
     """Each alert seen -> its (fingerprint, context key), as the state store recorded."""
-    with sqlite3.connect(f"file:{state_db}?mode=ro", uri=True) as db:
+    with closing(sqlite3.connect(f"file:{state_db}?mode=ro", uri=True)) as db:
         rows = db.execute("SELECT repo, number, fingerprint, context_key FROM alerts").fetchall()
     return {f"{repo}#{number}": (fp, ctx) for repo, number, fp, ctx in rows}
 
