@@ -104,9 +104,9 @@ def test_a_rate_limit_beyond_the_bound_stops_with_state_kept_and_a_rerun_finishe
     assert stopped.exit_code == 3, stopped.output
     assert gate.arrived.is_set()
     assert "rate limit" in stopped.output
-    assert "run the same command again to continue" in stopped.output
+    assert "run the same command again after" in stopped.output
     first = json.loads((tmp_path / "first.json").read_text())
-    assert first["stopped"] and "run the same command again to continue" in first["stopped"]
+    assert first["stopped"] and "run the same command again after" in first["stopped"]
     kept = done_alerts(tmp_path / "state.db")
     finished = {f"{repo}#{n}" for repo in gate.finished_before for n in range(1, PER_REPO + 1)}
     assert kept == finished == set(_alerts(tmp_path / "first.json"))
@@ -133,6 +133,20 @@ def test_a_rate_limit_beyond_the_bound_stops_with_state_kept_and_a_rerun_finishe
     keys = [contexts[alert] for alert in journal]
     assert len(keys) == len(set(keys)) == len(set(contexts.values())) == plan.contexts
     _no_value_anywhere(tmp_path, server, plan, stopped.output, again.output)
+
+
+def test_max_rate_wait_bounds_the_wait(
+    triage: Cli, server: GitHubFake, plan: OrgPlan, tmp_path: Path
+) -> None:
+    # 30 s would be waited out under the default bound (60 s); --max-rate-wait 2 stops.
+    RepoGate(server, 1, reply=lambda: primary_limited(30))
+    result = triage("--max-rate-wait", "2", "--json", "out.json")
+    assert result.exit_code == 3, result.output
+    stopped = json.loads((tmp_path / "out.json").read_text())["stopped"]
+    assert "more than the 2s allowed" in stopped
+    assert "--max-rate-wait" in stopped
+    assert "run the same command again after" in stopped
+    assert done_alerts(tmp_path / "state.db") == set()
 
 
 def test_a_limit_within_the_bound_is_waited_out(

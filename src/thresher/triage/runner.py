@@ -171,12 +171,11 @@ def _run(
                         alerts = batch.deferred
                 store.finish_run(request.job)
             except GitHubRateLimited as exc:
-                reset = (
-                    f" (it resets at {exc.reset_at:%Y-%m-%d %H:%M:%S} UTC)" if exc.reset_at else ""
-                )
+                reset = f" after {exc.reset_at:%Y-%m-%d %H:%M:%S} UTC" if exc.reset_at else " later"
                 stopped = (
-                    f"GitHub's rate limit stopped the run{reset}; {len(outcomes)} alert(s) are "
-                    "saved: run the same command again to continue"
+                    f"GitHub's rate limit stopped the run ({exc}); {len(outcomes)} alert(s) "
+                    f"are saved: run the same command again{reset} to continue "
+                    "(--max-rate-wait sets how long a run waits instead)"
                 )
             except GitHubError as exc:
                 # A refused token or a missing permission is the user's to fix (exit 2);
