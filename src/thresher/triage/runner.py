@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -103,30 +104,11 @@ def run_triage(
         owner=_owner(request),
         policy=RetryPolicy(max_wait_s=request.max_rate_wait_s),
     )
-    try:
-        return _run(
-            request, settings, github, environ, on_alert, scorer, started_at, run_id, run_dir
-        )
-    finally:
-        if owned:
-            github.close()
-
-
-def _run(
-    request: TriageRequest,
-    settings: Settings,
-    github: GitHubClient,
-    environ: Mapping[str, str],
-    on_alert: Callable[[AlertOutcome], None] | None,
-    scorer: Scorer | None,
-    started_at: datetime,
-    run_id: str,
-    run_dir: Path,
-) -> TriageOutcome:
     errors: list[DecisionError] = []
     stopped: str | None = None
     stop_code = ExitCode.RUNTIME
-    with StateStore.open(request.state_path) as store:
+    # A client made here is closed here; one passed in belongs to the caller.
+    with github if owned else nullcontext(), StateStore.open(request.state_path) as store:
         checkpoint = store.begin_run(request.job, run_id, ",".join(request.targets))
         outcomes = [AlertOutcome.model_validate_json(text) for text in checkpoint.done.values()]
         applied = sum(1 for o in outcomes if o.applied)
