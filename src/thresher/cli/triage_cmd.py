@@ -64,7 +64,9 @@ def triage_command(
     ] = None,
     since: Annotated[
         str | None,
-        typer.Option("--since", metavar="DATE", help="Only alerts created on or after (ISO 8601)."),
+        typer.Option(
+            "--since", metavar="DATE", help="Only alerts created or updated on or after (ISO 8601)."
+        ),
     ] = None,
     api_url: Annotated[
         str | None,
@@ -106,6 +108,16 @@ def triage_command(
         str | None,
         typer.Option("--shard", metavar="K/N", help="Only this shard of the repositories."),
     ] = None,
+    max_rate_wait: Annotated[
+        float,
+        typer.Option(
+            "--max-rate-wait",
+            metavar="SECONDS",
+            min=0,
+            help="Wait out a GitHub rate limit up to this long; a longer one stops the run "
+            "(exit 3, state kept: run the same command again to continue).",
+        ),
+    ] = 60.0,
     escalate: Annotated[
         TriageEscalate, typer.Option(help="When to ask the LLM tribunal.")
     ] = TriageEscalate.UNCERTAIN,
@@ -199,6 +211,7 @@ def triage_command(
         concurrency=concurrency,
         clone=clone,
         history_depth=DEFAULT_HISTORY_DEPTH if history_depth is None else history_depth,
+        max_rate_wait_s=max_rate_wait,
     )
     if summary:
         from thresher.cli.report_cmd import step_summary_path

@@ -180,10 +180,12 @@ class AlertDecider:
 
         def on_decided(decision: Decision) -> None:
             redacted = self.redact(decision)
+            key = keys[decision.finding.id]
+            # The store first: a kill between the two writes then loses a journal line,
+            # never a decision (which a re-run would otherwise make a second time).
+            store.save_decision(key[0], key[1], redacted, run_id)
             journal.write(_redacted_json(self.redactor, redacted) + "\n")
             journal.flush()
-            key = keys[decision.finding.id]
-            store.save_decision(key[0], key[1], redacted, run_id)
             decided[key] = redacted
 
         self._loop.run_until_complete(tribunal.decide_all(findings, vault.get, on_decided))

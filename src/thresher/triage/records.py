@@ -79,16 +79,16 @@ def translate_sqlite_error(path: Path, exc: sqlite3.Error) -> StateError:
     if "locked" in lowered or "busy" in lowered:
         return StateError(
             f"state database {path} is locked by another process ({text})",
-            hint="wait for the other thresher run to finish, or pass another --state path",
+            hint="wait for the other thresher run to finish, or pass another --state-db path",
         )
     if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
         return StateError(
             f"state database {path} is not a thresher state database or is corrupt ({text})",
-            hint="move the file aside (a new one is created) or pass another --state path",
+            hint="move the file aside (a new one is created) or pass another --state-db path",
         )
     if "readonly" in lowered or "unable to open" in lowered:
         return StateError(
             f"state database {path} cannot be opened for writing ({text})",
-            hint="pass a writable --state path",
+            hint="pass a writable --state-db path",
         )
-    return StateError(f"state database {path}: {text}", hint="pass another --state path")
+    return StateError(f"state database {path}: {text}", hint="pass another --state-db path")

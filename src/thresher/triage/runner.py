@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,7 @@ from thresher.errors import ExitCode
 from thresher.github.client import AppCredentials, GitHubClient
 from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.github.models import Alert, AlertFilters
+from thresher.github.retry import RetryPolicy
 from thresher.history import DEFAULT_HISTORY_DEPTH
 from thresher.redaction import Redactor
 from thresher.scoring.model import Scorer
@@ -42,6 +44,7 @@ from thresher.triage.state import DEFAULT_STATE_PATH, StateStore
 
 DEFAULT_MIN_CONFIDENCE = 8.0  # of 10: a resolution needs a confident decision
 DEFAULT_BATCH = 50  # alerts of one repository gathered and decided together
+DEFAULT_MAX_RATE_WAIT_S = 60.0  # a longer rate-limit wait stops the run (state kept)
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class TriageRequest:
     batch: int = DEFAULT_BATCH
     clone: bool = False  # --clone: each repository's history, from a partial clone
     history_depth: int = DEFAULT_HISTORY_DEPTH
+    max_rate_wait_s: float = DEFAULT_MAX_RATE_WAIT_S
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -96,12 +100,19 @@ def run_triage(
     run_dir = (
         request.runs_dir if request.runs_dir.is_absolute() else Path.cwd() / request.runs_dir
     ) / run_id
+    owned = client is None
     github = client or GitHubClient.from_environ(
-        environ, api_url=request.api_url, app=request.app, owner=_owner(request)
+        environ,
+        api_url=request.api_url,
+        app=request.app,
+        owner=_owner(request),
+        policy=RetryPolicy(max_wait_s=request.max_rate_wait_s),
     )
     errors: list[DecisionError] = []
     stopped: str | None = None
-    with StateStore.open(request.state_path) as store:
+    stop_code = ExitCode.RUNTIME
+    # A client made here is closed here; one passed in belongs to the caller.
+    with github if owned else nullcontext(), StateStore.open(request.state_path) as store:
         checkpoint = store.begin_run(request.job, run_id, ",".join(request.targets))
         outcomes = [AlertOutcome.model_validate_json(text) for text in checkpoint.done.values()]
         applied = sum(1 for o in outcomes if o.applied)
@@ -132,6 +143,15 @@ def run_triage(
                             )
                             applied += int(outcome.applied)
                             outcomes.append(outcome)
+                            if item.candidate is not None:
+                                store.record_alert(
+                                    item.alert.repo,
+                                    item.alert.number,
+                                    *item.candidate.key,
+                                    item.alert.state,
+                                    item.alert.updated_at,
+                                    run_id,
+                                )
                             store.mark_done(
                                 request.job,
                                 item.alert.repo,
@@ -143,15 +163,18 @@ def run_triage(
                         alerts = batch.deferred
                 store.finish_run(request.job)
             except GitHubRateLimited as exc:
-                reset = (
-                    f" (it resets at {exc.reset_at:%Y-%m-%d %H:%M:%S} UTC)" if exc.reset_at else ""
-                )
+                reset = f" after {exc.reset_at:%Y-%m-%d %H:%M:%S} UTC" if exc.reset_at else " later"
                 stopped = (
-                    f"GitHub's rate limit stopped the run{reset}; {len(outcomes)} alert(s) are "
-                    "saved: run the same command again to continue"
+                    f"GitHub's rate limit stopped the run ({exc}); {len(outcomes)} alert(s) "
+                    f"are saved: run the same command again{reset} to continue "
+                    "(--max-rate-wait sets how long a run waits instead)"
                 )
             except GitHubError as exc:
-                stopped = f"GitHub: {exc}; run the same command again to continue"
+                # A refused token or a missing permission is the user's to fix (exit 2);
+                # anything else may pass: re-running continues.
+                stop_code = exc.exit_code
+                fix = f" ({exc.hint}); fix that, then" if exc.hint else ";"
+                stopped = f"GitHub: {exc}{fix} run the same command again to continue"
                 errors.append(
                     DecisionError(stage="github", error=type(exc).__name__, message=str(exc))
                 )
@@ -173,7 +196,8 @@ def run_triage(
         # alert's evidence, fetched before its own alert was listed.
         report = decider.redactor.model(report)
     failed = stopped is not None or bool(errors) or any(o.error for o in outcomes)
-    return TriageOutcome(report, ExitCode.RUNTIME if failed else ExitCode.OK, run_dir)
+    code = stop_code if stop_code is ExitCode.USAGE else ExitCode.RUNTIME
+    return TriageOutcome(report, code if failed else ExitCode.OK, run_dir)
 
 
 def _clones(
@@ -231,9 +255,14 @@ def _listed(github: GitHubClient, request: TriageRequest) -> Iterable[Alert]:
 def _batches(
     github: GitHubClient, request: TriageRequest, done: set[tuple[str, int]]
 ) -> Iterator[tuple[str, list[Alert]]]:
-    """Alerts not finished by an earlier run of the job, one repository per batch."""
+    """Alerts not finished by an earlier run of the job, one repository per batch.
+
+    A dry run works while it lists. ``--apply`` lists everything first: resolving an
+    alert takes it out of an open-alert listing, so the pages after it would start
+    further on and skip as many alerts as were resolved before they were fetched."""
     pending: dict[str, list[Alert]] = {}
-    for alert in _listed(github, request):
+    listed = _listed(github, request)
+    for alert in list(listed) if request.apply else listed:
         if request.shard is not None and not request.shard.owns(alert.repo):
             continue
         if (alert.repo, alert.number) in done:

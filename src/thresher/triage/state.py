@@ -28,7 +28,7 @@ the ones ``policy.resolution_comment`` produced, which are redacted and stripped
 Every failure is a ``StateError`` naming the file: a database written by a newer
 thresher, a file that is not a database or is corrupt, one locked by another
 process. It exits with the configuration error code (2): the fix is to the
-``--state`` path or its file, not to retry the same command.
+``--state-db`` path or its file, not to retry the same command.
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ class StateStore:
         except OSError as exc:
             raise StateError(
                 f"state database {path}: cannot create {path.parent}: {exc.strerror or exc}",
-                hint="pass a writable --state path",
+                hint="pass a writable --state-db path",
             ) from exc
         try:
             connection = sqlite3.connect(
@@ -185,7 +185,7 @@ class StateStore:
             if mode is None or str(mode[0]).lower() != "wal":
                 raise StateError(
                     f"state database {self.path}: cannot switch to WAL mode (got {mode})",
-                    hint="put --state on a local file system",
+                    hint="put --state-db on a local file system",
                 )
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
@@ -194,7 +194,7 @@ class StateStore:
                 raise StateError(
                     f"state database {self.path} is an SQLite file of something else, not a "
                     "thresher state database",
-                    hint="pass another --state path; thresher does not write into it",
+                    hint="pass another --state-db path; thresher does not write into it",
                 )
             if found is None:
                 with self._write():
@@ -211,7 +211,7 @@ class StateStore:
                     f"state database {self.path} was written by a newer thresher "
                     f"({found[1]}, schema {found[0]}); this thresher ({__version__}) reads "
                     f"schema {SCHEMA_VERSION} or older",
-                    hint="upgrade thresher, or pass another --state path",
+                    hint="upgrade thresher, or pass another --state-db path",
                 )
 
     def _has_tables(self) -> bool:
@@ -404,7 +404,7 @@ class StateStore:
             raise StateError(
                 f"state database {self.path}: the stored decision for fingerprint "
                 f"{fingerprint[:12]}… does not parse ({exc.error_count()} errors)",
-                hint="the file was changed outside thresher; pass another --state path",
+                hint="the file was changed outside thresher; pass another --state-db path",
             ) from exc
 
     def save_decision(
