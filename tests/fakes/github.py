@@ -27,6 +27,7 @@ from urllib.parse import unquote
 
 import jwt
 
+from tests.fakes import github_comments as comments
 from tests.fakes import github_replies as replies
 from tests.fakes.base import CapturedRequest, FakeServer, Reply
 from tests.fakes.github_replies import error, validation_failed
@@ -248,7 +249,15 @@ class GitHubFake(FakeServer):
                     "encoding": "base64",
                 },
             )
-        return self._text(repo, rest)
+        conversation = comments.route(
+            request,
+            repo,
+            rest,
+            api=api,
+            base_url=self.base_url,
+            login=self.world.tokens.get(self._credential(request), "thresher-bot"),
+        )
+        return conversation if conversation is not None else self._text(repo, rest)
 
     def _text(self, repo: FakeRepo, rest: str) -> Reply:
         api = f"{self.api_base}/repos/{repo.full_name}"
