@@ -51,6 +51,7 @@ class CommentAction(StrEnum):
     UPDATED = "updated"
     NOT_NEEDED = "not-needed"  # nothing needs action and there is no comment to clear
     SKIPPED = "skipped"  # the token may not comment, or there is no token
+    FAILED = "failed"  # GitHub could not be reached or refused the token: reported, not fatal
     DISABLED = "disabled"  # --no-comment, or not a pull request
 
 

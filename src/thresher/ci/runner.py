@@ -153,13 +153,22 @@ def _comment(
             CommentAction.SKIPPED,
             note="The pull-request comment was skipped: GITHUB_TOKEN is not set for this step.",
         )
-    client = factory(runner)
+    from thresher.github.errors import GitHubError
+
     try:
-        return post_sticky(client, runner.repository, pr.number, report, head_sha=pr.head_sha)
-    finally:
-        close = getattr(client, "close", None)
-        if callable(close):
-            close()
+        client = factory(runner)
+        try:
+            return post_sticky(client, runner.repository, pr.number, report, head_sha=pr.head_sha)
+        finally:
+            close = getattr(client, "close", None)
+            if callable(close):
+                close()
+    except GitHubError as exc:
+        # The scan's verdict stands without the comment; the summary and log say why.
+        reason = " ".join(f"{exc.message} {exc.hint or ''}".split())[:400].replace("`", "'")
+        return CommentResult(
+            CommentAction.FAILED, note=f"The pull-request comment could not be posted: {reason}"
+        )
 
 
 def annotations_for(report: RunReport, fail_on: FailOn) -> list[Annotation]:
