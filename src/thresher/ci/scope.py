@@ -48,6 +48,9 @@ class Scope:
     description: str
     base: str | None = None
     head: str | None = None
+    # A pull request's configuration is read here: its base commit (the base branch as
+    # the event saw it), which the pull request's author cannot have written.
+    config_commit: str | None = None
 
     @property
     def diff(self) -> str | None:
@@ -80,6 +83,7 @@ def resolve_scope(event: CiEvent, root: Path) -> Scope:
                 "from the merge base)",
                 base,
                 pr.head_sha,
+                config_commit=pr.base_sha,
             )
         case EventName.PUSH:
             assert event.push is not None

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from thresher.config import LoadedSettings
+    from thresher.trust import RepoConfig
 
 
 @dataclass
@@ -41,14 +42,20 @@ class RunState:
     _loaded: LoadedSettings | None = field(default=None, repr=False)
 
     def settings(
-        self, *, diff: str | None = None, cwd: Path | None = None, config_path: Path | None = None
+        self,
+        *,
+        diff: str | None = None,
+        cwd: Path | None = None,
+        config_path: Path | None = None,
+        repo: RepoConfig | None = None,
     ) -> LoadedSettings:
         """Load settings once; ``--no-color`` is the flag layer of the precedence.
 
         ``diff`` is the scan's ``--diff`` range: in a pull-request job the repository's
         configuration is read from its base (``thresher.trust``). ``cwd`` is the
         repository (default: the working directory); ``config_path`` replaces
-        ``--config`` (``thresher ci`` passes the base commit's copy of it).
+        ``--config`` (``thresher ci`` passes the base commit's copy of it); ``repo``
+        replaces the repository mode ``diff`` implies.
         """
         if self._loaded is None:
             from thresher.config import load_settings
@@ -60,7 +67,8 @@ class RunState:
             if agents:
                 overrides["agents"] = agents
             where = cwd or Path.cwd()
-            repo = repo_config_for(diff=diff, cwd=where, trusted=self.trust_repo_config)
+            if repo is None:
+                repo = repo_config_for(diff=diff, cwd=where, trusted=self.trust_repo_config)
             self._loaded = load_settings(
                 config_path=config_path or self.config_path,
                 cwd=where,

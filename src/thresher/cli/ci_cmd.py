@@ -96,7 +96,16 @@ def ci_command(
     selected = _paths(paths or [], runner.workspace)
     with ExitStack() as stack:
         config = _trusted_config(state.config_path, environ, runner, scope, event, stack)
-        settings = state.settings(diff=scope.diff, cwd=runner.workspace, config_path=config)
+        repo = None
+        if scope.config_commit is not None:
+            from .repo import repo_config_at
+
+            repo = repo_config_at(
+                scope.config_commit, runner.workspace, trusted=state.trust_repo_config
+            )
+        settings = state.settings(
+            diff=scope.diff, cwd=runner.workspace, config_path=config, repo=repo
+        )
         pull_request = event.name.is_pull_request or is_pull_request(environ, diff=scope.diff)
         request = CiRequest(
             fail_on=FailOn(fail_on.value),
@@ -167,21 +176,22 @@ def _trusted_config(
 
     variable = environ.get("THRESHER_CONFIG")
     path = explicit or (Path(variable) if variable else None)
-    if path is None or not event.name.is_pull_request or scope.base is None:
+    commit = scope.config_commit
+    if path is None or not event.name.is_pull_request or commit is None:
         return path
     full = (Path.cwd() / path).resolve()
     if not full.is_relative_to(runner.workspace):
         return path  # outside the checkout: the operator's own file
     relative = full.relative_to(runner.workspace).as_posix()
-    proc = git(runner.workspace, "show", f"{scope.base}:{relative}")
+    proc = git(runner.workspace, "show", f"{commit}:{relative}")
     if proc.returncode != 0:
         raise ConfigError(
             f"--config {path}: {relative} does not exist at the base commit "
-            f"{scope.base[:12]}; a configuration the pull request adds is not used",
+            f"{commit[:12]}; a configuration the pull request adds is not used",
             hint="merge the configuration into the base branch first, or name a file "
             "outside the checkout",
         )
-    where = f"{relative} at {scope.base[:12]}"
+    where = f"{relative} at {commit[:12]}"
     table, label = thresher_table(full.name, parse_toml(proc.stdout, where), where)
     check_no_paths(table, where, label)  # they would resolve into the pull request's checkout
     directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="thresher-")))
