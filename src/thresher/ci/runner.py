@@ -213,7 +213,10 @@ def job_summary(
     cap = annotations.note()
     if cap:
         notes.append(f"> ✂️ {cap[0].upper()}{cap[1:]}.")
-    head = render_summary(report).rstrip() + "\n\n" + "\n\n".join(notes) + "\n"
+    text = render_summary(report).rstrip()
+    cut = text.rfind("\n<sub>")  # the usage footer stays last
+    body, foot = (text[:cut], text[cut:]) if cut > 0 else (text, "")
+    head = body.rstrip() + "\n\n" + "\n\n".join(notes) + "\n" + foot + "\n"
     budget = MAX_SUMMARY_BYTES - 4096  # room for the note below
     parts = [head]
     used = len(head.encode("utf-8"))
