@@ -151,6 +151,11 @@ def test_a_pull_request_gets_sarif_summary_outputs_annotations_and_one_comment(
     }
     assert first.outputs["comment-url"].endswith(f"/pull/{PR_NUMBER}#issuecomment-9001")
     [annotation] = first.annotations
+    # Commands are stopped while repository text may be printed, resumed for annotations.
+    lines = first.step.stdout.splitlines()
+    stop = lines[0].removeprefix("::stop-commands::")
+    assert stop != lines[0] and len(stop) > 30
+    assert lines.index(f"::{stop}::") == lines.index(annotation) - 1
     assert annotation.startswith("::error file=app/deploy.py,line=3,title=thresher GitHubToken%3A")
     assert "TRUE_POSITIVE" in annotation
     assert "## 🔴 thresher: 1 finding needs action" in first.summary

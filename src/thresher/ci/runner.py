@@ -67,6 +67,7 @@ class CiOutcome:
     comment: CommentResult
     summary: str
     outputs: dict[str, str] = field(default_factory=dict)
+    annotation_lines: list[str] = field(default_factory=list)  # workflow commands to print
 
 
 CommentClientFactory = Callable[[RunnerEnv], CommentApi]
@@ -79,7 +80,6 @@ def run_ci(
     scope: Scope,
     settings: Settings,
     *,
-    emit: Callable[[str], None],
     info: Callable[[str], None],
     comment_client: CommentClientFactory,
 ) -> CiOutcome:
@@ -121,8 +121,6 @@ def run_ci(
         write_atomic(request.json_out, clean(render_json(report)))
 
     annotations = cap_annotations(annotations_for(report, request.fail_on))
-    for line in annotations.lines():
-        emit(clean(line))
 
     comment = _comment(request, runner, event, report, comment_client)
     summary = clean(job_summary(report, scope, annotations, comment))
@@ -135,7 +133,8 @@ def run_ci(
         write_outputs(runner.output, outputs)
     if comment.note:
         info(f"thresher: {comment.note}")
-    return CiOutcome(exit_code, scope, report, annotations, comment, summary, outputs)
+    lines = [clean(line) for line in annotations.lines()]
+    return CiOutcome(exit_code, scope, report, annotations, comment, summary, outputs, lines)
 
 
 def _comment(

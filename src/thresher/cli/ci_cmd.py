@@ -7,12 +7,17 @@ and writes SARIF, annotations, step outputs, the job summary and one sticky comm
 In a pull request the configuration comes from the base commit: the repository's
 ``thresher.toml`` / ``pyproject.toml`` always, and a ``--config`` file inside the
 checkout too, since the pull request could have rewritten it.
+
+While it runs, workflow commands are stopped (``::stop-commands::``): a file name or
+message from the repository printed in the log cannot become a command. They resume
+for thresher's own annotations at the end.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import secrets
 import tempfile
 from collections.abc import Mapping
 from contextlib import ExitStack
@@ -87,6 +92,10 @@ def ci_command(
             hint="for example --category thresher/secrets",
         )
     runner = RunnerEnv.from_environ(environ)
+    # Nothing printed from here on is read as a workflow command: file names and
+    # messages come from the repository. Commands resume for thresher's own annotations.
+    resume = f"thresher-{secrets.token_hex(16)}"
+    typer.echo(f"::stop-commands::{resume}")
     event = read_event(runner)
     scope = resolve_scope(event, runner.workspace)
     state.info(f"thresher: scanning {scope.description}")
@@ -124,10 +133,12 @@ def ci_command(
             event,
             scope,
             settings.settings,
-            emit=typer.echo,
             info=state.info,
             comment_client=_client,
         )
+    typer.echo(f"::{resume}::")
+    for line in outcome.annotation_lines:
+        typer.echo(line)
     s = outcome.report.summary
     state.info(
         f"thresher: {s.findings} finding(s): {s.true_positive} true positive, "
