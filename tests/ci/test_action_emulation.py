@@ -285,6 +285,9 @@ def test_a_fork_pull_request_skips_the_comment_and_still_succeeds(
     assert blocking.exit_code == 1  # exit per --fail-on, the skipped comment changes nothing
     assert blocking.outputs["comment"] == "skipped"
     assert_no_secret(pr_repo.token, job, captured_text(github))
+    if ARTIFACTS:
+        Path(ARTIFACTS).mkdir(parents=True, exist_ok=True)
+        (Path(ARTIFACTS) / "fork-job-summary.md").write_text(job.summary, encoding="utf-8")
 
 
 def test_a_shallow_clone_is_a_clear_error_naming_fetch_depth(
