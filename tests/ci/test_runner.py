@@ -48,3 +48,15 @@ def test_scrub_removes_every_raw_value_longest_first() -> None:
     text = "key ABCDEF123456 and ABCDEF123456789 here"
     assert scrub(text, ["ABCDEF123456", "ABCDEF123456789"]) == "key [redacted] and [redacted] here"
     assert scrub("nothing", ["ABCDEF123456"]) == "nothing"
+
+
+def test_finding_reports_that_do_not_fit_one_mebibyte_are_left_out_with_a_note() -> None:
+    from thresher.ci.commands import MAX_SUMMARY_BYTES
+
+    long = "The token is assigned in production settings and used by the deploy job. " * 25
+    many = [decision_for(finding_for(github_token(seed=i)), key_finding=long) for i in range(900)]
+    report = run_report(many)
+    capped = cap_annotations(annotations_for(report, FailOn.REAL))
+    text = job_summary(report, SCOPE, capped, CommentResult(CommentAction.DISABLED))
+    assert len(text.encode("utf-8")) <= MAX_SUMMARY_BYTES
+    assert "finding report(s) left out to stay under GitHub's 1 MiB job-summary limit" in text
