@@ -4,7 +4,8 @@
 :class:`~tests.fakes.github_world.GitHubWorld` in GitHub's real shapes: alert listings
 for a repository and an organisation with ``per_page``/``page`` and ``Link`` headers,
 one alert, its locations (paginated), PATCH with GitHub's 422s, contents (inline up to
-1 MB, ``encoding: none`` above) and blobs, issue and pull-request text, org repositories,
+1 MB, ``encoding: none`` above) and blobs, issue and pull-request text, conversation
+comments (list, create, update: see :mod:`tests.fakes.github_comments`), org repositories,
 GitHub App installations and the installation-token exchange (RS256 JWT verified with the
 app's public key). Every request is captured. ``fault()`` scripts rate limits and 5xx::
 
