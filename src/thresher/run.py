@@ -121,21 +121,26 @@ def exit_code_for(decisions: list[Decision], fail_on: FailOn) -> ExitCode:
     """
     if any(d.errors for d in decisions):
         return ExitCode.RUNTIME
+    hit = any(at_or_above(d, fail_on) for d in decisions)
+    return ExitCode.FINDINGS if hit else ExitCode.OK
+
+
+def at_or_above(decision: Decision, fail_on: FailOn) -> bool:
+    """Whether this one decision fails the run under ``--fail-on`` (CI annotates it as an
+    error; what is below the line but not a false positive is a warning)."""
     match fail_on:
         case FailOn.REAL:
-            hit = any(d.verdict is Verdict.TRUE_POSITIVE for d in decisions)
+            return decision.verdict is Verdict.TRUE_POSITIVE
         case FailOn.UNCERTAIN:
             # Uncertain includes what the policy would escalate but no model looked at.
-            hit = any(
-                d.verdict is not Verdict.FALSE_POSITIVE
-                or (d.escalation is not None and d.escalation.would_escalate and not d.escalated)
-                for d in decisions
+            escalation = decision.escalation
+            return decision.verdict is not Verdict.FALSE_POSITIVE or (
+                escalation is not None and escalation.would_escalate and not decision.escalated
             )
         case FailOn.ANY:
-            hit = bool(decisions)
+            return True
         case FailOn.NEVER:
-            hit = False
-    return ExitCode.FINDINGS if hit else ExitCode.OK
+            return False
 
 
 def summarise(decisions: list[Decision]) -> RunSummary:

@@ -112,12 +112,18 @@ def check_repository_layer(
                     f"or pass {TRUST_FLAG} if you trust this repository",
                 )
     if repo.mode is RepoMode.BASE_COMMIT:
-        for key in _path_keys(layer):
-            raise ConfigError(
-                f"{where}: '{label}{key}' names a path, and in a pull-request job paths "
-                "resolve into the checkout the pull request controls",
-                hint="name it in --config or THRESHER_CONFIG with a path outside the checkout",
-            )
+        check_no_paths(layer, where, label)
+
+
+def check_no_paths(layer: Mapping[str, Any], where: str, label: str) -> None:
+    """Refuse a layer read from a base commit that names a path: in a pull-request job
+    paths resolve into the checkout the pull request controls."""
+    for key in _path_keys(layer):
+        raise ConfigError(
+            f"{where}: '{label}{key}' names a path, and in a pull-request job paths "
+            "resolve into the checkout the pull request controls",
+            hint="name it in --config or THRESHER_CONFIG with a path outside the checkout",
+        )
 
 
 def _path_keys(layer: Mapping[str, Any]) -> list[str]:

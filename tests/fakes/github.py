@@ -4,7 +4,8 @@
 :class:`~tests.fakes.github_world.GitHubWorld` in GitHub's real shapes: alert listings
 for a repository and an organisation with ``per_page``/``page`` and ``Link`` headers,
 one alert, its locations (paginated), PATCH with GitHub's 422s, contents (inline up to
-1 MB, ``encoding: none`` above) and blobs, issue and pull-request text, org repositories,
+1 MB, ``encoding: none`` above) and blobs, issue and pull-request text, conversation
+comments (list, create, update: see :mod:`tests.fakes.github_comments`), org repositories,
 GitHub App installations and the installation-token exchange (RS256 JWT verified with the
 app's public key), and git's smart HTTP for a repository with a ``git_dir``. Every
 request is captured. ``fault()`` scripts rate limits and 5xx::
@@ -28,6 +29,7 @@ from urllib.parse import unquote
 
 import jwt
 
+from tests.fakes import github_comments as comments
 from tests.fakes import github_replies as replies
 from tests.fakes.base import CapturedRequest, FakeServer, Reply
 from tests.fakes.github_git import GIT_ROUTE, check_git, serve_git
@@ -257,7 +259,15 @@ class GitHubFake(FakeServer):
                     "encoding": "base64",
                 },
             )
-        return self._text(repo, rest)
+        conversation = comments.route(
+            request,
+            repo,
+            rest,
+            api=api,
+            base_url=self.base_url,
+            login=self.world.tokens.get(self._credential(request), "thresher-bot"),
+        )
+        return conversation if conversation is not None else self._text(repo, rest)
 
     def _text(self, repo: FakeRepo, rest: str) -> Reply:
         api = f"{self.api_base}/repos/{repo.full_name}"

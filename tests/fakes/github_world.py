@@ -201,6 +201,38 @@ def user_json(api: str, login: str) -> dict[str, Any]:
 
 
 @dataclass
+class FakeComment:
+    """A comment in an issue's or pull request's conversation."""
+
+    id: int
+    issue: int
+    body: str
+    login: str
+    created_at: datetime
+    updated_at: datetime
+
+    def to_json(self, api: str, repo: str) -> dict[str, Any]:
+        user = user_json(api, self.login)
+        if self.login.endswith("[bot]"):
+            user["type"] = "Bot"
+        web = "pull" if self.issue in self.pulls else "issues"
+        return {
+            "id": self.id,
+            "node_id": f"IC_{self.id}",
+            "url": f"{api}/repos/{repo}/issues/comments/{self.id}",
+            "html_url": f"{HTML_BASE}/{repo}/{web}/{self.issue}#issuecomment-{self.id}",
+            "issue_url": f"{api}/repos/{repo}/issues/{self.issue}",
+            "body": self.body,
+            "user": user,
+            "created_at": iso(self.created_at),
+            "updated_at": iso(self.updated_at),
+            "author_association": "NONE" if self.login.endswith("[bot]") else "MEMBER",
+        }
+
+    pulls: frozenset[int] = frozenset()
+
+
+@dataclass
 class FakeRepo:
     world: GitHubWorld
     owner: str
@@ -217,6 +249,20 @@ class FakeRepo:
     # repository (git serves it with uploadpack.allowFilter for the partial clone).
     clone_url: str | None = None
     git_dir: Path | None = None  # a bare repository the fake serves over git's smart HTTP
+    conversation: list[FakeComment] = field(default_factory=list)  # issue/PR comments
+
+    def comments_on(self, number: int) -> list[FakeComment]:
+        return [c for c in self.conversation if c.issue == number]
+
+    def add_comment(self, number: int, body: str, *, login: str) -> FakeComment:
+        """A conversation comment (what POST /issues/{n}/comments creates)."""
+        now = datetime.now(UTC).replace(microsecond=0)
+        ids = [c.id for c in self.conversation] + list(self.issue_comments)
+        pulls = frozenset(n for n, i in self.issues.items() if i["pull"])
+        comment = FakeComment(max(ids, default=9000) + 1, number, body, login, now, now, pulls)
+        self.conversation.append(comment)
+        self.issue_comments[comment.id] = body
+        return comment
 
     @property
     def full_name(self) -> str:

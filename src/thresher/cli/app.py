@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from thresher.config import LoadedSettings
+    from thresher.trust import RepoConfig
 
 
 @dataclass
@@ -40,11 +41,21 @@ class RunState:
     trust_repo_config: bool = False
     _loaded: LoadedSettings | None = field(default=None, repr=False)
 
-    def settings(self, *, diff: str | None = None) -> LoadedSettings:
+    def settings(
+        self,
+        *,
+        diff: str | None = None,
+        cwd: Path | None = None,
+        config_path: Path | None = None,
+        repo: RepoConfig | None = None,
+    ) -> LoadedSettings:
         """Load settings once; ``--no-color`` is the flag layer of the precedence.
 
         ``diff`` is the scan's ``--diff`` range: in a pull-request job the repository's
-        configuration is read from its base (``thresher.trust``).
+        configuration is read from its base (``thresher.trust``). ``cwd`` is the
+        repository (default: the working directory); ``config_path`` replaces
+        ``--config`` (``thresher ci`` passes the base commit's copy of it); ``repo``
+        replaces the repository mode ``diff`` implies.
         """
         if self._loaded is None:
             from thresher.config import load_settings
@@ -55,9 +66,14 @@ class RunState:
             agents = model_overrides(self.models)
             if agents:
                 overrides["agents"] = agents
-            repo = repo_config_for(diff=diff, cwd=Path.cwd(), trusted=self.trust_repo_config)
+            where = cwd or Path.cwd()
+            if repo is None:
+                repo = repo_config_for(diff=diff, cwd=where, trusted=self.trust_repo_config)
             self._loaded = load_settings(
-                config_path=self.config_path, overrides=overrides, repo=repo
+                config_path=config_path or self.config_path,
+                cwd=where,
+                overrides=overrides,
+                repo=repo,
             )
             for notice in self._loaded.notices:
                 self.info(f"thresher: {notice}")
@@ -227,6 +243,7 @@ def state_of(ctx: typer.Context) -> RunState:
 
 def _register() -> None:
     from thresher.cli.agents_cmd import agents_app
+    from thresher.cli.ci_cmd import ci_command
     from thresher.cli.eval_cmd import eval_command, schema_command
     from thresher.cli.models_cmd import models_app
     from thresher.cli.report_cmd import report_app
@@ -240,6 +257,7 @@ def _register() -> None:
     app.add_typer(report_app, name="report")
     app.command("scan")(scan_command)
     app.command("triage")(triage_command)
+    app.command("ci")(ci_command)
     app.command("eval")(eval_command)
     app.command("schema")(schema_command)
 

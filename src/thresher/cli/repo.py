@@ -44,6 +44,13 @@ def repo_config_for(
     )
 
 
+def repo_config_at(commit: str, cwd: Path, *, trusted: bool) -> RepoConfig:
+    """The repository's configuration as ``commit`` has it (a pull request's base)."""
+    return RepoConfig(
+        mode=RepoMode.BASE_COMMIT, commit=commit, files=_files_at(cwd, commit), trusted=trusted
+    )
+
+
 def _base_commit(cwd: Path, spec: str) -> str | None:
     from thresher.findings.gitscope import git
     from thresher.findings.options import ScanError

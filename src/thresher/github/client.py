@@ -33,6 +33,7 @@ from thresher.github.models import (
     Alert,
     AlertFilters,
     AlertLocation,
+    IssueComment,
     RepoRef,
     TextLocation,
     check_owner,
@@ -55,6 +56,12 @@ TEXT_PERMISSION = (
     "reading issue and pull-request text needs `issues: read` and `pull-requests: read`"
 )
 _LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
+COMMENT_PERMISSION = (
+    "commenting on a pull request needs `pull-requests: write` in the workflow's "
+    "`permissions:` (a pull request from a fork never gets it)"
+)
+MAX_COMMENT_CHARS = 65_536
+"""GitHub's limit on an issue or pull-request comment body."""
 _SHA = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 
 
@@ -314,6 +321,41 @@ class GitHubClient:
             "PATCH", alert.url, body=body, what=f"PATCH {alert.key}", permission=WRITE_PERMISSION
         )
         return parse.alert(data, repo=alert.repo, what=f"PATCH {alert.key}")
+
+    def issue_comments(self, repo: RepoRef | str, number: int) -> list[IssueComment]:
+        """Every comment on issue or pull request ``number``, oldest first (all pages)."""
+        ref = _repo(repo)
+        route = f"/repos/{ref.full_name}/issues/{int(number)}/comments"
+        what = f"GET {route}"
+        return [
+            parse.issue_comment(item, what=what)
+            for item in self._session.pages(route, {}, what=what)
+        ]
+
+    def create_issue_comment(self, repo: RepoRef | str, number: int, body: str) -> IssueComment:
+        """Post a new comment on issue or pull request ``number``."""
+        ref = _repo(repo)
+        route = f"/repos/{ref.full_name}/issues/{int(number)}/comments"
+        return self._write_comment("POST", route, body)
+
+    def update_issue_comment(self, repo: RepoRef | str, comment_id: int, body: str) -> IssueComment:
+        """Replace the body of comment ``comment_id`` (an absolute state: safe to retry)."""
+        ref = _repo(repo)
+        route = f"/repos/{ref.full_name}/issues/comments/{int(comment_id)}"
+        return self._write_comment("PATCH", route, body)
+
+    def _write_comment(self, verb: str, route: str, body: str) -> IssueComment:
+        if len(body) > MAX_COMMENT_CHARS:
+            raise GitHubValidationError(
+                f"the comment is {len(body)} characters; GitHub allows {MAX_COMMENT_CHARS}",
+                field="body",
+            )
+        self._session.space_write()
+        what = f"{verb} {route}"
+        _, data = self._session.request(
+            verb, route, body={"body": body}, what=what, permission=COMMENT_PERMISSION
+        )
+        return parse.issue_comment(data, what=what)
 
 
 def trusted_clone_url(url: str, api_url: str, what: str) -> str:

@@ -228,3 +228,14 @@ class Alert(_Frozen):
     def key(self) -> str:
         """``owner/name#number``: unique across an organisation."""
         return f"{self.repo}#{self.number}"
+
+
+class IssueComment(_Frozen):
+    """A comment on an issue or pull request (the conversation tab), as ``thresher ci``
+    needs it to find and update its sticky comment."""
+
+    id: int
+    body: str
+    author: str | None = None
+    author_type: str | None = None  # "User", "Bot", "Organization"
+    html_url: str | None = None

@@ -20,6 +20,7 @@ from thresher.github.models import (
     Alert,
     AlertLocation,
     CommitLocation,
+    IssueComment,
     TextLocation,
     WikiCommitLocation,
 )
@@ -156,4 +157,23 @@ def location(data: Any, *, repo_html_url: str, what: str) -> AlertLocation:
                 implied = _implied_html(url, repo_html_url)
                 return TextLocation(type=kind, url=url, api_url=url, html_url=implied)
     except (KeyError, TypeError, ValueError, ValidationError) as exc:
+        raise _fail(what, exc) from None
+
+
+def issue_comment(data: Any, *, what: str) -> IssueComment:
+    """A comment from a listing, a POST or a PATCH response."""
+    if not isinstance(data, Mapping):
+        raise GitHubError(f"unexpected response from GitHub for {what}: not an object")
+    user = data.get("user")
+    try:
+        return IssueComment.model_validate(
+            {
+                "id": data.get("id"),
+                "body": data.get("body") or "",
+                "author": _login(user),
+                "author_type": user.get("type") if isinstance(user, Mapping) else None,
+                "html_url": data.get("html_url"),
+            }
+        )
+    except ValidationError as exc:
         raise _fail(what, exc) from None

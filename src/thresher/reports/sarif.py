@@ -43,6 +43,9 @@ SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"
 # Where users learn about the tool; shown by SARIF viewers beside the tool name.
 AUTOMATION_ID = "thresher/secrets/"
+# GitHub code scanning's category is automationDetails.id up to its last "/": one
+# category per analysis, so uploads of the same category replace each other.
+DEFAULT_CATEGORY = "thresher/secrets"
 SRCROOT = "%SRCROOT%"
 MAX_RESULTS = 25_000  # GitHub: results per run
 MAX_LOCATIONS = 1_000  # GitHub: locations per result (primary + related)
@@ -62,16 +65,23 @@ _SEMVER = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
 _ALWAYS_EMIT = frozenset({"level"})
 
 
-def render_sarif(report: RunReport, *, information_uri: str | None = None) -> str:
-    """``information_uri`` is optional in SARIF; pass the project's home page when known."""
-    """The SARIF log for one run as JSON text (camelCase, indent 2)."""
-    data = to_sarif_data(build_sarif(report, information_uri))
+def render_sarif(
+    report: RunReport, *, information_uri: str | None = None, category: str = DEFAULT_CATEGORY
+) -> str:
+    """The SARIF log for one run as JSON text (camelCase, indent 2).
+
+    ``information_uri`` is optional in SARIF; pass the project's home page when known.
+    ``category`` becomes ``automationDetails.id`` (``<category>/``).
+    """
+    data = to_sarif_data(build_sarif(report, information_uri, category=category))
     # ``$schema`` and ``version`` first, as readers and GitHub's docs show them.
     ordered = {"$schema": data.pop("$schema"), "version": data.pop("version"), **data}
     return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
 
 
-def build_sarif(report: RunReport, information_uri: str | None = None) -> Any:
+def build_sarif(
+    report: RunReport, information_uri: str | None = None, *, category: str = DEFAULT_CATEGORY
+) -> Any:
     """The ``sarif_om.SarifLog`` for one run."""
     reportable = by_risk([d for d in report.decisions if d.verdict is not Verdict.FALSE_POSITIVE])
     kept = reportable[:MAX_RESULTS]
@@ -100,7 +110,7 @@ def build_sarif(report: RunReport, information_uri: str | None = None) -> Any:
     run = om.Run(
         tool=om.Tool(driver=driver),
         results=results,
-        automation_details=om.RunAutomationDetails(id=AUTOMATION_ID),
+        automation_details=om.RunAutomationDetails(id=category.strip("/") + "/"),
         invocations=[_invocation(report)],
         properties=properties,
     )
