@@ -1,0 +1,1 @@
+"""Vulnerable dependencies: lockfiles, OSV, and the value objects they share."""
