@@ -63,6 +63,8 @@ _REDACTED_FORMS = re.compile(
 )
 
 T = TypeVar("T")
+# Leaves of a model that hold no text: returned as they are.
+_PLAIN = (Enum, int, float, type(None))
 
 
 @final
@@ -304,21 +306,47 @@ class Redactor:
         return self._model(value)  # type: ignore[return-value]
 
     def _model(self, value: BaseModel) -> BaseModel:
-        updates = {name: self._deep(getattr(value, name)) for name in _text_fields(type(value))}
-        return value.model_copy(update=updates)
+        # Only what changed is copied: a report holds thousands of decisions, most of
+        # whose parts (locations, checks, compliance) have nothing to redact, and a
+        # copy of each cost more than the redaction itself.
+        updates: dict[str, Any] = {}
+        for name in _text_fields(type(value)):
+            old = getattr(value, name)
+            new = self._deep(old)
+            if new is not old:
+                updates[name] = new
+        return value.model_copy(update=updates) if updates else value
 
     def _deep(self, value: Any) -> Any:
+        if isinstance(value, str):
+            if isinstance(value, Enum):  # a StrEnum member is structure
+                return value
+            redacted = self.text(value)
+            return value if redacted == value else redacted
         if isinstance(value, BaseModel):
             return self._model(value)
-        if isinstance(value, Enum):
+        if isinstance(value, _PLAIN):
             return value
-        if isinstance(value, str):
-            return self.text(value)
         if isinstance(value, dict):
-            return {k: self._deep(v) for k, v in value.items()}
+            items = {k: self._deep(v) for k, v in value.items()}
+            changed = any(items[k] is not v for k, v in value.items())
+            return items if changed else value
         if isinstance(value, list | tuple):
-            return type(value)(self._deep(v) for v in value)
+            parts = [self._deep(v) for v in value]
+            if all(new is old for new, old in zip(parts, value, strict=True)):
+                return value
+            return type(value)(parts)
         return value
+
+    @property
+    def known(self) -> int:
+        """How many values the redactor knows; it only grows (``learned_since``)."""
+        return len(self._values)
+
+    def learned_since(self, known: int) -> list[str]:
+        """The values added after ``known`` was read: what a text redacted then may hold."""
+        with self._lock:
+            return list(self._values)[known:]
 
 
 @functools.cache

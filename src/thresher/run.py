@@ -9,7 +9,6 @@ that fails half-way keeps what it decided.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
 from collections.abc import Callable, Mapping
@@ -18,8 +17,6 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
-
-from pydantic import BaseModel
 
 from thresher import __version__
 from thresher.agents.budget import UsageLimits, UsageMeter
@@ -42,6 +39,7 @@ from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
 from thresher.history import DEFAULT_HISTORY_DEPTH, HISTORY_TIMEOUT_S, HistoryIndex
+from thresher.journal import DecisionJournal, dumped
 from thresher.llm.model import Model
 from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_models, describe
 from thresher.redaction import Redactor
@@ -252,9 +250,10 @@ def run_scan(
         offline_record=run_dir / "offline.jsonl",
     )
 
+    decisions_journal = DecisionJournal(journal, redactor)
+
     def decided(decision: Decision) -> None:
-        journal.write(_redacted_json(redactor, decision) + "\n")
-        journal.flush()
+        decisions_journal.write(decision)
         if on_decided is not None:
             on_decided(decision)
 
@@ -286,18 +285,19 @@ def run_scan(
             output_tokens=usage.output_tokens,
             wall_seconds=round(time.perf_counter() - clock, 3),
         ),
-        decisions=tuple(decisions),
+        decisions=(),
         errors=_run_errors(decisions, deadline),
         scan=ScanSummary.of(result.stats),
         history=HistorySummary.of(history.stats),
     )
-    # Redacted once: report.json and every renderer work from this one copy.
-    report = redactor.model(report)
+    # Redacted once: report.json and every renderer work from this one copy. Each
+    # decision was redacted for the journal already; that copy is reused unless it may
+    # hold a value learned after it was made (see thresher.journal).
+    report = redactor.model(report).model_copy(
+        update={"decisions": decisions_journal.redacted(decisions)}
+    )
     try:
-        (run_dir / "report.json").write_text(
-            json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2),
-            encoding="utf-8",
-        )
+        (run_dir / "report.json").write_text(dumped(report, indent=2)[0], encoding="utf-8")
     except OSError as exc:
         raise RunDirError(
             f"cannot write {run_dir / 'report.json'}: {exc.strerror or exc}",
@@ -407,19 +407,6 @@ def _ignore_own_output(run_dir: Path) -> None:
             handle.write("*\n")
     except FileExistsError:
         pass
-
-
-def _redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:
-    """Redact the model, then serialise.
-
-    Not the serialised text: JSON escapes a value holding a quote or a backslash, so
-    redacting it would miss the value. Not the dumped dict either: it no longer says
-    which strings are structure, and a value equal to a rule name ("Secret Keyword")
-    or a path would rename the finding. ``Redactor.model`` keeps the fields the
-    models mark ``Structural`` and redacts the free text.
-    """
-    data = redactor.model(model).model_dump(mode="json")
-    return json.dumps(data, ensure_ascii=False, indent=indent)
 
 
 def is_public_word(value: str) -> bool:
