@@ -74,7 +74,14 @@ class DecisionJournal:
     def write(self, decision: Decision) -> None:
         known = self.redactor.known  # read first: values learned while redacting count
         redacted = self.redactor.model(decision)
-        line, exact = dumped(redacted)
+        self.write_redacted(decision, redacted, *dumped(redacted), known=known)
+
+    def write_redacted(
+        self, decision: Decision, redacted: Decision, line: str, exact: bool, *, known: int
+    ) -> None:
+        """A decision someone else redacted (a worker process of the parallel offline run):
+        ``line`` is ``redacted`` serialised (``exact``: by ``dumped`` with pydantic), and
+        ``known`` at most the values the redactor had when it redacted it."""
         self.handle.write(line + "\n")
         self.handle.flush()
         self._kept[decision.finding.id] = _Kept(decision, redacted, line, exact, known)
@@ -86,7 +93,7 @@ class DecisionJournal:
         """Every decision redacted with all the redactor knows now (see the module docstring)."""
         kept = [self._kept.get(d.finding.id) for d in decisions]
         oldest = min((k.known for k in kept if k is not None), default=self.redactor.known)
-        since = _Since(self.redactor.learned_since(oldest), oldest)
+        since = _Since((v for v, _ in self.redactor.learned_since(oldest)), oldest)
         out: list[Decision] = []
         for decision, copy in zip(decisions, kept, strict=True):
             if copy is None or copy.decision is not decision:

@@ -343,10 +343,11 @@ class Redactor:
         """How many values the redactor knows; it only grows (``learned_since``)."""
         return len(self._values)
 
-    def learned_since(self, known: int) -> list[str]:
-        """The values added after ``known`` was read: what a text redacted then may hold."""
+    def learned_since(self, known: int) -> list[tuple[str, str]]:
+        """The values added after ``known`` was read, with their redacted forms: what a
+        text redacted then may still hold."""
         with self._lock:
-            return list(self._values)[known:]
+            return list(self._values.items())[known:]
 
 
 @functools.cache

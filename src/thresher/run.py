@@ -49,6 +49,8 @@ from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
 from thresher.tribunal.fallbacks import Deadline
+from thresher.tribunal.offline import OfflineRecordError
+from thresher.tribunal.parallel import Decided, decide_in_workers, offline_only, workers_for
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 
@@ -176,11 +178,14 @@ def run_scan(
     on_decided: Callable[[Decision], None] | None = None,
     scorer: Scorer | None = None,
     on_history: Callable[[HistoryIndex], None] | None = None,
+    offline_workers: int | None = None,
 ) -> ScanOutcome:
     """Scan, decide every finding, and build the run report (see the module docstring).
 
     ``scorer`` replaces the shipped offline scorer (``thresher eval --folds`` passes one
-    trained without the repositories it scores).
+    trained without the repositories it scores). A run no model can take part in
+    decides its findings in worker processes (``thresher.tribunal.parallel``);
+    ``offline_workers`` sets how many (0: in this process; None: by size and cores).
     """
     started_at = datetime.now(UTC)
     clock = time.perf_counter()
@@ -263,8 +268,20 @@ def run_scan(
         finally:
             await _close(models)
 
+    record = _offline_record(run_dir / "offline.jsonl", tribunal, request, deadline)
     try:
-        decisions = asyncio.run(triage())
+        if record is not None and (workers := workers_for(len(result.findings), offline_workers)):
+            try:
+                decisions = _decide_in_workers(
+                    tribunal, result, decisions_journal, record, workers, on_decided
+                )
+            finally:
+                record.close()
+                asyncio.run(_close(models))
+        else:
+            if record is not None:
+                record.close()
+            decisions = asyncio.run(triage())
     finally:
         journal.close()
     plan = _plan(decisions, specs, request) if request.dry_run else []
@@ -309,6 +326,50 @@ def run_scan(
         run_dir=run_dir,
         scan=result,
         plan=plan,
+    )
+
+
+def _offline_record(
+    path: Path, tribunal: Tribunal, request: ScanRequest, deadline: Deadline | None
+) -> TextIO | None:
+    """``offline.jsonl`` opened for a run decided in worker processes, or None: decide in
+    this process. Only a run no model can take part in, without a deadline (whose
+    expiry the serial loop reports per finding) or live checks, goes to workers; and
+    a record file that cannot be opened is reported per finding by the serial loop."""
+    if not offline_only(tribunal) or deadline is not None or request.verify_live:
+        return None
+    try:
+        return path.open("a", encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _decide_in_workers(
+    tribunal: Tribunal,
+    result: ScanResult,
+    journal: DecisionJournal,
+    record: TextIO,
+    workers: int,
+    on_decided: Callable[[Decision], None] | None,
+) -> list[Decision]:
+    """The findings decided by worker processes; journal and record written here, in order."""
+    redactor = journal.redactor
+    known = redactor.known  # what every worker knows when it forks
+
+    def decided(done: Decided) -> None:
+        try:
+            record.writelines(line + "\n" for line in done.records)
+        except OSError as exc:
+            raise OfflineRecordError(
+                f"cannot write {record.name}: {exc.strerror or exc}",
+                hint="check free space and permissions of the run directory",
+            ) from exc
+        journal.write_redacted(done.decision, done.redacted, done.line, done.exact, known=known)
+        if on_decided is not None:
+            on_decided(done.decision)
+
+    return decide_in_workers(
+        tribunal, result.findings, result.vault.get, decided, workers=workers, learn=redactor.add
     )
 
 

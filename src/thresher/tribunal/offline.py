@@ -202,6 +202,9 @@ class OfflinePanel:
         self.factory = factory
         self.model = HeuristicModel()
         self.record_path = record_path
+        # Where the record lines go instead of ``record_path``: a worker process of the
+        # parallel offline run hands them to the parent, which writes them in order.
+        self.sink: Callable[[str], None] | None = None
         self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
         self.shared = SharedReads(factory.workspace)
 
@@ -382,9 +385,13 @@ class OfflinePanel:
         return self.factory.redactor.model(result)
 
     def _write(self, record: OfflineRecord) -> None:
-        if self.record_path is None:
+        if self.record_path is None and self.sink is None:
             return
         line = self.factory.redactor.model(record).model_dump_json(exclude_defaults=True)
+        if self.sink is not None:
+            self.sink(line)
+            return
+        assert self.record_path is not None
         try:
             with self.record_path.open("a", encoding="utf-8") as handle:
                 handle.write(line + "\n")
