@@ -198,7 +198,7 @@ def _decide(job: _Job, indices: list[int]) -> _Slice:
             finding = job.ordered[index]
             records: list[str] = []
             tribunal.offline_panel.sink = records.append
-            decision = await tribunal.decide_one(finding, job.value_of(finding.id))
+            decision = await tribunal.decide_one(finding, job.value_of)
             redacted = redactor.model(decision)
             line, exact = dumped(redacted)
             decided.append((index, Decided(decision, redacted, line, exact, tuple(records))))

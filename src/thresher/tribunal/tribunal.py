@@ -123,7 +123,7 @@ class Tribunal:
 
         async def one(finding: Finding) -> Decision:
             async with gate:
-                decision = await self.decide_one(finding, value_of(finding.id))
+                decision = await self.decide_one(finding, value_of)
             if on_decided is not None:
                 on_decided(decision)
             return decision
@@ -158,10 +158,10 @@ class Tribunal:
         """The order findings are decided (and journaled) in: highest risk first."""
         return sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity.value], f.id))
 
-    async def decide_one(self, finding: Finding, value: str | None) -> Decision:
+    async def decide_one(self, finding: Finding, value_of: Callable[[str], str | None]) -> Decision:
         """``decide``, where a failure is the finding's typed error, not the run's."""
         try:
-            return await self.decide(finding, value)
+            return await self.decide(finding, value_of(finding.id))
         except ThresherError as exc:
             if exc.exit_code is ExitCode.USAGE:
                 raise  # a configuration error fails every finding: stop the run
