@@ -172,6 +172,9 @@ class Redactor:
         self._pending: list[str] = []
         self._pending_automaton: Any = None
         self._cache: dict[str, str] = {}
+        # What the detector found in a text. Unlike ``_cache`` it holds across learned
+        # values: detection does not depend on them, and it is the costly part.
+        self._detections: dict[str, list[Found]] = {}
         self._detector = detector
         self._lock = threading.Lock()
         for value in values:
@@ -217,7 +220,13 @@ class Redactor:
         """Detections outside the redacted forms already in the text, and learned."""
         if self._detector is None:
             return []
-        found = self._detector.find(text)
+        found = self._detections.get(text)
+        if found is None:
+            found = self._detector.find(text)
+            if len(text) <= _CACHE_TEXT_CHARS:
+                if len(self._detections) >= _CACHE_SIZE:
+                    self._detections.clear()
+                self._detections[text] = found
         spans: list[tuple[int, int, str]] = []
         for hit in found:
             for start, end in _outside(hit.start, hit.end, forms):

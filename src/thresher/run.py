@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -35,6 +35,7 @@ from thresher.decisions import (
 )
 from thresher.detection import Detector
 from thresher.errors import ExitCode, ThresherError
+from thresher.findings import Finding
 from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
@@ -217,7 +218,11 @@ def run_scan(
         if on_history is not None:
             on_history(history)
         scorer = scorer or shipped_scorer()
-        assessments = assess(result, request.root, scorer)
+        # Decided in worker processes, each finding is assessed by the worker that
+        # decides it: the scorer's contexts are a second pass over every finding.
+        forked = _forked(models, request, deadline)
+        workers = workers_for(len(result.findings), offline_workers) if forked else 0
+        assessments = {} if workers else assess(result, request.root, scorer)
         journal = _open_journal(
             run_dir, relative_to=None if request.runs_dir.is_absolute() else Path.cwd()
         )
@@ -268,19 +273,23 @@ def run_scan(
         finally:
             await _close(models)
 
-    record = _offline_record(run_dir / "offline.jsonl", tribunal, request, deadline)
+    record = _offline_record(run_dir / "offline.jsonl") if workers else None
     try:
-        if record is not None and (workers := workers_for(len(result.findings), offline_workers)):
+        if record is not None:
             try:
+
+                def prepare(findings: Sequence[Finding]) -> None:
+                    tribunal.assessments.update(assess(result, request.root, scorer, findings))
+
                 decisions = _decide_in_workers(
-                    tribunal, result, decisions_journal, record, workers, on_decided
+                    tribunal, result, decisions_journal, record, workers, on_decided, prepare
                 )
             finally:
                 record.close()
                 asyncio.run(_close(models))
         else:
-            if record is not None:
-                record.close()
+            if workers:  # the record cannot be opened: the serial loop reports it per finding
+                tribunal.assessments.update(assess(result, request.root, scorer))
             decisions = asyncio.run(triage())
     finally:
         journal.close()
@@ -329,15 +338,18 @@ def run_scan(
     )
 
 
-def _offline_record(
-    path: Path, tribunal: Tribunal, request: ScanRequest, deadline: Deadline | None
-) -> TextIO | None:
-    """``offline.jsonl`` opened for a run decided in worker processes, or None: decide in
-    this process. Only a run no model can take part in, without a deadline (whose
-    expiry the serial loop reports per finding) or live checks, goes to workers; and
-    a record file that cannot be opened is reported per finding by the serial loop."""
-    if not offline_only(tribunal) or deadline is not None or request.verify_live:
-        return None
+def _forked(
+    models: Mapping[AgentName, Model], request: ScanRequest, deadline: Deadline | None
+) -> bool:
+    """Whether the findings may be decided in worker processes: no model can take part,
+    and neither a deadline (whose expiry the serial loop reports per finding) nor live
+    checks (network calls from forked processes) are asked for."""
+    return offline_only(models, request.escalate) and deadline is None and not request.verify_live
+
+
+def _offline_record(path: Path) -> TextIO | None:
+    """``offline.jsonl`` opened for a run decided in worker processes, or None: a record
+    file that cannot be opened is reported per finding by the serial loop."""
     try:
         return path.open("a", encoding="utf-8")
     except OSError:
@@ -351,6 +363,7 @@ def _decide_in_workers(
     record: TextIO,
     workers: int,
     on_decided: Callable[[Decision], None] | None,
+    prepare: Callable[[Sequence[Finding]], None],
 ) -> list[Decision]:
     """The findings decided by worker processes; journal and record written here, in order."""
     redactor = journal.redactor
@@ -369,7 +382,13 @@ def _decide_in_workers(
             on_decided(done.decision)
 
     return decide_in_workers(
-        tribunal, result.findings, result.vault.get, decided, workers=workers, learn=redactor.add
+        tribunal,
+        result.findings,
+        result.vault.get,
+        decided,
+        workers=workers,
+        learn=redactor.add,
+        prepare=prepare,
     )
 
 
@@ -413,9 +432,12 @@ def _run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[D
     return tuple(errors)
 
 
-def assess(result: ScanResult, root: Path, scorer: Scorer) -> dict[str, Assessment]:
-    """The scorer's assessment of every finding whose value is known."""
-    contexts, _ = scan_contexts(result, root)
+def assess(
+    result: ScanResult, root: Path, scorer: Scorer, findings: Sequence[Finding] | None = None
+) -> dict[str, Assessment]:
+    """The scorer's assessment of every finding whose value is known (of ``findings``
+    only, when given: a worker process assesses the findings it decides)."""
+    contexts, _ = scan_contexts(result, root, findings)
     return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
 
 

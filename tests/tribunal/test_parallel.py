@@ -71,22 +71,15 @@ def test_workers_decide_what_one_process_decides_in_the_same_order(tmp_path: Pat
         assert all(secret not in text for text in written)
 
 
-def test_a_run_is_forked_only_when_no_model_can_take_part(tmp_path: Path) -> None:
+def test_findings_go_to_workers_only_when_no_model_can_take_part(tmp_path: Path) -> None:
     tribunal, _ = setup(tmp_path / "a", "app/settings.py", github_token(), None)
-    assert offline_only(tribunal)  # every agent is the heuristic
+    assert offline_only(tribunal.models, Escalate.ALL)  # every agent is the heuristic
     assert workers_for(10) == 0  # a small run stays in this process
     assert workers_for(10, requested=2) == 2
     model = FakeLLM(lambda _: text_response("unused"))  # a remote model
     llm, _ = setup(tmp_path / "b", "app/settings.py", github_token(), {AgentName.ANALYSIS: model})
-    assert not offline_only(llm)
-    never, _ = setup(
-        tmp_path / "c",
-        "app/settings.py",
-        github_token(),
-        {AgentName.ANALYSIS: model},
-        escalate=Escalate.NEVER,
-    )
-    assert offline_only(never)
+    assert not offline_only(llm.models, Escalate.UNCERTAIN)
+    assert offline_only(llm.models, Escalate.NEVER)
 
 
 class _Misconfigured(Tribunal):

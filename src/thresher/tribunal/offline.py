@@ -134,10 +134,10 @@ class _Calls:
     redact_text: Callable[[str], str]
     redact_data: Callable[[Any], Any]
     shared: SharedReads | None = None
-    done: dict[str, _Call] = field(default_factory=dict)
+    done: dict[tuple[str, ...], _Call] = field(default_factory=dict)
 
     def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
-        key = json.dumps([tool.value, arguments], sort_keys=True)
+        key = _key(tool, arguments)
         if key not in self.done:
             self.done[key] = self._run(tool, arguments)
         return self.done[key]
@@ -179,8 +179,8 @@ class _Ledger:
 
     def record(self, tool: ToolName, arguments: dict[str, Any], call: _Call) -> None:
         ledger_id = f"T{len(self.calls) + 1}"
-        self.calls.append(
-            OfflineCallRecord(
+        self.calls.append(  # built from the panel's own values: nothing to validate
+            OfflineCallRecord.model_construct(
                 id=ledger_id,
                 tool=tool.value,
                 arguments=arguments,
@@ -400,6 +400,11 @@ class OfflinePanel:
                 f"cannot write {self.record_path}: {exc.strerror or exc}",
                 hint="check free space and permissions of the run directory",
             ) from exc
+
+
+def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[str, ...]:
+    """The memo key of a call: the panel's own arguments are flat strings and numbers."""
+    return (tool.value, *(f"{k}={v!r}" for k, v in sorted(arguments.items())))
 
 
 def _context(path: str, line: int) -> dict[str, Any]:

@@ -25,15 +25,18 @@ import asyncio
 import multiprocessing
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
+from thresher.config import AgentName
 from thresher.decisions import Decision
 from thresher.errors import ThresherError
 from thresher.findings import Finding
 from thresher.journal import dumped
+from thresher.llm.model import Model
+from thresher.scoring.policy import Escalate
 from thresher.tribunal.tribunal import Tribunal
 
 PARALLEL_FROM = 256  # findings: below this, forking costs more than it saves
@@ -67,13 +70,12 @@ class _Job:
     tribunal: Tribunal
     ordered: tuple[Finding, ...]
     value_of: Callable[[str], str | None]
+    prepare: Callable[[Sequence[Finding]], None] | None
 
 
-def offline_only(tribunal: Tribunal) -> bool:
-    """Whether no finding of this tribunal can be escalated to a model session."""
-    from thresher.scoring.policy import Escalate
-
-    return not tribunal.llm_configured or tribunal.options.escalate is Escalate.NEVER
+def offline_only(models: Mapping[AgentName, Model], escalate: Escalate) -> bool:
+    """Whether no finding can be escalated to a model session (``Tribunal.decide``)."""
+    return all(model.offline for model in models.values()) or escalate is Escalate.NEVER
 
 
 def workers_for(findings: int, requested: int | None = None) -> int:
@@ -96,6 +98,7 @@ def decide_in_workers(
     *,
     workers: int,
     learn: Callable[[str, str], None],
+    prepare: Callable[[Sequence[Finding]], None] | None = None,
 ) -> list[Decision]:
     """Decide every finding in ``workers`` forked processes (see the module docstring).
 
@@ -103,6 +106,8 @@ def decide_in_workers(
     this process; the files are spread so the workers get about as many findings each.
     ``on_decided`` gets each finding in the serial run's order; ``learn`` each value a
     worker's redactor learned, with its redacted form, before the findings it came with.
+    ``prepare`` runs in each worker first, with the findings it will decide (their
+    offline assessments, into the tribunal's).
     Returns the decisions in the order of ``findings``, as ``Tribunal.decide_all``.
     """
     if not findings:
@@ -110,7 +115,7 @@ def decide_in_workers(
     ordered = tuple(tribunal.order(findings))
     tribunal.offline_panel.expect(findings)  # once, for all: as the serial loop does
     owner = _shards(ordered, workers)
-    job = _Job(tribunal, ordered, value_of)
+    job = _Job(tribunal, ordered, value_of, prepare)
     context = multiprocessing.get_context("fork")
     pipes: list[Connection] = []
     processes: list[BaseProcess] = []
@@ -123,17 +128,26 @@ def decide_in_workers(
             send.close()  # the worker's end: EOF here when the worker is gone
             pipes.append(receive)
             processes.append(process)
+        # Read whichever worker has sent something (a worker whose pipe is full waits
+        # until it is read), and pass on the findings in order as they are complete.
+        remaining = Counter(owner)
         waiting: dict[int, Decided] = {}
         by_id: dict[str, Decision] = {}
-        for index in range(len(ordered)):
-            while index not in waiting:
-                piece = _receive(pipes[owner[index]])
+        next_index = 0
+        while next_index < len(ordered):
+            busy = [pipes[w] for w in range(workers) if remaining[w]]
+            for ready in wait(busy):
+                assert isinstance(ready, Connection)
+                piece = _receive(ready)
+                remaining[pipes.index(ready)] -= len(piece.decided)
                 for value, form in piece.learned:
                     learn(value, form)
                 waiting.update(piece.decided)
-            done = waiting.pop(index)
-            by_id[done.decision.finding.id] = done.decision
-            on_decided(done)
+            while next_index in waiting:
+                done = waiting.pop(next_index)
+                by_id[done.decision.finding.id] = done.decision
+                on_decided(done)
+                next_index += 1
     finally:
         for started in processes:
             if started.is_alive():
@@ -173,6 +187,8 @@ def _receive(pipe: Connection) -> _Slice:
 def _work(job: _Job, indices: list[int], pipe: Connection) -> None:
     """A worker: its findings, a slice at a time, each slice sent as it is done."""
     try:
+        if job.prepare is not None:
+            job.prepare([job.ordered[i] for i in indices])
         for start in range(0, len(indices), SLICE):
             pipe.send(_decide(job, indices[start : start + SLICE]))
     except ThresherError as exc:  # a configuration error: decide_one lets only it through
