@@ -25,7 +25,12 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from thresher.agents.definition import load_agent
 from thresher.agents.sessions import RESULT_TYPES, SessionFactory
-from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
+from thresher.agents.toolbox import (
+    Handler,
+    finding_data,
+    finding_handlers,
+    workspace_handlers,
+)
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import ToolName
 from thresher.config import AgentName
@@ -92,11 +97,10 @@ class OfflineAgentRecord(BaseModel):
 
     @classmethod
     def of(cls, agent: AgentName, ledger: _Ledger, compliance: Compliance) -> OfflineAgentRecord:
-        skills = tuple(str(c.arguments["name"]) for c in ledger.calls if c.tool == "skill")
         return cls(
             agent=agent.value,
-            skills=skills,
-            calls=tuple(c for c in ledger.calls if c.tool != "skill"),
+            skills=tuple(ledger.skills),
+            calls=tuple(ledger.calls),
             compliance=compliance.score,
             skipped=compliance.skipped,
         )
@@ -174,11 +178,19 @@ class _Ledger:
     """One agent's ledger ids, numbered as its session would number them."""
 
     def __init__(self) -> None:
-        self.calls: list[OfflineCallRecord] = []
+        self.count = 0
+        self.skills: list[str] = []  # loaded first: ``T1``..``Tn``
+        self.calls: list[OfflineCallRecord] = []  # the calls after them
         self.results: list[tuple[str, str | None, dict[str, Any]]] = []
 
+    def skill(self, name: str) -> None:
+        self.count += 1
+        self.skills.append(name)
+        self.results.append((ToolName.SKILL.value, f"T{self.count}", {"skill": name}))
+
     def record(self, tool: ToolName, arguments: dict[str, Any], call: _Call) -> None:
-        ledger_id = f"T{len(self.calls) + 1}"
+        self.count += 1
+        ledger_id = f"T{self.count}"
         self.calls.append(  # built from the panel's own values: nothing to validate
             OfflineCallRecord.model_construct(
                 id=ledger_id,
@@ -192,7 +204,7 @@ class _Ledger:
             self.results.append((tool.value, ledger_id, call.data))
 
     def ids(self) -> set[str]:
-        return {c.id for c in self.calls}
+        return {f"T{number}" for number in range(1, self.count + 1)}
 
 
 class OfflinePanel:
@@ -301,11 +313,9 @@ class OfflinePanel:
             handlers.update(workspace_handlers(factory.workspace))
         redactor = factory.redactor
         calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
-        handlers.update(
-            finding_handlers(
-                finding, value, factory.validators, self._line(finding, calls), offline=offline
-            )
-        )
+        line = self._line(finding, calls)
+        handlers.update(finding_handlers(finding, value, factory.validators, line, offline=offline))
+        handlers[ToolName.GET_FINDING] = _described(finding, value, line, offline)
         # The tribunal validated it already: a live validator is asked once. The tool's
         # own handler is async (it waits for live checks off the loop); this one is not.
         handlers[ToolName.VALIDATE_SECRET] = _validated(value, validations)
@@ -341,7 +351,7 @@ class OfflinePanel:
         ledger = _Ledger()
         loaded = required if ToolName.SKILL in offered else []
         for skill in loaded:
-            ledger.record(ToolName.SKILL, {"name": skill}, _Call(None, {"skill": skill}, None))
+            ledger.skill(skill)
         compliance = compute_compliance(skills.enabled, loaded, finding.effective_secret_type)
         ids = {"finding_id": finding.id}
         location: Mapping[str, Any] | None = None
@@ -429,6 +439,23 @@ def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
         }
         for i, e in enumerate(entries)
     ]
+
+
+def _described(
+    finding: Finding,
+    value: str | None,
+    line: str | None,
+    offline: tuple[Assessment | None, OfflineCall | None],
+) -> Handler:
+    """``get_finding`` as data only: the panel reads nothing else of it, and writing its
+    JSON text for every finding cost more than the rules that read the data."""
+
+    def handler(arguments: dict[str, Any]) -> ToolOutput:
+        if arguments.get("finding_id") != finding.id:
+            raise ToolError(f"unknown finding id; this panel is about '{finding.id}'")
+        return ToolOutput("", finding_data(finding, value, line, offline=offline))
+
+    return handler
 
 
 def _validated(value: str | None, validations: Sequence[ValidationResult]) -> Handler:
