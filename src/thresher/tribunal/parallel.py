@@ -24,11 +24,13 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
+import sys
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from pathlib import Path
 
 from thresher.config import AgentName
 from thresher.decisions import Decision
@@ -186,6 +188,10 @@ def _receive(pipe: Connection) -> _Slice:
 
 def _work(job: _Job, indices: list[int], pipe: Connection) -> None:
     """A worker: its findings, a slice at a time, each slice sent as it is done."""
+    # The parent may have had a thread (the progress bar) writing to stderr when it
+    # forked, holding the stream's lock for good in this copy. A worker reports through
+    # its pipe only; a stray warning goes to a stream of its own.
+    sys.stdout = sys.stderr = Path(os.devnull).open("w")  # noqa: SIM115 - the worker's own
     try:
         if job.prepare is not None:
             job.prepare([job.ordered[i] for i in indices])
