@@ -32,8 +32,10 @@ import sys
 import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, MutableMapping
+from datetime import date, datetime
 from enum import Enum
-from typing import Any, Final, Literal, TypeVar, final, get_origin
+from types import UnionType
+from typing import Any, Final, Literal, TypeVar, Union, final, get_args, get_origin
 
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
@@ -363,7 +365,11 @@ class Redactor:
 def _text_fields(model: type[BaseModel]) -> tuple[str, ...]:
     """The fields of ``model`` that redaction walks; every message and ledger entry of a
     run is redacted, so this is worked out once per class."""
-    return tuple(name for name, info in model.model_fields.items() if not _is_structural(info))
+    return tuple(
+        name
+        for name, info in model.model_fields.items()
+        if not _is_structural(info) and _may_hold_text(info.annotation)
+    )
 
 
 def _automaton_of(values: Iterable[str]) -> Any:
@@ -372,6 +378,23 @@ def _automaton_of(values: Iterable[str]) -> Any:
         automaton.add_word(value, value)
     automaton.make_automaton()
     return automaton
+
+
+_NO_TEXT: tuple[type, ...] = (bool, int, float, datetime, date, type(None))
+
+
+def _may_hold_text(annotation: Any) -> bool:
+    """False for a field whose type holds no text whatever its value (numbers, dates,
+    enums, and unions or sequences of them): a report holds thousands of them and
+    walking each cost time for nothing. Anything else may, and is walked."""
+    if isinstance(annotation, type):
+        return not issubclass(annotation, (*_NO_TEXT, Enum))  # a StrEnum member is structure
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return False
+    if origin in (Union, UnionType, tuple, list, frozenset, set):
+        return any(_may_hold_text(a) for a in get_args(annotation) if a is not Ellipsis)
+    return True
 
 
 def _is_structural(info: FieldInfo) -> bool:
