@@ -50,7 +50,7 @@ _PREFIX = re.compile(
     r"AKIA|ASIA|AIza|SG\.|npm_|pypi-|glpat-|sk-proj-|sk-ant-|sk-|eyJ|-----BEGIN )"
 )
 _MIN_LENGTH = 4
-_PENDING_MAX = 64  # learned values matched apart before the main automaton is rebuilt
+_PENDING_MAX = 256  # learned values matched apart before the main automaton is rebuilt
 _CACHE_SIZE = 4096
 _CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
 _ANYWHERE_LENGTH = 12

@@ -36,7 +36,7 @@ from thresher.agents.toolspecs import ToolName
 from thresher.config import AgentName
 from thresher.decisions import DecisionError, ReportEntry
 from thresher.errors import ThresherError
-from thresher.findings import Finding
+from thresher.findings import Finding, SecretType
 from thresher.llm.heuristic import (
     HeuristicModel,
     gather_evidence,
@@ -218,6 +218,9 @@ class OfflinePanel:
         # parallel offline run hands them to the parent, which writes them in order.
         self.sink: Callable[[str], None] | None = None
         self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
+        self._compliance: dict[
+            tuple[AgentName, SecretType | None], tuple[list[str], Compliance]
+        ] = {}
         self.shared = SharedReads(factory.workspace)
 
     def expect(self, findings: Sequence[Finding]) -> None:
@@ -346,13 +349,10 @@ class OfflinePanel:
         required skills, get_finding, then -- except the judge -- the code around the
         finding, the value's history and the validators, each if the agent has the tool."""
         offered = set(self.tools(agent))
-        skills = self.factory.skills(agent)
-        required = applicable_required(skills.enabled, finding.effective_secret_type)
+        loaded, compliance = self._skills(agent, finding.effective_secret_type, offered)
         ledger = _Ledger()
-        loaded = required if ToolName.SKILL in offered else []
         for skill in loaded:
             ledger.skill(skill)
-        compliance = compute_compliance(skills.enabled, loaded, finding.effective_secret_type)
         ids = {"finding_id": finding.id}
         location: Mapping[str, Any] | None = None
         if ToolName.GET_FINDING in offered:
@@ -375,6 +375,20 @@ class OfflinePanel:
                 arguments = ids
             ledger.record(tool, arguments, calls.call(tool, arguments))
         return ledger, compliance
+
+    def _skills(
+        self, agent: AgentName, secret_type: SecretType | None, offered: set[ToolName]
+    ) -> tuple[list[str], Compliance]:
+        """The skills the heuristic loads as ``agent`` for this type of secret, and the
+        compliance that earns: the same for every finding of the type, so worked out once."""
+        key = (agent, secret_type)
+        if key not in self._compliance:
+            enabled = self.factory.skills(agent).enabled
+            required = applicable_required(enabled, secret_type)
+            loaded = required if ToolName.SKILL in offered else []
+            self._compliance[key] = (loaded, compute_compliance(enabled, loaded, secret_type))
+        loaded, compliance = self._compliance[key]
+        return list(loaded), compliance
 
     def _submit(
         self, agent: AgentName, submission: dict[str, Any], stage: str, errors: list[DecisionError]
