@@ -13,9 +13,12 @@ temporary directory: by default its first ``--repos`` repositories (a quick run)
   written to a run directory), in a fresh process,
 
 and prints the medians, thresher's decisions per second, and the ratio (target: at most
-0.25x detect-secrets). Then, in process, on ``--sample`` findings, the heuristic panel
-replayed through three agent sessions (what every finding cost before the offline path)
-against the offline panel that replaced it, per finding, and their ratio.
+0.25x detect-secrets). A run of many findings is decided in worker processes, one per
+core (``thresher.tribunal.parallel``): on a machine other work shares, both tools' wall
+times move with the load, and the ratio with them. Then, in process, on ``--sample``
+findings, the heuristic panel replayed through three agent sessions (what every finding
+cost before the offline path) against the offline panel that replaced it, per finding,
+and their ratio.
 """
 
 from __future__ import annotations
@@ -135,6 +138,9 @@ def compare_panels(tree: Path, sample: int, work: Path) -> tuple[float, float, i
     return statistics.median(sessions), statistics.median(direct), len(findings)
 
 
+PARALLEL_FROM = 256  # thresher.tribunal.parallel.PARALLEL_FROM, without importing thresher
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=ROOT.parent / "shared" / "corpus" / "dev")
@@ -165,9 +171,13 @@ def main() -> int:
         if millis:
             print(
                 f"offline panel (offline.jsonl): median {statistics.median(millis):.2f} ms, "
-                f"total {sum(millis) / 1000:.2f} s for {len(millis)} findings"
+                f"total {sum(millis) / 1000:.2f} s for {len(millis)} findings (summed over "
+                f"the worker processes of a run of {PARALLEL_FROM}+ findings on "
+                f"{os.cpu_count()} core(s))"
             )
         print(f"ratio thresher / detect-secrets: {ratio:.2f}x (target <= {TARGET_RATIO}x)")
+        if hasattr(os, "getloadavg"):  # other work on the machine moves both wall times
+            print(f"load average (1 min) at the end: {os.getloadavg()[0]:.2f}")
         if args.sample > 0:
             replayed, direct, count = compare_panels(tree, args.sample, work)
             if count:

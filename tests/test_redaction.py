@@ -323,3 +323,50 @@ def test_values_learned_one_at_a_time_are_all_redacted() -> None:
         redactor.add(value)
         text = redactor.text(" ".join(values[: i + 1 : 7]) + f" {value}")
         assert not any(v in text for v in values[: i + 1]), i
+
+
+def test_model_redaction_copies_only_what_holds_a_value() -> None:
+    """A report of thousands of decisions is redacted in one walk: parts with nothing to
+    redact come back as they are, numbers and enums are not walked, and text nested in
+    tuples, dicts and optional fields still is."""
+    from datetime import UTC, datetime
+    from enum import StrEnum
+
+    from pydantic import BaseModel, ConfigDict
+
+    value = random_secret(24, seed=5)
+
+    class Kind(StrEnum):
+        SECRET = "secret"
+
+    class Part(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        note: str
+        score: float = 0.5
+
+    class Whole(BaseModel):
+        model_config = ConfigDict(frozen=True)
+        kind: Kind
+        when: datetime
+        counts: tuple[int, ...]
+        parts: tuple[Part, ...]
+        extra: dict[str, str]
+        maybe: str | None = None
+
+    clean = Part(note="nothing here")
+    whole = Whole(
+        kind=Kind.SECRET,
+        when=datetime(2026, 1, 1, tzinfo=UTC),
+        counts=(1, 2),
+        parts=(clean, Part(note=f"it is {value}")),
+        extra={"k": f"again {value}"},
+        maybe=value,
+    )
+    redactor = Redactor([value, "secret"])
+    redacted = redactor.model(whole)
+    assert value not in redacted.model_dump_json()
+    assert redacted.kind is Kind.SECRET  # an enum member equal to a value stays structure
+    assert redacted.parts[0] is clean  # nothing to redact: not copied
+    assert redacted.parts[1].note == f"it is {redact_value(value)}"
+    assert redacted.maybe == redact_value(value) and redacted.counts == (1, 2)
+    assert redactor.model(clean) is clean

@@ -32,8 +32,10 @@ import sys
 import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, MutableMapping
+from datetime import date, datetime
 from enum import Enum
-from typing import Any, Final, Literal, TypeVar, final, get_origin
+from types import UnionType
+from typing import Any, Final, Literal, TypeVar, Union, final, get_args, get_origin
 
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
@@ -48,7 +50,7 @@ _PREFIX = re.compile(
     r"AKIA|ASIA|AIza|SG\.|npm_|pypi-|glpat-|sk-proj-|sk-ant-|sk-|eyJ|-----BEGIN )"
 )
 _MIN_LENGTH = 4
-_PENDING_MAX = 64  # learned values matched apart before the main automaton is rebuilt
+_PENDING_MAX = 256  # learned values matched apart before the main automaton is rebuilt
 _CACHE_SIZE = 4096
 _CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
 _ANYWHERE_LENGTH = 12
@@ -63,6 +65,8 @@ _REDACTED_FORMS = re.compile(
 )
 
 T = TypeVar("T")
+# Leaves of a model that hold no text: returned as they are.
+_PLAIN = (Enum, int, float, type(None))
 
 
 @final
@@ -170,6 +174,9 @@ class Redactor:
         self._pending: list[str] = []
         self._pending_automaton: Any = None
         self._cache: dict[str, str] = {}
+        # What the detector found in a text. Unlike ``_cache`` it holds across learned
+        # values: detection does not depend on them, and it is the costly part.
+        self._detections: dict[str, list[Found]] = {}
         self._detector = detector
         self._lock = threading.Lock()
         for value in values:
@@ -215,7 +222,13 @@ class Redactor:
         """Detections outside the redacted forms already in the text, and learned."""
         if self._detector is None:
             return []
-        found = self._detector.find(text)
+        found = self._detections.get(text)
+        if found is None:
+            found = self._detector.find(text)
+            if len(text) <= _CACHE_TEXT_CHARS:
+                if len(self._detections) >= _CACHE_SIZE:
+                    self._detections.clear()
+                self._detections[text] = found
         spans: list[tuple[int, int, str]] = []
         for hit in found:
             for start, end in _outside(hit.start, hit.end, forms):
@@ -304,28 +317,59 @@ class Redactor:
         return self._model(value)  # type: ignore[return-value]
 
     def _model(self, value: BaseModel) -> BaseModel:
-        updates = {name: self._deep(getattr(value, name)) for name in _text_fields(type(value))}
-        return value.model_copy(update=updates)
+        # Only what changed is copied: a report holds thousands of decisions, most of
+        # whose parts (locations, checks, compliance) have nothing to redact, and a
+        # copy of each cost more than the redaction itself.
+        updates: dict[str, Any] = {}
+        for name in _text_fields(type(value)):
+            old = getattr(value, name)
+            new = self._deep(old)
+            if new is not old:
+                updates[name] = new
+        return value.model_copy(update=updates) if updates else value
 
     def _deep(self, value: Any) -> Any:
+        if isinstance(value, str):
+            if isinstance(value, Enum):  # a StrEnum member is structure
+                return value
+            redacted = self.text(value)
+            return value if redacted == value else redacted
         if isinstance(value, BaseModel):
             return self._model(value)
-        if isinstance(value, Enum):
+        if isinstance(value, _PLAIN):
             return value
-        if isinstance(value, str):
-            return self.text(value)
         if isinstance(value, dict):
-            return {k: self._deep(v) for k, v in value.items()}
+            items = {k: self._deep(v) for k, v in value.items()}
+            changed = any(items[k] is not v for k, v in value.items())
+            return items if changed else value
         if isinstance(value, list | tuple):
-            return type(value)(self._deep(v) for v in value)
+            parts = [self._deep(v) for v in value]
+            if all(new is old for new, old in zip(parts, value, strict=True)):
+                return value
+            return type(value)(parts)
         return value
+
+    @property
+    def known(self) -> int:
+        """How many values the redactor knows; it only grows (``learned_since``)."""
+        return len(self._values)
+
+    def learned_since(self, known: int) -> list[tuple[str, str]]:
+        """The values added after ``known`` was read, with their redacted forms: what a
+        text redacted then may still hold."""
+        with self._lock:
+            return list(self._values.items())[known:]
 
 
 @functools.cache
 def _text_fields(model: type[BaseModel]) -> tuple[str, ...]:
     """The fields of ``model`` that redaction walks; every message and ledger entry of a
     run is redacted, so this is worked out once per class."""
-    return tuple(name for name, info in model.model_fields.items() if not _is_structural(info))
+    return tuple(
+        name
+        for name, info in model.model_fields.items()
+        if not _is_structural(info) and _may_hold_text(info.annotation)
+    )
 
 
 def _automaton_of(values: Iterable[str]) -> Any:
@@ -334,6 +378,23 @@ def _automaton_of(values: Iterable[str]) -> Any:
         automaton.add_word(value, value)
     automaton.make_automaton()
     return automaton
+
+
+_NO_TEXT: tuple[type, ...] = (bool, int, float, datetime, date, type(None))
+
+
+def _may_hold_text(annotation: Any) -> bool:
+    """False for a field whose type holds no text whatever its value (numbers, dates,
+    enums, and unions or sequences of them): a report holds thousands of them and
+    walking each cost time for nothing. Anything else may, and is walked."""
+    if isinstance(annotation, type):
+        return not issubclass(annotation, (*_NO_TEXT, Enum))  # a StrEnum member is structure
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return False
+    if origin in (Union, UnionType, tuple, list, frozenset, set):
+        return any(_may_hold_text(a) for a in get_args(annotation) if a is not Ellipsis)
+    return True
 
 
 def _is_structural(info: FieldInfo) -> bool:

@@ -9,17 +9,14 @@ that fails half-way keeps what it decided.
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
-
-from pydantic import BaseModel
 
 from thresher import __version__
 from thresher.agents.budget import UsageLimits, UsageMeter
@@ -38,10 +35,12 @@ from thresher.decisions import (
 )
 from thresher.detection import Detector
 from thresher.errors import ExitCode, ThresherError
+from thresher.findings import Finding
 from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
 from thresher.history import DEFAULT_HISTORY_DEPTH, HISTORY_TIMEOUT_S, HistoryIndex
+from thresher.journal import DecisionJournal, dumped
 from thresher.llm.model import Model
 from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_models, describe
 from thresher.redaction import Redactor
@@ -51,6 +50,8 @@ from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
 from thresher.tribunal.fallbacks import Deadline
+from thresher.tribunal.offline import OfflineRecordError
+from thresher.tribunal.parallel import Decided, decide_in_workers, offline_only, workers_for
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 
@@ -183,11 +184,14 @@ def run_scan(
     on_decided: Callable[[Decision], None] | None = None,
     scorer: Scorer | None = None,
     on_history: Callable[[HistoryIndex], None] | None = None,
+    offline_workers: int | None = None,
 ) -> ScanOutcome:
     """Scan, decide every finding, and build the run report (see the module docstring).
 
     ``scorer`` replaces the shipped offline scorer (``thresher eval --folds`` passes one
-    trained without the repositories it scores).
+    trained without the repositories it scores). A run no model can take part in
+    decides its findings in worker processes (``thresher.tribunal.parallel``);
+    ``offline_workers`` sets how many (0: in this process; None: by size and cores).
     """
     started_at = datetime.now(UTC)
     clock = time.perf_counter()
@@ -219,12 +223,16 @@ def run_scan(
         if on_history is not None:
             on_history(history)
         scorer = scorer or shipped_scorer()
-        assessments = assess(result, request.root, scorer)
-        journal = _open_journal(
+        # Decided in worker processes, each finding is assessed by the worker that
+        # decides it: the scorer's contexts are a second pass over every finding.
+        forked = _forked(models, request, deadline)
+        workers = workers_for(len(result.findings), offline_workers) if forked else 0
+        assessments = {} if workers else assess(result, request.root, scorer)
+        journal = open_journal(
             run_dir, relative_to=None if request.runs_dir.is_absolute() else Path.cwd()
         )
     except BaseException:
-        asyncio.run(_close(models))  # the triage that would close them never starts
+        asyncio.run(close_models(models))  # the triage that would close them never starts
         raise
     run_meter = UsageMeter(
         UsageLimits(max_requests=request.max_requests, max_total_tokens=request.max_tokens), "run"
@@ -257,9 +265,10 @@ def run_scan(
         offline_record=run_dir / "offline.jsonl",
     )
 
+    decisions_journal = DecisionJournal(journal, redactor)
+
     def decided(decision: Decision) -> None:
-        journal.write(_redacted_json(redactor, decision) + "\n")
-        journal.flush()
+        decisions_journal.write(decision)
         if on_decided is not None:
             on_decided(decision)
 
@@ -267,10 +276,26 @@ def run_scan(
         try:
             return await tribunal.decide_all(result.findings, result.vault.get, decided)
         finally:
-            await _close(models)
+            await close_models(models)
 
+    record = _offline_record(run_dir / "offline.jsonl") if workers else None
     try:
-        decisions = asyncio.run(triage())
+        if record is not None:
+            try:
+
+                def prepare(findings: Sequence[Finding]) -> None:
+                    tribunal.assessments.update(assess(result, request.root, scorer, findings))
+
+                decisions = _decide_in_workers(
+                    tribunal, result, decisions_journal, record, workers, on_decided, prepare
+                )
+            finally:
+                record.close()
+                asyncio.run(close_models(models))
+        else:
+            if workers:  # the record cannot be opened: the serial loop reports it per finding
+                tribunal.assessments.update(assess(result, request.root, scorer))
+            decisions = asyncio.run(triage())
     finally:
         journal.close()
     plan = _plan(decisions, specs, request) if request.dry_run else []
@@ -291,18 +316,19 @@ def run_scan(
             output_tokens=usage.output_tokens,
             wall_seconds=round(time.perf_counter() - clock, 3),
         ),
-        decisions=tuple(decisions),
+        decisions=(),
         errors=_run_errors(decisions, deadline),
         scan=ScanSummary.of(result.stats),
         history=HistorySummary.of(history.stats),
     )
-    # Redacted once: report.json and every renderer work from this one copy.
-    report = redactor.model(report)
+    # Redacted once: report.json and every renderer work from this one copy. Each
+    # decision was redacted for the journal already; that copy is reused unless it may
+    # hold a value learned after it was made (see thresher.journal).
+    report = redactor.model(report).model_copy(
+        update={"decisions": decisions_journal.redacted(decisions)}
+    )
     try:
-        (run_dir / "report.json").write_text(
-            json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2),
-            encoding="utf-8",
-        )
+        (run_dir / "report.json").write_text(dumped(report, indent=2)[0], encoding="utf-8")
     except OSError as exc:
         raise RunDirError(
             f"cannot write {run_dir / 'report.json'}: {exc.strerror or exc}",
@@ -314,6 +340,60 @@ def run_scan(
         run_dir=run_dir,
         scan=result,
         plan=plan,
+    )
+
+
+def _forked(
+    models: Mapping[AgentName, Model], request: ScanRequest, deadline: Deadline | None
+) -> bool:
+    """Whether the findings may be decided in worker processes: no model can take part,
+    and neither a deadline (whose expiry the serial loop reports per finding) nor live
+    checks (network calls from forked processes) are asked for."""
+    return offline_only(models, request.escalate) and deadline is None and not request.verify_live
+
+
+def _offline_record(path: Path) -> TextIO | None:
+    """``offline.jsonl`` opened for a run decided in worker processes, or None: a record
+    file that cannot be opened is reported per finding by the serial loop."""
+    try:
+        return path.open("a", encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _decide_in_workers(
+    tribunal: Tribunal,
+    result: ScanResult,
+    journal: DecisionJournal,
+    record: TextIO,
+    workers: int,
+    on_decided: Callable[[Decision], None] | None,
+    prepare: Callable[[Sequence[Finding]], None],
+) -> list[Decision]:
+    """The findings decided by worker processes; journal and record written here, in order."""
+    redactor = journal.redactor
+    known = redactor.known  # what every worker knows when it forks
+
+    def decided(done: Decided) -> None:
+        try:
+            record.writelines(line + "\n" for line in done.records)
+        except OSError as exc:
+            raise OfflineRecordError(
+                f"cannot write {record.name}: {exc.strerror or exc}",
+                hint="check free space and permissions of the run directory",
+            ) from exc
+        journal.write_redacted(done.decision, done.redacted, done.line, done.exact, known=known)
+        if on_decided is not None:
+            on_decided(done.decision)
+
+    return decide_in_workers(
+        tribunal,
+        result.findings,
+        result.vault.get,
+        decided,
+        workers=workers,
+        learn=redactor.add,
+        prepare=prepare,
     )
 
 
@@ -357,13 +437,16 @@ def _run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[D
     return tuple(errors)
 
 
-def assess(result: ScanResult, root: Path, scorer: Scorer) -> dict[str, Assessment]:
-    """The scorer's assessment of every finding whose value is known."""
-    contexts, _ = scan_contexts(result, root)
+def assess(
+    result: ScanResult, root: Path, scorer: Scorer, findings: Sequence[Finding] | None = None
+) -> dict[str, Assessment]:
+    """The scorer's assessment of every finding whose value is known (of ``findings``
+    only, when given: a worker process assesses the findings it decides)."""
+    contexts, _ = scan_contexts(result, root, findings)
     return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
 
 
-def _open_journal(run_dir: Path, *, relative_to: Path | None) -> TextIO:
+def open_journal(run_dir: Path, *, relative_to: Path | None) -> TextIO:
     """The run directory and its decision journal, before any session starts.
 
     The default runs directory sits in the working directory, usually the checkout
@@ -414,19 +497,6 @@ def _ignore_own_output(run_dir: Path) -> None:
         pass
 
 
-def _redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:
-    """Redact the model, then serialise.
-
-    Not the serialised text: JSON escapes a value holding a quote or a backslash, so
-    redacting it would miss the value. Not the dumped dict either: it no longer says
-    which strings are structure, and a value equal to a rule name ("Secret Keyword")
-    or a path would rename the finding. ``Redactor.model`` keeps the fields the
-    models mark ``Structural`` and redacts the free text.
-    """
-    data = redactor.model(model).model_dump(mode="json")
-    return json.dumps(data, ensure_ascii=False, indent=indent)
-
-
 def is_public_word(value: str) -> bool:
     """A value that is exactly a placeholder word ("changeme") or a word of thresher's own
     methodology ("test", a skill name, a vendor's documentation example) is public text.
@@ -438,7 +508,7 @@ def is_public_word(value: str) -> bool:
     return word in PLACEHOLDER_WORDS or word in public_vocabulary()
 
 
-async def _close(models: Mapping[AgentName, Model]) -> None:
+async def close_models(models: Mapping[AgentName, Model]) -> None:
     for model in {id(m): m for m in models.values()}.values():
         await model.aclose()
 

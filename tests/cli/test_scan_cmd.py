@@ -211,3 +211,42 @@ def test_an_output_path_that_cannot_be_written_fails_before_the_scan(
         assert message in result.stderr
         assert "scanned" not in result.stderr  # refused before any work
     assert not (tmp_path / ".thresher").exists()
+
+
+def test_a_large_run_prints_what_needs_action_first_and_names_the_reports(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Thousands of rows took seconds to render and scrolled the true positives away:
+    the table shows them first, cuts the rest, and says where every decision is."""
+    import hashlib
+
+    from tests.tokens import github_token
+    from thresher.cli.scan_cmd import TABLE_ROWS
+
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    (root / "deploy.env").write_text(f"GITHUB_TOKEN={github_token(seed=3)}\n")
+    fixtures = "".join(
+        f'CHECKSUM_{i} = "{hashlib.sha1(str(i).encode()).hexdigest()}"\n'
+        for i in range(TABLE_ROWS + 10)
+    )
+    (root / "tests/test_fixtures.py").write_text(fixtures)
+    result = cli("--no-color", "scan", "--root", str(root), "--json", "out/r.json")
+    assert result.exit_code == 1, result.stderr
+    report = json.loads((tmp_path / "out/r.json").read_text())
+    decisions = report["decisions"]
+    assert len(decisions) > TABLE_ROWS
+    table = result.stderr.partition("thresher decisions")[2]
+    rows = [line for line in table.splitlines() if "_POSITIVE" in line or "INCONCLUSIVE" in line]
+    assert len(rows) == TABLE_ROWS
+    assert rows[0].strip("│ ").startswith("TRUE_POSITIVE")  # what needs action comes first
+    hidden = len(decisions) - TABLE_ROWS
+    note = " ".join(result.stderr.split())  # the console folds long lines
+    assert f"{hidden} more decision(s) not shown" in note
+    assert "out/r.json" in note and "report.json" in note and "-v prints all rows" in note
+
+    everything = cli("--no-color", "-v", "scan", "--root", str(root))
+    table = everything.stderr.partition("thresher decisions")[2]
+    rows = [line for line in table.splitlines() if "_POSITIVE" in line or "INCONCLUSIVE" in line]
+    assert len(rows) == len(decisions)
+    assert "not shown" not in everything.stderr

@@ -179,6 +179,26 @@ def _plain(field: str, value: str) -> None:
         raise ToolError(f"invalid arguments: {field}: {problem}")
 
 
+def finding_data(
+    finding: Finding,
+    value: str | None,
+    line: str | None,
+    *,
+    offline: tuple[Assessment | None, OfflineCall | None] = (None, None),
+) -> dict[str, Any]:
+    """What ``get_finding`` returns, as data (the offline panel reads only this)."""
+    assessment, call = offline
+    data = finding.model_dump(mode="json")
+    data["secret_type"] = finding.effective_secret_type
+    if value is not None:
+        data["value"] = profile_value(value, line)
+    if assessment is not None:
+        data["assessment"] = assessment.model_dump(mode="json")
+    if call is not None:
+        data["offline_call"] = call.model_dump(mode="json")
+    return data
+
+
 def finding_handlers(
     finding: Finding,
     value: str | None,
@@ -190,7 +210,6 @@ def finding_handlers(
     """``get_finding`` describes the value (``profile_value``) without revealing it, and
     hands over the offline assessment: the calibrated scorer's probabilities, the
     features that moved them and the offline call, as evidence to confirm or refute."""
-    assessment, call = offline
 
     def own(args: FindingArgs) -> None:
         if args.finding_id != finding.id:
@@ -200,14 +219,7 @@ def finding_handlers(
 
     def get_finding(args: FindingArgs) -> ToolOutput:
         own(args)
-        data = finding.model_dump(mode="json")
-        data["secret_type"] = finding.effective_secret_type
-        if value is not None:
-            data["value"] = profile_value(value, line)
-        if assessment is not None:
-            data["assessment"] = assessment.model_dump(mode="json")
-        if call is not None:
-            data["offline_call"] = call.model_dump(mode="json")
+        data = finding_data(finding, value, line, offline=offline)
         return ToolOutput(json.dumps(data, indent=2, ensure_ascii=False), data)
 
     def list_validators(_: NoArgs) -> ToolOutput:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from contextlib import ExitStack
 from enum import StrEnum
 from pathlib import Path
@@ -39,6 +40,9 @@ def parse_band(text: str) -> Band:
             hint="for example --escalate-band 0.05,0.9",
         )
     return Band(low, high)
+
+
+TABLE_ROWS = 50  # rows of the decisions table without -v; the reports hold them all
 
 
 class EscalateChoice(StrEnum):
@@ -219,7 +223,7 @@ def scan_command(
         progress.stop()
         stack.close()
     _write_outputs(state, outcome, json_out, sarif_out, markdown_out)
-    _print(state, outcome, output_format)
+    _print(state, outcome, output_format, json_out)
     raise typer.Exit(int(outcome.exit_code))
 
 
@@ -274,13 +278,19 @@ def _write_outputs(
     state.info(f"transcripts and decisions: {outcome.run_dir}")
 
 
-def _print(state: RunState, outcome: ScanOutcome, output_format: FormatChoice | None) -> None:
+def _print(
+    state: RunState,
+    outcome: ScanOutcome,
+    output_format: FormatChoice | None,
+    json_out: Path | None = None,
+) -> None:
     from thresher.reports import render_json, render_sarif
 
     report = outcome.report
     _errors(state, report)
     if not state.quiet:
-        _table(state, report)
+        reports = [outcome.run_dir / "report.json", *([json_out] if json_out else [])]
+        _table(state, report, reports)
         for plan in outcome.plan:
             state.info(
                 f"dry run: {plan.agent.value} -> {plan.model}: would triage "
@@ -347,7 +357,29 @@ def render_markdown(report: RunReport) -> str:
     return "\n\n".join(part.rstrip() for part in parts) + "\n"
 
 
-def _table(state: RunState, report: RunReport) -> None:
+def _needs_action(decision: Decision) -> int:
+    """Rows first that someone must act on: true positives, then what is still open
+    (inconclusive, or what the policy would send to a model that did not see it)."""
+    from thresher.results import Verdict
+
+    match decision.verdict:
+        case Verdict.TRUE_POSITIVE:
+            return 0
+        case Verdict.INCONCLUSIVE:
+            return 1
+        case Verdict.FALSE_POSITIVE:
+            escalation = decision.escalation
+            open_ = escalation is not None and escalation.would_escalate and not decision.escalated
+            return 2 if open_ else 3
+
+
+def _table(state: RunState, report: RunReport, reports: list[Path]) -> None:
+    """The decisions, those needing action first; without ``-v`` at most ``TABLE_ROWS``.
+
+    A run over a large tree decides thousands of findings, mostly false positives: a
+    terminal cannot show them and rendering them took seconds. The reports hold every
+    decision; the note under a cut table names them and the flag that prints all rows.
+    """
     from rich.table import Table
 
     from thresher.reports.views import location_text
@@ -358,8 +390,9 @@ def _table(state: RunState, report: RunReport) -> None:
     columns = ("verdict", "class", "P(real)", "escalate", "rule", "location", "value", "decided by")
     for column in columns:
         table.add_column(column, overflow="fold")
-    order = {"TRUE_POSITIVE": 0, "INCONCLUSIVE": 1, "FALSE_POSITIVE": 2}
-    for d in sorted(report.decisions, key=lambda d: order[d.verdict.value]):
+    ordered = sorted(report.decisions, key=_needs_action)
+    shown = ordered if state.verbose else ordered[:TABLE_ROWS]
+    for d in shown:
         more = len(d.finding.locations) - 1
         table.add_row(
             d.verdict.value,
@@ -371,4 +404,16 @@ def _table(state: RunState, report: RunReport) -> None:
             d.finding.redacted,
             d.decided_by.value,
         )
-    state.console().print(table)
+    console = state.console()
+    console.print(table)
+    hidden = ordered[len(shown) :]
+    if hidden:
+        counts = Counter(d.verdict.value.lower().replace("_", " ") for d in hidden)
+        kinds = ", ".join(f"{n} {verdict}" for verdict, n in sorted(counts.items()))
+        names = " and ".join(str(p) for p in reports)
+        console.print(
+            f"{len(hidden)} more decision(s) not shown ({kinds}); every decision is in "
+            f"{names}; -v prints all rows",
+            markup=False,
+            highlight=False,
+        )

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic_core import PydanticSerializationError
+
 from thresher.decisions import REPORT_SCHEMA_VERSION, RunReport
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -24,9 +26,11 @@ def render_json(report: RunReport) -> str:
     Map-valued fields (``models``) are sorted by key, so two runs with the same
     configuration produce byte-identical headers whatever order config was read in.
     """
-    data = report.model_dump(mode="json")
-    data["models"] = dict(sorted(data["models"].items()))
-    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    report = report.model_copy(update={"models": dict(sorted(report.models.items()))})
+    try:  # pydantic's serialiser: several times faster than json.dumps on thousands
+        return report.model_dump_json(indent=2) + "\n"
+    except PydanticSerializationError:  # text it cannot encode (a lone surrogate)
+        return json.dumps(report.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
 
 
 def report_schema() -> dict[str, Any]:

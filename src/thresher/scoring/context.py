@@ -203,20 +203,23 @@ def build_contexts(
 
 
 def scan_contexts(
-    result: ScanResult, root: Path
+    result: ScanResult, root: Path, findings: Sequence[Finding] | None = None
 ) -> tuple[dict[str, CandidateContext], dict[str, tuple[ValidationResult, ...]]]:
-    """Contexts of every finding of a scan of ``root``, with the offline validators'
-    results they were built from (never live checks: the scorer is trained without them).
-    The one way both a scan and the training corpus turn findings into scorer input."""
+    """Contexts of every finding of a scan of ``root`` (of ``findings`` only, when given;
+    the counts across files still come from the whole scan), with the offline
+    validators' results they were built from (never live checks: the scorer is trained
+    without them). The one way both a scan and the training corpus turn findings into
+    scorer input."""
+    chosen = result.findings if findings is None else findings
     offline = ValidatorRegistry.default(live=False)
     checks = {
         finding.id: tuple(offline.validate(value, finding))
-        for finding in result.findings
+        for finding in chosen
         if (value := result.vault.get(finding.id)) is not None
     }
     reader = LineReader(root, result.line_text)
     contexts = build_contexts(
-        result.findings,
+        chosen,
         result.vault.get,
         result.candidates,
         reader.line,

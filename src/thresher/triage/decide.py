@@ -30,13 +30,13 @@ from thresher.findings import Finding, Location
 from thresher.findings.scan import ScanResult, ScanStats
 from thresher.findings.vault import SecretVault
 from thresher.history import HistoryIndex, HistoryMode, HistoryStats
+from thresher.journal import redacted_json
 from thresher.redaction import Redactor
 from thresher.run import (
-    _close,
-    _open_journal,
-    _redacted_json,
     assess,
+    close_models,
     is_public_word,
+    open_journal,
     resolve_models,
 )
 from thresher.scoring.model import Scorer, shipped_scorer
@@ -97,7 +97,7 @@ class AlertDecider:
         traceback: TracebackType | None,
     ) -> None:
         try:
-            self._loop.run_until_complete(_close(self.models))
+            self._loop.run_until_complete(close_models(self.models))
         finally:
             self._loop.close()
             self.evidence.close()
@@ -184,7 +184,7 @@ class AlertDecider:
             # The store first: a kill between the two writes then loses a journal line,
             # never a decision (which a re-run would otherwise make a second time).
             store.save_decision(key[0], key[1], redacted, run_id)
-            journal.write(_redacted_json(self.redactor, redacted) + "\n")
+            journal.write(redacted_json(self.redactor, redacted) + "\n")
             journal.flush()
             decided[key] = redacted
 
@@ -193,7 +193,7 @@ class AlertDecider:
 
     def _open(self) -> TextIO:
         if self._journal is None:
-            self._journal = _open_journal(self.run_dir, relative_to=None)
+            self._journal = open_journal(self.run_dir, relative_to=None)
         return self._journal
 
 

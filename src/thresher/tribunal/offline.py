@@ -25,13 +25,18 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from thresher.agents.definition import load_agent
 from thresher.agents.sessions import RESULT_TYPES, SessionFactory
-from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
+from thresher.agents.toolbox import (
+    Handler,
+    finding_data,
+    finding_handlers,
+    workspace_handlers,
+)
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import ToolName
 from thresher.config import AgentName
 from thresher.decisions import DecisionError, ReportEntry
 from thresher.errors import ThresherError
-from thresher.findings import Finding
+from thresher.findings import Finding, SecretType
 from thresher.llm.heuristic import (
     HeuristicModel,
     gather_evidence,
@@ -92,11 +97,10 @@ class OfflineAgentRecord(BaseModel):
 
     @classmethod
     def of(cls, agent: AgentName, ledger: _Ledger, compliance: Compliance) -> OfflineAgentRecord:
-        skills = tuple(str(c.arguments["name"]) for c in ledger.calls if c.tool == "skill")
         return cls(
             agent=agent.value,
-            skills=skills,
-            calls=tuple(c for c in ledger.calls if c.tool != "skill"),
+            skills=tuple(ledger.skills),
+            calls=tuple(ledger.calls),
             compliance=compliance.score,
             skipped=compliance.skipped,
         )
@@ -134,10 +138,10 @@ class _Calls:
     redact_text: Callable[[str], str]
     redact_data: Callable[[Any], Any]
     shared: SharedReads | None = None
-    done: dict[str, _Call] = field(default_factory=dict)
+    done: dict[tuple[str, ...], _Call] = field(default_factory=dict)
 
     def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
-        key = json.dumps([tool.value, arguments], sort_keys=True)
+        key = _key(tool, arguments)
         if key not in self.done:
             self.done[key] = self._run(tool, arguments)
         return self.done[key]
@@ -174,13 +178,21 @@ class _Ledger:
     """One agent's ledger ids, numbered as its session would number them."""
 
     def __init__(self) -> None:
-        self.calls: list[OfflineCallRecord] = []
+        self.count = 0
+        self.skills: list[str] = []  # loaded first: ``T1``..``Tn``
+        self.calls: list[OfflineCallRecord] = []  # the calls after them
         self.results: list[tuple[str, str | None, dict[str, Any]]] = []
 
+    def skill(self, name: str) -> None:
+        self.count += 1
+        self.skills.append(name)
+        self.results.append((ToolName.SKILL.value, f"T{self.count}", {"skill": name}))
+
     def record(self, tool: ToolName, arguments: dict[str, Any], call: _Call) -> None:
-        ledger_id = f"T{len(self.calls) + 1}"
-        self.calls.append(
-            OfflineCallRecord(
+        self.count += 1
+        ledger_id = f"T{self.count}"
+        self.calls.append(  # built from the panel's own values: nothing to validate
+            OfflineCallRecord.model_construct(
                 id=ledger_id,
                 tool=tool.value,
                 arguments=arguments,
@@ -192,7 +204,7 @@ class _Ledger:
             self.results.append((tool.value, ledger_id, call.data))
 
     def ids(self) -> set[str]:
-        return {c.id for c in self.calls}
+        return {f"T{number}" for number in range(1, self.count + 1)}
 
 
 class OfflinePanel:
@@ -202,7 +214,13 @@ class OfflinePanel:
         self.factory = factory
         self.model = HeuristicModel()
         self.record_path = record_path
+        # Where the record lines go instead of ``record_path``: a worker process of the
+        # parallel offline run hands them to the parent, which writes them in order.
+        self.sink: Callable[[str], None] | None = None
         self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
+        self._compliance: dict[
+            tuple[AgentName, SecretType | None], tuple[list[str], Compliance]
+        ] = {}
         self.shared = SharedReads(factory.workspace)
 
     def expect(self, findings: Sequence[Finding]) -> None:
@@ -298,11 +316,9 @@ class OfflinePanel:
             handlers.update(workspace_handlers(factory.workspace))
         redactor = factory.redactor
         calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
-        handlers.update(
-            finding_handlers(
-                finding, value, factory.validators, self._line(finding, calls), offline=offline
-            )
-        )
+        line = self._line(finding, calls)
+        handlers.update(finding_handlers(finding, value, factory.validators, line, offline=offline))
+        handlers[ToolName.GET_FINDING] = _described(finding, value, line, offline)
         # The tribunal validated it already: a live validator is asked once. The tool's
         # own handler is async (it waits for live checks off the loop); this one is not.
         handlers[ToolName.VALIDATE_SECRET] = _validated(value, validations)
@@ -333,13 +349,10 @@ class OfflinePanel:
         required skills, get_finding, then -- except the judge -- the code around the
         finding, the value's history and the validators, each if the agent has the tool."""
         offered = set(self.tools(agent))
-        skills = self.factory.skills(agent)
-        required = applicable_required(skills.enabled, finding.effective_secret_type)
+        loaded, compliance = self._skills(agent, finding.effective_secret_type, offered)
         ledger = _Ledger()
-        loaded = required if ToolName.SKILL in offered else []
         for skill in loaded:
-            ledger.record(ToolName.SKILL, {"name": skill}, _Call(None, {"skill": skill}, None))
-        compliance = compute_compliance(skills.enabled, loaded, finding.effective_secret_type)
+            ledger.skill(skill)
         ids = {"finding_id": finding.id}
         location: Mapping[str, Any] | None = None
         if ToolName.GET_FINDING in offered:
@@ -363,6 +376,20 @@ class OfflinePanel:
             ledger.record(tool, arguments, calls.call(tool, arguments))
         return ledger, compliance
 
+    def _skills(
+        self, agent: AgentName, secret_type: SecretType | None, offered: set[ToolName]
+    ) -> tuple[list[str], Compliance]:
+        """The skills the heuristic loads as ``agent`` for this type of secret, and the
+        compliance that earns: the same for every finding of the type, so worked out once."""
+        key = (agent, secret_type)
+        if key not in self._compliance:
+            enabled = self.factory.skills(agent).enabled
+            required = applicable_required(enabled, secret_type)
+            loaded = required if ToolName.SKILL in offered else []
+            self._compliance[key] = (loaded, compute_compliance(enabled, loaded, secret_type))
+        loaded, compliance = self._compliance[key]
+        return list(loaded), compliance
+
     def _submit(
         self, agent: AgentName, submission: dict[str, Any], stage: str, errors: list[DecisionError]
     ) -> BaseModel | None:
@@ -382,9 +409,13 @@ class OfflinePanel:
         return self.factory.redactor.model(result)
 
     def _write(self, record: OfflineRecord) -> None:
-        if self.record_path is None:
+        if self.record_path is None and self.sink is None:
             return
         line = self.factory.redactor.model(record).model_dump_json(exclude_defaults=True)
+        if self.sink is not None:
+            self.sink(line)
+            return
+        assert self.record_path is not None
         try:
             with self.record_path.open("a", encoding="utf-8") as handle:
                 handle.write(line + "\n")
@@ -393,6 +424,11 @@ class OfflinePanel:
                 f"cannot write {self.record_path}: {exc.strerror or exc}",
                 hint="check free space and permissions of the run directory",
             ) from exc
+
+
+def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[str, ...]:
+    """The memo key of a call: the panel's own arguments are flat strings and numbers."""
+    return (tool.value, *(f"{k}={v!r}" for k, v in sorted(arguments.items())))
 
 
 def _context(path: str, line: int) -> dict[str, Any]:
@@ -417,6 +453,23 @@ def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
         }
         for i, e in enumerate(entries)
     ]
+
+
+def _described(
+    finding: Finding,
+    value: str | None,
+    line: str | None,
+    offline: tuple[Assessment | None, OfflineCall | None],
+) -> Handler:
+    """``get_finding`` as data only: the panel reads nothing else of it, and writing its
+    JSON text for every finding cost more than the rules that read the data."""
+
+    def handler(arguments: dict[str, Any]) -> ToolOutput:
+        if arguments.get("finding_id") != finding.id:
+            raise ToolError(f"unknown finding id; this panel is about '{finding.id}'")
+        return ToolOutput("", finding_data(finding, value, line, offline=offline))
+
+    return handler
 
 
 def _validated(value: str | None, validations: Sequence[ValidationResult]) -> Handler:

@@ -118,19 +118,12 @@ class Tribunal:
         on_decided: Callable[[Decision], None] | None = None,
     ) -> list[Decision]:
         """Decide every finding, highest risk first, at most ``concurrency`` at once."""
-        ordered = sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity.value], f.id))
+        ordered = self.order(findings)
         gate = asyncio.Semaphore(max(1, self.options.concurrency))
 
         async def one(finding: Finding) -> Decision:
             async with gate:
-                try:
-                    decision = await self.decide(finding, value_of(finding.id))
-                except ThresherError as exc:
-                    if exc.exit_code is ExitCode.USAGE:
-                        raise  # a configuration error fails every finding: stop the run
-                    decision = self._failed(finding, "decide", exc)
-                except Exception as exc:  # a bug in one finding must not end the run
-                    decision = self._failed(finding, "internal", exc)
+                decision = await self.decide_one(finding, value_of)
             if on_decided is not None:
                 on_decided(decision)
             return decision
@@ -159,6 +152,22 @@ class Tribunal:
             if on_decided is not None:
                 on_decided(expired)
         return [by_id[f.id] for f in findings]
+
+    @staticmethod
+    def order(findings: Sequence[Finding]) -> list[Finding]:
+        """The order findings are decided (and journaled) in: highest risk first."""
+        return sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity.value], f.id))
+
+    async def decide_one(self, finding: Finding, value_of: Callable[[str], str | None]) -> Decision:
+        """``decide``, where a failure is the finding's typed error, not the run's."""
+        try:
+            return await self.decide(finding, value_of(finding.id))
+        except ThresherError as exc:
+            if exc.exit_code is ExitCode.USAGE:
+                raise  # a configuration error fails every finding: stop the run
+            return self._failed(finding, "decide", exc)
+        except Exception as exc:  # a bug in one finding must not end the run
+            return self._failed(finding, "internal", exc)
 
     def _expired(self, finding: Finding, deadline: Deadline) -> Decision:
         """The run deadline came first: INCONCLUSIVE, assumed real, and said why."""

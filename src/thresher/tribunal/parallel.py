@@ -1,0 +1,237 @@
+"""Offline decisions on every core: findings decided in forked worker processes.
+
+When no finding can reach a model (every agent is the heuristic, or ``--escalate
+never``), deciding a finding is Python work on one core: the offline panel's tool
+calls, its rules and the redaction of everything it keeps. On a tree with thousands
+of candidates that was most of a run. Such a run forks workers once the tribunal is
+built: each inherits the tribunal, its redactor and the vault as they are (nothing is
+pickled to start one), decides the findings of its share of the files in the
+tribunal's order, and hands back, a slice at a time, each decision with its redacted
+copy and journal line, its ``offline.jsonl`` lines, and the values its redactor learned.
+
+The parent takes the findings in the tribunal's order, so ``decisions.jsonl`` and ``offline.jsonl``
+keep the order a serial run writes, and teaches its redactor every value a worker
+learned, so the report is redacted with all of them (``thresher.journal`` checks each
+journaled copy against the values learned after its worker forked). Learned values
+travel from a worker to its parent through its pipe, never to a file or a log.
+
+A worker that dies ends the run with ``OfflineWorkerError`` (exit 3); a configuration
+error in a worker stops the run as it does in the serial loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import sys
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+from thresher.config import AgentName
+from thresher.decisions import Decision
+from thresher.errors import ThresherError
+from thresher.findings import Finding
+from thresher.journal import dumped
+from thresher.llm.model import Model
+from thresher.scoring.policy import Escalate
+from thresher.tribunal.tribunal import Tribunal
+
+PARALLEL_FROM = 256  # findings: below this, forking costs more than it saves
+SLICE = 16  # findings a worker decides before handing them back
+
+
+class OfflineWorkerError(ThresherError):
+    """A worker process of the parallel offline run stopped without its results."""
+
+
+@dataclass(frozen=True)
+class Decided:
+    """One finding decided in a worker, as the parent's journal and record need it."""
+
+    decision: Decision
+    redacted: Decision  # ``decision`` redacted by the worker's redactor
+    line: str  # ``redacted`` serialised, for ``decisions.jsonl``
+    exact: bool  # ``line`` is pydantic's JSON (see ``thresher.journal.dumped``)
+    records: tuple[str, ...]  # its ``offline.jsonl`` lines
+
+
+@dataclass(frozen=True)
+class _Slice:
+    decided: tuple[tuple[int, Decided], ...]  # by index in the tribunal's order
+    learned: tuple[tuple[str, str], ...]  # values the worker learned, with their forms
+    error: ThresherError | None = None  # a configuration error: the run stops
+
+
+@dataclass(frozen=True)
+class _Job:
+    tribunal: Tribunal
+    ordered: tuple[Finding, ...]
+    value_of: Callable[[str], str | None]
+    prepare: Callable[[Sequence[Finding]], None] | None
+
+
+def offline_only(models: Mapping[AgentName, Model], escalate: Escalate) -> bool:
+    """Whether no finding can be escalated to a model session (``Tribunal.decide``)."""
+    return all(model.offline for model in models.values()) or escalate is Escalate.NEVER
+
+
+def workers_for(findings: int, requested: int | None = None) -> int:
+    """Worker processes for ``findings`` offline decisions: 0 decides them in this
+    process. ``requested`` overrides the automatic choice (the cores this process may
+    use, and only for runs large enough to repay the fork)."""
+    if requested is not None:
+        return max(0, requested)
+    if "fork" not in multiprocessing.get_all_start_methods() or findings < PARALLEL_FROM:
+        return 0
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(4, cores or 1) if (cores or 1) > 1 else 0
+
+
+def decide_in_workers(
+    tribunal: Tribunal,
+    findings: Sequence[Finding],
+    value_of: Callable[[str], str | None],
+    on_decided: Callable[[Decided], None],
+    *,
+    workers: int,
+    learn: Callable[[str, str], None],
+    prepare: Callable[[Sequence[Finding]], None] | None = None,
+) -> list[Decision]:
+    """Decide every finding in ``workers`` forked processes (see the module docstring).
+
+    Each file's findings go to one worker, so a file holding many is read once, as in
+    this process; the files are spread so the workers get about as many findings each.
+    ``on_decided`` gets each finding in the serial run's order; ``learn`` each value a
+    worker's redactor learned, with its redacted form, before the findings it came with.
+    ``prepare`` runs in each worker first, with the findings it will decide (their
+    offline assessments, into the tribunal's).
+    Returns the decisions in the order of ``findings``, as ``Tribunal.decide_all``.
+    """
+    if not findings:
+        return []
+    ordered = tuple(tribunal.order(findings))
+    tribunal.offline_panel.expect(findings)  # once, for all: as the serial loop does
+    owner = _shards(ordered, workers)
+    job = _Job(tribunal, ordered, value_of, prepare)
+    context = multiprocessing.get_context("fork")
+    pipes: list[Connection] = []
+    processes: list[BaseProcess] = []
+    try:
+        for worker in range(workers):
+            indices = [i for i, w in enumerate(owner) if w == worker]
+            receive, send = context.Pipe(duplex=False)
+            process = context.Process(target=_work, args=(job, indices, send), daemon=True)
+            process.start()
+            send.close()  # the worker's end: EOF here when the worker is gone
+            pipes.append(receive)
+            processes.append(process)
+        # Read whichever worker has sent something (a worker whose pipe is full waits
+        # until it is read), and pass on the findings in order as they are complete.
+        remaining = Counter(owner)
+        waiting: dict[int, Decided] = {}
+        by_id: dict[str, Decision] = {}
+        next_index = 0
+        while next_index < len(ordered):
+            busy = [pipes[w] for w in range(workers) if remaining[w]]
+            for ready in wait(busy):
+                assert isinstance(ready, Connection)
+                piece = _receive(ready)
+                remaining[pipes.index(ready)] -= len(piece.decided)
+                for value, form in piece.learned:
+                    learn(value, form)
+                waiting.update(piece.decided)
+            while next_index in waiting:
+                done = waiting.pop(next_index)
+                by_id[done.decision.finding.id] = done.decision
+                on_decided(done)
+                next_index += 1
+    finally:
+        for started in processes:
+            if started.is_alive():
+                started.terminate()
+            started.join()
+        for pipe in pipes:
+            pipe.close()
+    return [by_id[f.id] for f in findings]
+
+
+def _shards(ordered: Sequence[Finding], workers: int) -> list[int]:
+    """The worker of each finding: by file, the files with most findings placed first,
+    each on the worker with fewest findings so far."""
+    per_file = Counter(f.locations[0].path for f in ordered)
+    load = [0] * workers
+    worker_of: dict[str, int] = {}
+    for path, count in sorted(per_file.items(), key=lambda item: (-item[1], item[0])):
+        worker = min(range(workers), key=lambda w: load[w])
+        worker_of[path] = worker
+        load[worker] += count
+    return [worker_of[f.locations[0].path] for f in ordered]
+
+
+def _receive(pipe: Connection) -> _Slice:
+    try:
+        piece: _Slice = pipe.recv()
+    except EOFError:
+        raise OfflineWorkerError(
+            "a worker process of the offline run stopped before it sent its decisions",
+            hint="rerun; if it recurs, check memory limits, or report it with -v",
+        ) from None
+    if piece.error is not None:
+        raise piece.error
+    return piece
+
+
+def _work(job: _Job, indices: list[int], pipe: Connection) -> None:
+    """A worker: its findings, a slice at a time, each slice sent as it is done."""
+    # The parent may have had a thread (the progress bar) writing to stderr when it
+    # forked, holding the stream's lock for good in this copy. A worker reports through
+    # its pipe only; a stray warning goes to a stream of its own.
+    sys.stdout = sys.stderr = Path(os.devnull).open("w")  # noqa: SIM115 - the worker's own
+    try:
+        if job.prepare is not None:
+            job.prepare([job.ordered[i] for i in indices])
+        for start in range(0, len(indices), SLICE):
+            pipe.send(_decide(job, indices[start : start + SLICE]))
+    except ThresherError as exc:  # a configuration error: decide_one lets only it through
+        pipe.send(_Slice((), (), _portable(exc)))
+    except BaseException as exc:  # interrupted, or a bug: the parent says so and stops
+        error = OfflineWorkerError(
+            f"a worker process of the offline run failed: {type(exc).__name__}",
+            hint="rerun with -v; if it recurs, report it",
+        )
+        pipe.send(_Slice((), (), error))
+    finally:
+        pipe.close()
+
+
+def _decide(job: _Job, indices: list[int]) -> _Slice:
+    tribunal = job.tribunal
+    redactor = tribunal.factory.redactor
+    known = redactor.known
+    decided: list[tuple[int, Decided]] = []
+
+    async def run() -> None:
+        for index in indices:
+            finding = job.ordered[index]
+            records: list[str] = []
+            tribunal.offline_panel.sink = records.append
+            decision = await tribunal.decide_one(finding, job.value_of)
+            redacted = redactor.model(decision)
+            line, exact = dumped(redacted)
+            decided.append((index, Decided(decision, redacted, line, exact, tuple(records))))
+
+    asyncio.run(run())
+    return _Slice(tuple(decided), tuple(redactor.learned_since(known)))
+
+
+def _portable(exc: ThresherError) -> ThresherError:
+    """The error as the parent can receive it whatever its class takes to build: its
+    message, hint and exit code, which are what the CLI reports."""
+    relayed = ThresherError(exc.message, hint=exc.hint)
+    relayed.exit_code = exc.exit_code
+    return relayed

@@ -1,0 +1,67 @@
+"""The decision journal: one redaction per decision, and nothing the redactor learned
+later left in the report."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from tests.tokens import random_secret
+from thresher.decisions import DecidedBy, Decision, DecisionError
+from thresher.findings import Finding
+from thresher.journal import DecisionJournal
+from thresher.redaction import Redactor, redact_value
+from thresher.tribunal.fallbacks import undecided
+
+
+def _decision(number: int, text: str) -> Decision:
+    finding = Finding.model_validate(
+        {
+            "id": f"f-{number}",
+            "rule_id": "Secret Keyword",
+            "fingerprint": f"sha256:{number}",
+            "redacted": "…(8 chars)",
+            "locations": [{"path": "app/settings.py", "line": number}],
+        }
+    )
+    error = DecisionError(stage="analysis 0", error="ProviderError", message=f"echo {text}")
+    return undecided(f"it says {text}", DecidedBy.HEURISTIC, finding=finding, errors=(error,))
+
+
+def test_the_report_holds_no_value_learned_after_a_decision_was_journaled() -> None:
+    early = random_secret(24, seed=1)
+    late = random_secret(24, seed=2)
+    quoted = 'pa"ss\\w0rd-7Qz!x9#Lm'  # JSON escapes it: found in the line only as escaped
+    redactor = Redactor([early])
+    handle = io.StringIO()
+    journal = DecisionJournal(handle, redactor)
+    decisions = [
+        _decision(1, f"{early} and {late}"),
+        _decision(2, f"nothing secret, {early}"),
+        _decision(3, f"a password {quoted}"),
+    ]
+    for decision in decisions:
+        journal.write(decision)
+    lines = handle.getvalue().splitlines()
+    assert early not in handle.getvalue() and late in lines[0]  # journaled with what it knew
+    redactor.add(late)
+    redactor.add(quoted)
+
+    redacted = journal.redacted(decisions)
+
+    text = "".join(d.model_dump_json() for d in redacted)
+    for value in (early, late, quoted):
+        assert value not in text and json.dumps(value)[1:-1] not in text
+    assert redacted[0].rationale == f"it says {redact_value(early)} and {redact_value(late)}"
+    assert redacted[2].errors[0].message == f"echo a password {redact_value(quoted)}"
+    # A copy that holds no later value is the journal's own: redacted once, not twice.
+    assert redacted[1] is journal.redacted(decisions)[1]
+    assert redacted[1].rationale == f"it says nothing secret, {redact_value(early)}"
+    assert [d.finding.id for d in redacted] == ["f-1", "f-2", "f-3"]
+
+
+def test_a_decision_never_journaled_is_redacted_for_the_report() -> None:
+    value = random_secret(24, seed=3)
+    journal = DecisionJournal(io.StringIO(), Redactor([value]))
+    (redacted,) = journal.redacted([_decision(1, value)])
+    assert value not in redacted.model_dump_json()
