@@ -134,5 +134,5 @@ def test_the_scan_table_prints_the_place_of_a_text_finding(report: RunReport) ->
         def console(self, *, stderr: bool = True) -> Console:
             return console
 
-    _table(Recorded(), report)
+    _table(Recorded(), report, [Path("report.json")])
     assert f"issue comment {COMMENT}" in console.export_text()
