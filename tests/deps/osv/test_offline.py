@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import zipfile
 from pathlib import Path
 
@@ -96,3 +97,41 @@ def test_a_corrupt_export_is_a_clear_error(tmp_path: Path) -> None:
 def test_not_a_directory(tmp_path: Path) -> None:
     with pytest.raises(OsvError, match="not a directory"):
         OfflineDatabase(tmp_path / "absent")
+
+
+def test_the_persistent_index_answers_later_runs_and_follows_a_new_export(
+    export: Path, tmp_path: Path
+) -> None:
+    index = tmp_path / ".thresher" / "osv-offline-index.db"
+    jinja = PackageVersion(E.PYPI, "Jinja2", "2.11.2")
+    with OfflineDatabase(export, index=index) as db:
+        assert [v.id for v in db.lookup([jinja])[jinja]] == ["GHSA-g3rq-g295-4j3m"]
+    # Same size and time, unreadable content: a later run never opens the zip again.
+    zip_path = export / "PyPI" / "all.zip"
+    stat = zip_path.stat()
+    zip_path.write_bytes(b"\0" * stat.st_size)
+    os.utime(zip_path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    with OfflineDatabase(export, index=index) as db:
+        (vuln,) = db.lookup([jinja])[jinja]
+    assert vuln.aliases == ("CVE-2020-28493", "PYSEC-2021-66")
+    # A new export (a new advisory for the package) is re-indexed on first use.
+    extra = advisory("PYSEC-2099-1", "PyPI", "jinja2", [{"introduced": "2.0"}])
+    write_export(export, "PyPI", [JINJA2, extra])
+    with OfflineDatabase(export, index=index) as db:
+        assert sorted(v.id for v in db.lookup([jinja])[jinja]) == [
+            "GHSA-g3rq-g295-4j3m",
+            "PYSEC-2099-1",
+        ]
+
+
+def test_a_malformed_advisory_is_a_problem_and_the_rest_still_match(tmp_path: Path) -> None:
+    broken = {
+        "id": "PYSEC-2002-1",
+        "affected": [{"package": {"ecosystem": "PyPI", "name": "flask"}}],
+    }
+    good = advisory("PYSEC-2002-2", "PyPI", "flask", [{"introduced": "0"}])
+    write_export(tmp_path, "PyPI", [broken, good])
+    for index in (None, tmp_path / "index.db"):
+        with OfflineDatabase(tmp_path, index=index) as db:
+            assert ids(db, E.PYPI, "flask", "1.0") == ["PYSEC-2002-2"]
+            assert len(db.problems) == 1 and "PYSEC-2002-1" in db.problems[0]
