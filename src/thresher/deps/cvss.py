@@ -7,11 +7,8 @@ as their specifications give them (https://www.first.org/cvss/v3.1/specification
 plain ceiling). Temporal and environmental metrics may follow the base ones and are
 ignored: a base score is what we report.
 
-CVSS v4.0 is not computed: its base score is a look-up over 270 macro-vectors plus an
-interpolation whose tables we have not vendored and checked, and a guessed score
-would set a finding's severity. ``score`` raises ``CvssError`` ("v4 base score not
-computed") for a v4 vector; the caller falls back to a v3 vector of the same advisory
-when there is one, and otherwise reports no CVSS.
+CVSS v4.0 base scores (CVSS-B) are computed by ``thresher.deps.cvss4``, a port of the
+FIRST / Red Hat reference calculator checked against it on every base vector.
 """
 
 from __future__ import annotations
@@ -20,13 +17,14 @@ import math
 from enum import StrEnum
 from typing import assert_never
 
+from thresher.deps import cvss4
 from thresher.deps.model import Cvss
 from thresher.errors import ThresherError
 from thresher.findings.model import Severity
 
 
 class CvssError(ThresherError):
-    """A vector that is not a valid CVSS v3.x base vector, or a v4 one (not computed)."""
+    """A vector that is not a valid CVSS v3.0, v3.1 or v4.0 vector."""
 
 
 class CvssSeverity(StrEnum):
@@ -69,18 +67,21 @@ _OPTIONAL = {
 
 
 def score(vector: str) -> Cvss:
-    """The base score and severity of a ``CVSS:3.0/…`` or ``CVSS:3.1/…`` vector."""
+    """The base score and severity of a ``CVSS:3.0/``, ``CVSS:3.1/`` or ``CVSS:4.0/`` vector."""
     prefix, _, rest = vector.strip().partition("/")
     match prefix:
         case "CVSS:3.0" | "CVSS:3.1":
             version = prefix.removeprefix("CVSS:")
         case "CVSS:4.0":
-            raise CvssError(
-                f"v4 base score not computed for {vector!r}",
-                hint="thresher computes CVSS v3.0/v3.1 base scores; v4.0 is not supported",
+            base = cvss4.base_score(_metrics_v4(vector, rest))
+            return Cvss(
+                vector=vector.strip(), version="4.0", base_score=base, severity=to_severity(base)
             )
         case _:
-            raise CvssError(f"not a CVSS v3 vector: {vector!r} (expected 'CVSS:3.1/AV:…')")
+            raise CvssError(
+                f"not a CVSS v3 or v4 vector: {vector!r} "
+                "(expected 'CVSS:3.1/AV:…' or 'CVSS:4.0/AV:…')"
+            )
     metrics = _metrics(vector, rest)
     base = _base_score(metrics, version)
     return Cvss(vector=vector.strip(), version=version, base_score=base, severity=to_severity(base))
@@ -157,3 +158,27 @@ def _base_score(m: dict[str, str], version: str) -> float:
     if changed:
         return roundup(min(1.08 * (impact + exploitability), 10), version)
     return roundup(min(impact + exploitability, 10), version)
+
+
+def _metrics_v4(vector: str, rest: str) -> dict[str, str]:
+    """The eleven base metrics of a v4 vector; the others are validated, then ignored."""
+    base: dict[str, str] = {}
+    seen: set[str] = set()
+    for part in rest.split("/") if rest else []:
+        name, sep, value = part.partition(":")
+        if not sep:
+            raise CvssError(f"CVSS vector {vector!r}: {part!r} is not METRIC:VALUE")
+        if name in seen:
+            raise CvssError(f"CVSS vector {vector!r}: metric {name} is given twice")
+        seen.add(name)
+        allowed = cvss4.BASE.get(name) or cvss4.OTHER.get(name)
+        if allowed is None:
+            raise CvssError(f"CVSS vector {vector!r}: unknown metric {name}:{value}")
+        if value not in allowed:
+            raise CvssError(f"CVSS vector {vector!r}: {name}:{value} is not a valid value")
+        if name in cvss4.BASE:
+            base[name] = value
+    missing = [name for name in cvss4.BASE if name not in base]
+    if missing:
+        raise CvssError(f"CVSS vector {vector!r} lacks base metric(s) {', '.join(missing)}")
+    return base

@@ -4,8 +4,9 @@ The API's ``/v1/vulns/{id}`` answers and the members of an ``all.zip`` export ar
 same OSV JSON (https://ossf.github.io/osv-schema/), so both go through here. An
 advisory is remote input: a record that does not fit the schema is an ``OsvError``
 naming the record, never a traceback. The CVSS score is computed from the vector
-(``thresher.deps.cvss``): the first v3 vector wins; a v4-only advisory has no score
-(v4 is not computed) rather than a guessed one.
+(``thresher.deps.cvss``): the newest version given wins (a v4.0 vector over a v3.x
+one, as NVD and GitHub now display), and a vector that does not parse is passed over
+for the next one rather than failing the advisory.
 """
 
 from __future__ import annotations
@@ -120,12 +121,13 @@ def _range(rng: Any, origin: str) -> AffectedRange:
 
 
 def _cvss(severities: list[Any]) -> Cvss | None:
-    for entry in severities:
-        if isinstance(entry, Mapping) and entry.get("type") == "CVSS_V3":
-            try:
-                return score(str(entry.get("score", "")))
-            except CvssError:
-                continue
+    for kind in ("CVSS_V4", "CVSS_V3"):
+        for entry in severities:
+            if isinstance(entry, Mapping) and entry.get("type") == kind:
+                try:
+                    return score(str(entry.get("score", "")))
+                except CvssError:
+                    continue
     return None
 
 
