@@ -87,7 +87,7 @@ def _factors(level: int) -> ConfidenceFactors:
 
 
 def upgrade_advice(package: str, version: str, fixed: list[str]) -> str:
-    """"Upgrade x from 1.0 to 1.2 or later", or what to do when no fix is published."""
+    """ "Upgrade x from 1.0 to 1.2 or later", or what to do when no fix is published."""
     if not fixed:
         return (
             f"No fixed version of {package} is published: remove or replace it, or "
@@ -180,7 +180,11 @@ def conclude_dependency(evidence: DependencyEvidence) -> DependencyConclusion:
     elif never_imported and not direct:
         why = (
             "not imported by the project's own code, but "
-            + ("a transitive" if source.get("relation") == "transitive" else "possibly a transitive")
+            + (
+                "a transitive"
+                if source.get("relation") == "transitive"
+                else "possibly a transitive"
+            )
             + " dependency that other packages may call"
         )
     elif in_range is None and evidence.vuln_id:

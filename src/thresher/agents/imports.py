@@ -112,7 +112,9 @@ class ImportSearch:
     patterns: tuple[str, ...]
 
 
-def import_names(ecosystem: Ecosystem, package: str, modules: tuple[str, ...] = ()) -> tuple[str, ...]:
+def import_names(
+    ecosystem: Ecosystem, package: str, modules: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     """The names code uses to import ``package``; ``modules``: import paths an advisory
     publishes (OSV ``ecosystem_specific.imports``), searched as well."""
     names: list[str] = [*modules]
@@ -145,6 +147,7 @@ def import_search(
     alt = _alternatives(names)
     quote = "[\"'`]"
     sub = "(?:/[^\"'`]*)?"
+    patterns: tuple[str, ...]
     match ecosystem:
         case Ecosystem.PYPI:
             patterns = (

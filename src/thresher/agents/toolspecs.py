@@ -8,8 +8,8 @@ the ``skill`` tool's schema is specialised per agent (an enum of its skills).
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 from collections.abc import Sequence
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from typing import Any, assert_never

@@ -89,8 +89,7 @@ def version_in_range(
     if not entries:
         return None
     answers = [
-        True if version in entry.versions else check(ecosystem, version, entry)
-        for entry in entries
+        True if version in entry.versions else check(ecosystem, version, entry) for entry in entries
     ]
     if any(answer is True for answer in answers):
         return True

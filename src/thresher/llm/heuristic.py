@@ -190,7 +190,6 @@ class _State:
             case other:
                 raise ModelConfigError(f"the heuristic model cannot play '{other}'")
 
-
     def _dependency_submission(self) -> tuple[str, dict[str, Any]]:
         evidence = gather_dependency_evidence(
             (c.name, r.ledger_id, r.data) for c, r in self.results if not r.is_error

@@ -20,11 +20,11 @@ from thresher.errors import SkillProblem
 from thresher.findings import FindingKind, SecretType
 from thresher.skills.model import (
     COMPATIBILITY_MAX,
+    DEFAULT_KINDS,
     DESCRIPTION_MAX,
     NAME_MAX,
     NAME_PATTERN,
     PHASE_PATTERN,
-    DEFAULT_KINDS,
     STANDARD_KEYS,
     THRESHER_KEYS,
 )

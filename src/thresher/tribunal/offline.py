@@ -27,13 +27,16 @@ from thresher.agents.definition import load_agent
 from thresher.agents.sessions import RESULT_TYPES, SessionFactory
 from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
 from thresher.agents.tooling import ToolError, ToolOutput
-from thresher.agents.toolspecs import ToolName
+from thresher.agents.toolspecs import ToolName, tools_for_kind
 from thresher.config import AgentName
 from thresher.decisions import DecisionError, ReportEntry
 from thresher.errors import ThresherError
-from thresher.findings import Finding
+from thresher.findings import Finding, FindingKind, OsvSource
 from thresher.llm.heuristic import (
     HeuristicModel,
+    dependency_challenge,
+    dependency_report,
+    gather_dependency_evidence,
     gather_evidence,
     heuristic_challenge,
     heuristic_judgement,
@@ -54,9 +57,19 @@ from thresher.validators.base import ValidationResult
 _EVIDENCE = (ToolName.READ_FILE, ToolName.GIT_LOG, ToolName.VALIDATE_SECRET)
 # What of each tool's data the rules read (``gather_evidence``).
 _READ_BY_RULES: dict[ToolName, tuple[str, ...]] = {
-    ToolName.GET_FINDING: ("locations", "value", "assessment", "offline_call"),
+    ToolName.GET_FINDING: (
+        "locations",
+        "value",
+        "assessment",
+        "offline_call",
+        "source",
+        "severity",
+        "rule_id",
+    ),
     ToolName.GIT_LOG: ("commits",),
     ToolName.VALIDATE_SECRET: ("results",),
+    ToolName.GET_VULNERABILITY: ("id", "summary", "package"),
+    ToolName.FIND_IMPORTS: ("names", "imported", "matches", "files_searched", "complete"),
 }
 _CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
 _HISTORY_COMMITS = 10
@@ -194,6 +207,10 @@ class _Ledger:
     def ids(self) -> set[str]:
         return {c.id for c in self.calls}
 
+    def evidence_ids(self) -> set[str]:
+        """Ids of the successful tool calls that are evidence (not skill loads)."""
+        return {c.id for c in self.calls if c.ok and c.tool != ToolName.SKILL.value}
+
 
 class OfflinePanel:
     """The heuristic panel for one finding, computed directly (see the module docstring)."""
@@ -207,7 +224,7 @@ class OfflinePanel:
 
     def expect(self, findings: Sequence[Finding]) -> None:
         """The findings about to be decided: files holding several are read once."""
-        self.shared.expect(findings)
+        self.shared.expect(f for f in findings if f.kind is FindingKind.SECRET)
 
     def tools(self, agent: AgentName) -> tuple[ToolName, ...]:
         """The tools the agent's definition offers (a user's definition may offer fewer)."""
@@ -228,11 +245,14 @@ class OfflinePanel:
         records: list[OfflineAgentRecord] = []
         name = self.model.name
 
+        dependency = finding.kind is FindingKind.DEPENDENCY
         analysis_ledger, compliance = self._gather(AgentName.ANALYSIS, finding, calls)
         records.append(OfflineAgentRecord.of(AgentName.ANALYSIS, analysis_ledger, compliance))
         report = self._submit(
             AgentName.ANALYSIS,
-            heuristic_report(gather_evidence(analysis_ledger.results)),
+            dependency_report(gather_dependency_evidence(analysis_ledger.results))
+            if dependency
+            else heuristic_report(gather_evidence(analysis_ledger.results)),
             "analysis 0",
             errors,
         )
@@ -245,12 +265,13 @@ class OfflinePanel:
             reproduced = any(
                 tool == ToolName.VALIDATE_SECRET.value for tool, _, _ in ledger.results
             )
+            submitted = report.model_dump(mode="json")
             challenge = self._submit(
                 AgentName.CHALLENGER,
-                heuristic_challenge(
-                    gather_evidence(ledger.results),
-                    report.model_dump(mode="json"),
-                    reproduced=reproduced,
+                dependency_challenge(gather_dependency_evidence(ledger.results), submitted)
+                if dependency
+                else heuristic_challenge(
+                    gather_evidence(ledger.results), submitted, reproduced=reproduced
                 ),
                 "challenger 0",
                 errors,
@@ -260,7 +281,13 @@ class OfflinePanel:
                     model=name,
                     report=report,
                     compliance=compliance,
-                    checks=check_report(report, analysis_ledger.ids(), compliance),
+                    checks=check_report(
+                        report,
+                        analysis_ledger.ids(),
+                        compliance,
+                        kind=finding.kind,
+                        evidence_ids=analysis_ledger.evidence_ids(),
+                    ),
                     challenge=challenge if isinstance(challenge, ChallengeResult) else None,
                     challenger_model=name,
                 )
@@ -269,8 +296,12 @@ class OfflinePanel:
         if entries:
             judge_ledger, judge_compliance = self._gather(AgentName.JUDGE, finding, calls)
             records.append(OfflineAgentRecord.of(AgentName.JUDGE, judge_ledger, judge_compliance))
+            safe = "affected" if dependency else "real"
             judged = self._submit(
-                AgentName.JUDGE, heuristic_judgement(_judge_entries(entries)), "judge", errors
+                AgentName.JUDGE,
+                heuristic_judgement(_judge_entries(entries), safe=safe),
+                "judge",
+                errors,
             )
             judge = valid_judgement(
                 judged if isinstance(judged, JudgeResult) else None, len(entries), errors
@@ -298,6 +329,10 @@ class OfflinePanel:
             handlers.update(workspace_handlers(factory.workspace))
         redactor = factory.redactor
         calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
+        if finding.kind is FindingKind.DEPENDENCY:
+            handlers.update(finding_handlers(finding, None, factory.validators))
+            handlers.update(factory.kind_handlers(finding))
+            return calls
         handlers.update(
             finding_handlers(
                 finding, value, factory.validators, self._line(finding, calls), offline=offline
@@ -332,8 +367,8 @@ class OfflinePanel:
         """The calls the heuristic makes as ``agent`` (``HeuristicModel``'s plan): its
         required skills, get_finding, then -- except the judge -- the code around the
         finding, the value's history and the validators, each if the agent has the tool."""
-        offered = set(self.tools(agent))
-        skills = self.factory.skills(agent)
+        offered = set(tools_for_kind(self.tools(agent), finding.kind))
+        skills = self.factory.skills_for(agent, finding)
         required = applicable_required(skills.enabled, finding.effective_secret_type)
         ledger = _Ledger()
         loaded = required if ToolName.SKILL in offered else []
@@ -348,6 +383,14 @@ class OfflinePanel:
             locations = result.data.get("locations") or [] if result.error is None else []
             location = locations[0] if locations else None
         if agent is AgentName.JUDGE:
+            return ledger, compliance
+        if isinstance(finding.source, OsvSource):
+            for tool, asked in (
+                (ToolName.GET_VULNERABILITY, {"id": finding.rule_id}),
+                (ToolName.FIND_IMPORTS, {"package": finding.source.package}),
+            ):
+                if tool in offered:
+                    ledger.record(tool, dict(asked), calls.call(tool, dict(asked)))
             return ledger, compliance
         for tool in _EVIDENCE:
             if tool not in offered:
