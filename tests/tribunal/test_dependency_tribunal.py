@@ -221,3 +221,17 @@ def test_the_advisory_id_is_what_get_vulnerability_reads(tmp_path: Path) -> None
     # the advisory does not list this package: the range cannot clear it, the imports do
     assert decision.justification is VexJustification.VULNERABLE_CODE_NOT_IN_EXECUTE_PATH
     assert VULN_ID in decision.entries[0].report.evidence[1].claim
+
+
+def test_the_finding_report_names_the_vex_justification_and_the_upgrade(tmp_path: Path) -> None:
+    from thresher.reports.markdown import render_finding
+
+    cleared = render_finding(
+        decide(dependency_tribunal(project(tmp_path, USES_IT)), dependency_finding(dev=True))
+    )
+    assert "| VEX justification | component_not_present |" in cleared
+    affected = render_finding(
+        decide(dependency_tribunal(project(tmp_path / "b", USES_IT)), dependency_finding())
+    )
+    assert "VEX justification" not in affected
+    assert "rotate" not in affected.lower() and "revoke" not in affected.lower()

@@ -69,7 +69,7 @@ def default_range_check() -> RangeCheck:
     def ask(ecosystem: Ecosystem, version: str, affected: Affected) -> bool | None:
         try:
             answer = check(ecosystem, version, affected)
-        except Exception:  # noqa: BLE001 - a version its grammar rejects: "cannot tell", never a guess
+        except Exception:  # a version its grammar rejects: "cannot tell", never a guess
             return None
         return answer if isinstance(answer, bool) else None
 
