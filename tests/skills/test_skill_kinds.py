@@ -5,12 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from thresher.config import AgentName, AgentSkills
+from thresher.errors import SkillToolError
 from thresher.findings import FindingKind
 from thresher.skills import SkillLoader
 from thresher.skills.catalog import catalog_entry
 from thresher.skills.compliance import applicable_required, compute_compliance
 from thresher.skills.parser import parse_skill_text
+from thresher.skills.tools import SkillSession
 
 P = Path("skills/x/SKILL.md")
 
@@ -85,3 +89,14 @@ def test_the_catalog_names_the_kind_of_a_dependency_skill() -> None:
     assert 'kind="dependency"' in catalog_entry(intake)
     secret = loaded.get("finding-intake")
     assert secret is not None and "kind=" not in catalog_entry(secret)
+
+
+def test_a_dependency_session_cannot_load_a_secret_skill() -> None:
+    loaded = SkillLoader().load(AgentName.ANALYSIS, AgentSkills())
+    session = SkillSession(loaded.for_kind(FindingKind.DEPENDENCY))
+    with pytest.raises(SkillToolError, match="unknown skill 'finding-intake'"):
+        session.activate("finding-intake")
+    assert "<skill_content" in session.activate("package-imports")
+    secret = SkillSession(loaded.for_kind(FindingKind.SECRET))
+    with pytest.raises(SkillToolError, match="unknown skill 'package-imports'"):
+        secret.activate("package-imports")
