@@ -14,6 +14,7 @@ from thresher.skills import SkillLoader
 from thresher.skills.catalog import catalog_entry
 from thresher.skills.compliance import applicable_required, compute_compliance
 from thresher.skills.parser import parse_skill_text
+from thresher.skills.scaffold import export_skills
 from thresher.skills.tools import SkillSession
 
 P = Path("skills/x/SKILL.md")
@@ -100,3 +101,20 @@ def test_a_dependency_session_cannot_load_a_secret_skill() -> None:
     secret = SkillSession(loaded.for_kind(FindingKind.SECRET))
     with pytest.raises(SkillToolError, match="unknown skill 'package-imports'"):
         secret.activate("package-imports")
+
+
+def test_an_exported_dependency_skill_keeps_its_kind(tmp_path: Path) -> None:
+    source = tmp_path / "src" / "dep-check"
+    source.mkdir(parents=True)
+    (source / "SKILL.md").write_text(
+        "---\nname: dep-check\ndescription: d\nkind: dependency\nagent: analysis\n---\n# T\n"
+    )
+    loaded = SkillLoader().load(AgentName.ANALYSIS, AgentSkills(directories=(tmp_path / "src",)))
+    skill = loaded.get("dep-check")
+    assert skill is not None and skill.kinds == (FindingKind.DEPENDENCY,)
+    written = export_skills(loaded.for_kind(FindingKind.DEPENDENCY), tmp_path / "out", force=False)
+    assert tmp_path / "out" / "dep-check" in written
+    assert tmp_path / "out" / "finding-intake" not in written  # a secret skill
+    exported = parse_skill_text((tmp_path / "out" / "dep-check" / "SKILL.md").read_text(), P)
+    assert exported.kinds == (FindingKind.DEPENDENCY,)  # type: ignore[attr-defined]
+    assert exported.strict_problems == ()  # type: ignore[attr-defined]  # kind moved under metadata
