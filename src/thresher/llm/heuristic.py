@@ -19,7 +19,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from thresher.dependency_rules import (
+    dependency_challenge,
+    dependency_report,
+    gather_dependency_evidence,
+)
 from thresher.heuristic_rules import Evidence, conclude
+
+__all__ = [
+    "HeuristicModel",
+    "dependency_challenge",
+    "dependency_report",
+    "gather_dependency_evidence",
+    "gather_evidence",
+    "heuristic_challenge",
+    "heuristic_judgement",
+    "heuristic_report",
+]
 from thresher.llm.errors import ModelConfigError
 from thresher.llm.messages import (
     AssistantMessage,
@@ -122,6 +138,8 @@ class _State:
             return [*calls, ("get_finding", {"finding_id": finding_id})]
         if self.info.agent == "judge":
             return calls
+        if self.info.kind == "dependency":
+            return calls + self._dependency_calls()
         location = self._location()
         # A wiki page's path names a page of the wiki, not a file of the workspace.
         readable = location is not None and location.get("kind", "file") != "wiki"
@@ -143,6 +161,19 @@ class _State:
             calls.append(("validate_secret", {"finding_id": finding_id}))
         return calls
 
+    def _dependency_calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """The advisory (by the finding's rule id) and the imports of its package."""
+        calls: list[tuple[str, dict[str, Any]]] = []
+        found = next((r.data for _, r in self.ok("get_finding")), {})
+        source = found.get("source") or {}
+        rule = found.get("rule_id")
+        if rule and "get_vulnerability" in self.offered and not self.asked("get_vulnerability"):
+            calls.append(("get_vulnerability", {"id": str(rule)}))
+        package = source.get("package")
+        if package and "find_imports" in self.offered and not self.asked("find_imports"):
+            calls.append(("find_imports", {"package": str(package)}))
+        return calls
+
     def _location(self) -> dict[str, Any] | None:
         for _, result in self.ok("get_finding"):
             locations = result.data.get("locations") or []
@@ -157,6 +188,8 @@ class _State:
         )
 
     def submission(self) -> tuple[str, dict[str, Any]]:
+        if self.info.kind == "dependency":
+            return self._dependency_submission()
         match self.info.agent:
             case "analysis":
                 return self.info.submit_tool, heuristic_report(self.evidence())
@@ -169,6 +202,22 @@ class _State:
             case "judge":
                 entries = list(self.info.context.get("reports") or [])
                 return self.info.submit_tool, heuristic_judgement(entries)
+            case other:
+                raise ModelConfigError(f"the heuristic model cannot play '{other}'")
+
+    def _dependency_submission(self) -> tuple[str, dict[str, Any]]:
+        evidence = gather_dependency_evidence(
+            (c.name, r.ledger_id, r.data) for c, r in self.results if not r.is_error
+        )
+        match self.info.agent:
+            case "analysis":
+                return self.info.submit_tool, dependency_report(evidence)
+            case "challenger":
+                report = self.info.context.get("report") or {}
+                return self.info.submit_tool, dependency_challenge(evidence, report)
+            case "judge":
+                entries = list(self.info.context.get("reports") or [])
+                return self.info.submit_tool, heuristic_judgement(entries, safe="affected")
             case other:
                 raise ModelConfigError(f"the heuristic model cannot play '{other}'")
 
@@ -266,8 +315,9 @@ def heuristic_challenge(
     }
 
 
-def heuristic_judgement(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The judgement over the panel's entries (as the judge session receives them)."""
+def heuristic_judgement(entries: list[dict[str, Any]], *, safe: str = "real") -> dict[str, Any]:
+    """The judgement over the panel's entries (as the judge session receives them);
+    ``safe``: the classification of an undecided finding of this kind."""
 
     def eligible(entry: dict[str, Any]) -> bool:
         challenge = entry.get("challenge") or {}
@@ -295,7 +345,7 @@ def heuristic_judgement(entries: list[dict[str, Any]]) -> dict[str, Any]:
             "scores": scores,
             "rationale": "No report passed its checks unrefuted.",
             "final_verdict": "INCONCLUSIVE",
-            "final_classification": first.get("classification", "real"),
+            "final_classification": first.get("classification", safe),
         }
     winner = min(
         candidates,
