@@ -234,12 +234,18 @@ def toml_package_lines(text: str, names: list[str]) -> list[int]:
 
 
 def compose_yaml(path: str, text: str) -> yaml.Node | None:
-    """The node tree, with marks; composing never constructs, so tags run nothing and an
-    alias is the anchored node itself, not a copy (no expansion bomb)."""
+    """The node tree of a one-document YAML file, with marks.
+
+    Built from libyaml's event stream by an explicit stack rather than by PyYAML's
+    composer, whose C version recurses per nesting level and crashes the interpreter
+    (a segmentation fault, not an exception) on a few hundred kilobytes of ``[[[[``;
+    libyaml itself slows quadratically with depth, so the depth check stops at the
+    first level too many. Nothing is constructed, so tags run nothing, and an alias
+    is the anchored node itself, not a copy (no expansion bomb)."""
     check_size(path, text)
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        return yaml.compose(text, Loader=loader)
+        return _compose(path, yaml.parse(text, Loader=loader))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or "syntax error"
@@ -247,8 +253,66 @@ def compose_yaml(path: str, text: str) -> yaml.Node | None:
         raise LockfileError(path, f"is not valid YAML: {problem}", line=line) from None
     except yaml.YAMLError as exc:
         raise LockfileError(path, f"is not valid YAML: {exc}") from None
-    except RecursionError:
-        raise LockfileError(path, "nests deeper than a lockfile can") from None
+
+
+def _compose(path: str, events: Iterable[Any]) -> yaml.Node | None:
+    """PyYAML's stubs type marks loosely; events are read as ``Any``."""
+    anchors: dict[str, yaml.Node] = {}
+    stack: list[tuple[yaml.Node, list[yaml.Node]]] = []  # open collections, pending items
+    root: yaml.Node | None = None
+    documents = 0
+    for event in events:
+        node: yaml.Node | None = None
+        start: Any = event.start_mark
+        end: Any = event.end_mark
+        if isinstance(event, yaml.DocumentStartEvent):
+            documents += 1
+            if documents > 1:
+                raise LockfileError(
+                    path, "holds more than one YAML document", line=_event_line(event)
+                )
+        elif isinstance(event, yaml.AliasEvent):
+            if event.anchor not in anchors:
+                raise LockfileError(
+                    path, f"alias *{event.anchor} has no anchor", line=_event_line(event)
+                )
+            node = anchors[event.anchor]
+        elif isinstance(event, yaml.ScalarEvent):
+            node = yaml.ScalarNode(event.tag or "", event.value, start, end, event.style)
+            if event.anchor:
+                anchors[event.anchor] = node
+        elif isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+            if len(stack) >= MAX_DEPTH:
+                raise LockfileError(
+                    path, "nests deeper than a lockfile can", line=_event_line(event)
+                )
+            kind = (
+                yaml.SequenceNode
+                if isinstance(event, yaml.SequenceStartEvent)
+                else yaml.MappingNode
+            )
+            opened = kind(event.tag or "", [], start, end)
+            if event.anchor:
+                anchors[event.anchor] = opened
+            stack.append((opened, []))
+            continue
+        elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+            node, items = stack.pop()
+            if isinstance(node, yaml.MappingNode):
+                node.value = list(zip(items[::2], items[1::2], strict=True))
+            else:
+                node.value = items
+        if node is None:
+            continue
+        if stack:
+            stack[-1][1].append(node)
+        else:
+            root = node
+    return root
+
+
+def _event_line(event: Any) -> int:
+    return int(event.start_mark.line) + 1
 
 
 def node_line(node: yaml.Node) -> int:
