@@ -91,20 +91,28 @@ def test_pnpm_v9_importers_and_dev_only_from_snapshots() -> None:
 @pytest.mark.parametrize(
     ("path", "text", "line"),
     [
-        ("package-lock.json", '{\n  "lockfileVersion": 3,\n  "packages": {\n    "": {}\n  ,}\n}', 5),
+        (
+            "package-lock.json",
+            '{\n  "lockfileVersion": 3,\n  "packages": {\n    "": {}\n  ,}\n}',
+            5,
+        ),
         ("package-lock.json", '{\n  "lockfileVersion": 7\n}\n', 2),
         (
             "npm-shrinkwrap.json",
             '{\n "lockfileVersion": 3,\n "packages": {\n  "node_modules/a": []\n }\n}\n',
             4,
         ),
-        ("yarn.lock", "# yarn lockfile v1\n\na@^1:\n  resolved \"x\"\n\nb@^2:\n", 3),
-        ("yarn.lock", "# yarn lockfile v1\n\n  version \"1.0.0\"\n", 3),
-        ("yarn.lock", "__metadata:\n  version: 6\n\n\"a@npm:^1\":\n  version: [1\n", 6),
+        ("yarn.lock", '# yarn lockfile v1\n\na@^1:\n  resolved "x"\n\nb@^2:\n', 3),
+        ("yarn.lock", '# yarn lockfile v1\n\n  version "1.0.0"\n', 3),
+        ("yarn.lock", '__metadata:\n  version: 6\n\n"a@npm:^1":\n  version: [1\n', 6),
         ("yarn.lock", '__metadata:\n  version: 6\n\n"a@npm:^1":\n  checksum: x\n', 4),
         ("pnpm-lock.yaml", "lockfileVersion: '6.0'\npackages:\n  /a@1.0.0: {\n", 4),
         ("pnpm-lock.yaml", "lockfileVersion: '4.0'\n", 1),
-        ("pnpm-lock.yaml", "lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies:\n      a: {}\n", 5),
+        (
+            "pnpm-lock.yaml",
+            "lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies:\n      a: {}\n",
+            5,
+        ),
     ],
 )
 def test_malformed_js_lockfiles_name_file_and_line(path: str, text: str, line: int) -> None:

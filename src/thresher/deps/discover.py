@@ -73,11 +73,14 @@ def find_lockfiles(root: Path, paths: tuple[Path, ...] | list[Path] = ()) -> lis
 
 
 def read_text(root: Path, relative: str) -> str:
-    """A root-relative file as bounded UTF-8; symlinks are not followed out of the tree."""
+    """A root-relative file as bounded UTF-8; a symbolic link (which could lead out of
+    the tree, or to a device) is refused, never followed."""
     full = root / relative
     try:
-        if full.is_symlink():
-            raise LockfileError(relative, "is a symbolic link; lockfiles are read as regular files")
+        if full.is_symlink() or not full.resolve().is_relative_to(root.resolve()):
+            raise LockfileError(
+                relative, "is reached through a symbolic link; lockfiles are read as regular files"
+            )
         size = full.stat().st_size
         if size > MAX_BYTES:
             raise LockfileError(

@@ -58,6 +58,13 @@ def decode(path: str, data: bytes) -> str:
         raise LockfileError(path, "is not UTF-8 text", line=line) from None
 
 
+def physical_lines(text: str) -> list[str]:
+    """Lines as git and editors number them: split on ``\\n`` only (``str.splitlines``
+    also splits on form feeds and Unicode separators, which would shift every later
+    line number), with a ``\\r`` before it dropped."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 # --- purls and the value object -------------------------------------------------------
 
 
@@ -211,7 +218,7 @@ def toml_package_lines(text: str, names: list[str]) -> list[int]:
     the line of its own ``name = "..."`` found by search, else line 1."""
     found: list[int] = []
     inside = False
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(physical_lines(text), start=1):
         if _ARRAY_HEADER.match(raw):
             found.append(number)
             inside = True
@@ -222,7 +229,7 @@ def toml_package_lines(text: str, names: list[str]) -> list[int]:
             inside = False
     if len(found) == len(names):
         return found
-    lines = text.splitlines()
+    lines = physical_lines(text)
     result = []
     for name in names:
         pattern = re.compile(rf"""^\s*name\s*=\s*["']{re.escape(name)}["']""")

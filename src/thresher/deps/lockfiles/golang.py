@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from thresher.deps.lockfiles._base import check_size, dependency, unique
+from thresher.deps.lockfiles._base import check_size, dependency, physical_lines, unique
 from thresher.deps.model import Dependency, Ecosystem, LockfileError, Relation
 
 _VERSION = re.compile(r"^v\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$")
@@ -30,7 +30,7 @@ def parse(path: str, text: str) -> list[Dependency]:
     check_size(path, text)
     deps: list[Dependency] = []
     block: tuple[str, int] | None = None  # (verb, line) of an open "verb (" block
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(physical_lines(text), start=1):
         tokens, indirect = _tokens(raw)
         if not tokens:
             continue

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-from thresher.deps.lockfiles._base import check_size, dependency
+from thresher.deps.lockfiles._base import check_size, dependency, physical_lines
 from thresher.deps.model import Dependency, Ecosystem, LockfileError, Relation
 
 # Reads a root-relative posix path; None when the file does not exist.
@@ -37,7 +37,7 @@ def logical_lines(text: str) -> Iterator[tuple[int, str]]:
     comments, as pip reads them."""
     start: int | None = None
     parts: list[str] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(physical_lines(text), start=1):
         if start is None:
             start = number
         if raw.endswith("\\"):
@@ -109,7 +109,10 @@ def _include(
     if depth >= MAX_INCLUDE_DEPTH:
         raise LockfileError(path, f"-r {target}: includes nest too deep", line=number)
     seen.add(joined)
-    included = read(joined)
+    try:
+        included = read(joined)
+    except LockfileError as exc:  # too large, undecodable, behind a symlink
+        raise LockfileError(path, f"-r {target}: {exc.message}", line=number) from None
     if included is None:
         raise LockfileError(path, f"-r {target}: no such file ({joined})", line=number)
     _parse(joined, included, read, deps, seen, depth + 1)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from thresher.deps.lockfiles._base import check_size, dependency, unique
+from thresher.deps.lockfiles._base import check_size, dependency, physical_lines, unique
 from thresher.deps.model import Dependency, Ecosystem, LockfileError, Relation
 
 _SPEC = re.compile(r"^    (?P<name>[^\s(]+) \((?P<version>[^)\s]+)\)$")
@@ -24,7 +24,7 @@ def parse(path: str, text: str) -> list[Dependency]:
     direct: set[str] = set()
     section = ""
     in_specs = False
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(physical_lines(text), start=1):
         line = raw.rstrip()
         if not line:
             continue

@@ -18,6 +18,7 @@ from thresher.deps.lockfiles._base import (
     check_size,
     compose_yaml,
     dependency,
+    physical_lines,
     unique,
     yaml_mapping,
     yaml_scalar,
@@ -73,7 +74,7 @@ def _parse_v1(path: str, text: str) -> list[Dependency]:
         if not rng.startswith(_NON_REGISTRY) and version[:1].isdigit():
             deps.append(dependency(Ecosystem.NPM, name, version, path, number))
 
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(physical_lines(text), start=1):
         stripped = raw.strip()
         if not stripped or stripped.startswith("#"):
             continue
