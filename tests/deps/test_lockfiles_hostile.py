@@ -50,7 +50,7 @@ def test_undecodable_bytes_name_their_line() -> None:
 )
 def test_deep_nesting_is_an_error_not_a_crash(path: str, text: str) -> None:
     # The C YAML composer segfaults on ~100k levels; json and tomllib raise RecursionError.
-    with pytest.raises(LockfileError, match="nests deeper|not valid"):
+    with pytest.raises(LockfileError, match="nests deeper"):
         parse(path, text)
 
 
