@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
-from tests.deps.lockfile_helpers import D, rows
+from tests.deps.lockfile_helpers import FIXTURES, D, rows
 from thresher.deps.lockfiles import MAX_BYTES, decode, parse
 from thresher.deps.model import LockfileError
 
@@ -111,3 +112,26 @@ def test_a_json_key_hidden_in_a_string_does_not_move_a_line() -> None:
         "}\n"
     )
     assert [d.line for d in parse("package-lock.json", text)] == [5]
+
+
+def test_mutated_fixtures_parse_or_fail_with_a_lockfile_error() -> None:
+    """Seeded mutations of every fixture: a value or a LockfileError naming the file,
+    and never the catch-all "unexpected structure" (each parser checks its shapes)."""
+    rng = random.Random(12)
+    alphabet = list("{}[]\":,=\n -@/#\\'ab1.()_|&*!")
+    for fixture in sorted(p for p in FIXTURES.rglob("*") if p.is_file()):
+        relative = fixture.relative_to(FIXTURES).as_posix()
+        text = fixture.read_text(encoding="utf-8")
+        for _ in range(120):
+            chars = list(text)
+            for _ in range(rng.randint(1, 4)):
+                at = rng.randrange(len(chars))
+                if rng.random() < 0.5:
+                    del chars[at : at + rng.randint(1, 20)]
+                else:
+                    chars.insert(at, rng.choice(alphabet))
+            try:
+                parse(relative, "".join(chars))
+            except LockfileError as exc:
+                assert exc.path == relative
+                assert "unexpected structure" not in str(exc), str(exc)

@@ -120,3 +120,21 @@ def test_malformed_js_lockfiles_name_file_and_line(path: str, text: str, line: i
         parse(f"web/{path}", text)
     assert caught.value.path == f"web/{path}"
     assert caught.value.line == line, str(caught.value)
+
+
+def test_pnpm_aliases_make_the_real_package_direct() -> None:
+    text = (
+        "lockfileVersion: '9.0'\n"
+        "importers:\n"
+        "  .:\n"
+        "    dependencies:\n"
+        "      string-width-cjs:\n"
+        "        specifier: npm:string-width@^4.2.0\n"
+        "        version: string-width@4.2.3\n"
+        "packages:\n"
+        "  string-width@4.2.3:\n"
+        "    resolution: {integrity: sha512-x}\n"
+        "snapshots:\n"
+        "  string-width@4.2.3: {}\n"
+    )
+    assert rows(parse("pnpm-lock.yaml", text)) == {("string-width", "4.2.3", 9, D, False)}

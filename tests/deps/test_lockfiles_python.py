@@ -121,3 +121,17 @@ def test_malformed_python_lockfiles_name_file_and_line(path: str, text: str, lin
         parse(f"app/{path}", text)
     assert caught.value.path == f"app/{path}"
     assert caught.value.line == line
+
+
+def test_local_paths_archives_and_urls_pin_nothing_and_are_no_error() -> None:
+    text = (
+        "src/mypkg\n"
+        "wheels/foo-1.0-py3-none-any.whl\n"
+        "C:\\build\\pkg\n"
+        "pkg @ https://example.com/pkg-1.0.tar.gz\n"
+        "git+https://github.com/example/x.git@v1#egg=x\n"
+        "-e .\n"
+        "-c constraints.txt\n"
+        "attrs==23.1.0\n"
+    )
+    assert rows(parse("requirements.txt", text)) == {("attrs", "23.1.0", 8, D, None)}

@@ -83,7 +83,7 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
     parser: Callable[[str, str], list[Dependency]]
     match kind:
         case LockfileKind.REQUIREMENTS:
-            return requirements.parse(path, text, read)
+            return requirements.parse(path, text, read)  # its own errors name their line
         case LockfileKind.POETRY:
             parser = pylocks.parse_poetry
         case LockfileKind.PIPFILE:
@@ -104,7 +104,14 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
             parser = ruby.parse
         case LockfileKind.COMPOSER:
             parser = composer.parse
-    return parser(path, text)
+    try:
+        return parser(path, text)
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+        # A structure no parser anticipated (a number where a table belongs, ...):
+        # still this file's error, never a traceback that stops the other files.
+        raise LockfileError(
+            path, f"has an unexpected structure ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 __all__ = ["MAX_BYTES", "LockfileKind", "Reader", "decode", "kind_of", "parse"]

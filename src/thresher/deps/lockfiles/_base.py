@@ -104,16 +104,23 @@ def dependency(
     *,
     purl_version: str | None = None,
 ) -> Dependency:
-    return Dependency(
-        name=name,
-        version=version,
-        ecosystem=ecosystem,
-        purl=purl(ecosystem, name, purl_version or version),
-        path=path,
-        line=max(line, 1),
-        relation=relation,
-        dev=dev,
-    )
+    """The value object, or a LockfileError at ``line`` when the name or version is
+    empty or no package URL can carry them (hostile files reach here too)."""
+    try:
+        return Dependency(
+            name=name,
+            version=version,
+            ecosystem=ecosystem,
+            purl=purl(ecosystem, name, purl_version or version),
+            path=path,
+            line=max(line, 1),
+            relation=relation,
+            dev=dev,
+        )
+    except ValueError:  # pydantic's ValidationError, packageurl's ValueError
+        raise LockfileError(
+            path, f"{name!r} at {version!r} is not a package name and version", line=line
+        ) from None
 
 
 def unique(deps: Iterable[Dependency]) -> list[Dependency]:

@@ -16,6 +16,7 @@ from thresher.deps.lockfiles._base import check_size, dependency, physical_lines
 from thresher.deps.model import Dependency, Ecosystem, LockfileError, Relation
 
 _VERSION = re.compile(r"^v\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?$")
+_MODULE = re.compile(r"^[^/\s]+(?:/[^/\s]+)*$")
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`|\S+')
 
 
@@ -57,6 +58,8 @@ def _require(path: str, number: int, tokens: list[str], indirect: bool) -> Depen
     if len(tokens) != 2:
         raise LockfileError(path, "a requirement must read: module/path v1.2.3", line=number)
     module, version = tokens
+    if not _MODULE.match(module):
+        raise LockfileError(path, f"{module!r} is not a module path", line=number)
     if not _VERSION.match(version):
         raise LockfileError(path, f"{version!r} is not a module version", line=number)
     return dependency(

@@ -52,6 +52,17 @@ def split_key(key: str, major: int) -> Key | None:
     return (name, version) if name and version[:1].isdigit() else None
 
 
+def _target(name: str, version: str, major: int) -> Key | None:
+    """The package a dependency entry points at: ``1.2.3(peer@1)`` is a version of
+    ``name``; an alias names another package (``string-width@4.2.3`` in 9,
+    ``/string-width@4.2.3`` in 6, ``/string-width/4.2.3`` in 5); ``link:`` is local."""
+    if version[:1].isdigit():
+        return name, _bare(version)
+    if major >= 9:
+        return split_key(version, major)
+    return split_key(version if version.startswith("/") else f"/{version}", major)
+
+
 def parse(path: str, text: str) -> list[Dependency]:
     root = compose_yaml(path, text)
     top = {key: (node, line) for key, node, line in yaml_mapping(path, root, "the lockfile")}
@@ -62,7 +73,7 @@ def parse(path: str, text: str) -> list[Dependency]:
         raise LockfileError(
             path, f"lockfileVersion {raw_version!r} is not a number", line=1
         ) from None
-    if major not in (5, 6, 7, 9):
+    if major not in (5, 6, 9):
         line = top["lockfileVersion"][1] if "lockfileVersion" in top else 1
         raise LockfileError(
             path, f"lockfileVersion {raw_version} is not one thresher reads (5, 6, 9)", line=line
@@ -74,7 +85,7 @@ def parse(path: str, text: str) -> list[Dependency]:
             importers.append(yaml_mapping(path, node, f'importer "{name}"'))
     else:
         importers.append([(k, node, line) for k, (node, line) in top.items()])
-    prod_roots, dev_roots = _roots(path, importers)
+    prod_roots, dev_roots = _roots(path, importers, major)
 
     packages = yaml_mapping(path, top.get("packages", (None, 0))[0], "packages")
     flags: dict[Key, bool | None] = {}
@@ -93,10 +104,11 @@ def parse(path: str, text: str) -> list[Dependency]:
             if found is not None:
                 fields = {k: v for k, v, _ in yaml_mapping(path, node, f'"{key}"')}
                 edges.setdefault(found, []).extend(
-                    (dep, _bare(version))
+                    target
                     for field in _PROD
                     for dep, child, _ in yaml_mapping(path, fields.get(field), field)
                     if (version := yaml_scalar(child)) is not None
+                    and (target := _target(dep, version, major)) is not None
                 )
         flags.update(dev_only(edges, prod_roots, dev_roots))
 
@@ -115,7 +127,7 @@ def parse(path: str, text: str) -> list[Dependency]:
 
 
 def _roots(
-    path: str, importers: list[list[tuple[str, yaml.Node, int]]]
+    path: str, importers: list[list[tuple[str, yaml.Node, int]]], major: int
 ) -> tuple[list[Key], list[Key]]:
     prod: list[Key] = []
     dev: list[Key] = []
@@ -130,6 +142,7 @@ def _roots(
                     version = yaml_scalar(inner.get("version"))
                 if version is None:
                     raise LockfileError(path, f'"{name}" has no version', line=line)
-                if version[:1].isdigit():
-                    (dev if field in _DEV else prod).append((name, _bare(version)))
+                target = _target(name, version, major)
+                if target is not None:
+                    (dev if field in _DEV else prod).append(target)
     return prod, dev

@@ -120,8 +120,9 @@ def _include(
 
 def _pin(path: str, number: int, line: str) -> tuple[str, str] | None:
     """(normalised name, version) of an exact pin; None for lines that pin nothing."""
-    if _NOT_A_NAME.match(line):
-        return None
+    first = line.split(maxsplit=1)[0]
+    if _NOT_A_NAME.match(line) or (("/" in first or "\\" in first) and "@" not in first):
+        return None  # a URL, an archive or a local path: pip installs it, nothing pins it
     spec = _PER_REQUIREMENT.sub("", " " + line).strip()
     if spec.startswith("-"):
         return None

@@ -39,6 +39,8 @@ def parse(path: str, text: str) -> list[Dependency]:
                 if spec is None:
                     raise LockfileError(path, "a locked gem must read: name (version)", line=number)
                 version = spec.group("version").split("-", 1)[0]  # drop the platform
+                if not version[:1].isdigit():
+                    raise LockfileError(path, f"{version!r} is not a gem version", line=number)
                 locked.append((spec.group("name"), version, number))
         elif section == "DEPENDENCIES" and (found := _DIRECT.match(line)) is not None:
             direct.add(found.group("name"))
