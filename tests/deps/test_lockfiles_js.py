@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.deps.lockfile_helpers import D, T, U, parse_fixture, rows
+from tests.deps.lockfile_helpers import FIXTURES, D, T, U, parse_fixture, rows
 from thresher.deps.lockfiles import parse
-from thresher.deps.model import Ecosystem, LockfileError
+from thresher.deps.model import Dependency, Ecosystem, LockfileError
 
 
 def test_package_lock_v3_direct_from_root_and_workspaces_dev_from_flags() -> None:
@@ -48,13 +48,47 @@ def test_yarn_v1_entries_at_their_header_line() -> None:
     }
 
 
-def test_yarn_berry_skips_workspace_and_patch_entries() -> None:
-    assert rows(parse_fixture("yarn-berry/yarn.lock")) == {
-        ("@babel/code-frame", "7.22.13", 8, U, None),
-        ("lodash", "4.17.21", 25, U, None),
-        ("resolve", "1.22.8", 38, U, None),
-        ("string-width", "4.2.3", 44, U, None),
+def test_yarn_v1_with_its_package_json_knows_direct_and_dev_only() -> None:
+    assert rows(_with_manifest("yarn-v1/yarn.lock")) == {
+        ("@babel/code-frame", "7.22.13", 5, D, False),
+        ("chalk", "2.4.2", 13, T, False),  # required by @babel/code-frame
+        ("string-width", "4.2.3", 19, D, False),  # the alias string-width-cjs
+        ("lodash", "4.17.21", 26, D, True),  # a devDependency only
     }
+
+
+def test_yarn_berry_skips_workspace_and_patch_entries_and_reads_the_workspace() -> None:
+    # Without package.json, the workspace entry's dependencies are the direct ones; the
+    # patched resolve counts through the npm release it patches.
+    assert rows(parse_fixture("yarn-berry/yarn.lock")) == {
+        ("@babel/code-frame", "7.22.13", 8, D, None),
+        ("lodash", "4.17.21", 28, D, None),
+        ("resolve", "1.22.8", 41, D, None),
+        ("string-width", "4.2.3", 47, D, None),
+    }
+
+
+def test_yarn_berry_with_its_package_json_knows_dev_only() -> None:
+    assert rows(_with_manifest("yarn-berry/yarn.lock")) == {
+        ("@babel/code-frame", "7.22.13", 8, D, False),
+        ("lodash", "4.17.21", 28, D, True),
+        ("resolve", "1.22.8", 41, D, False),
+        ("string-width", "4.2.3", 47, D, True),
+    }
+
+
+def test_a_broken_package_json_beside_yarn_lock_is_named() -> None:
+    with pytest.raises(LockfileError) as caught:
+        parse("web/yarn.lock", "# yarn lockfile v1\n", read=lambda _p: '{\n  "dependencies": [\n')
+    assert (caught.value.path, caught.value.line) == ("web/package.json", 3)
+
+
+def _with_manifest(relative: str) -> list[Dependency]:
+    def read(path: str) -> str | None:
+        file = FIXTURES / path
+        return file.read_text(encoding="utf-8") if file.is_file() else None
+
+    return parse(relative, (FIXTURES / relative).read_text(encoding="utf-8"), read=read)
 
 
 def test_pnpm_v5_slash_keys_and_dev_flags() -> None:

@@ -93,7 +93,7 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
         case LockfileKind.NPM:
             parser = npm.parse
         case LockfileKind.YARN:
-            parser = yarn.parse
+            return _guarded(path, lambda: yarn.parse(path, text, read))
         case LockfileKind.PNPM:
             parser = pnpm.parse
         case LockfileKind.GO_MOD:
@@ -104,8 +104,12 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
             parser = ruby.parse
         case LockfileKind.COMPOSER:
             parser = composer.parse
+    return _guarded(path, lambda: parser(path, text))
+
+
+def _guarded(path: str, run: Callable[[], list[Dependency]]) -> list[Dependency]:
     try:
-        return parser(path, text)
+        return run()
     except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
         # A structure no parser anticipated (a number where a table belongs, ...):
         # still this file's error, never a traceback that stops the other files.
