@@ -75,8 +75,10 @@ def kind_of(path: str) -> LockfileKind | None:
 def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependency]:
     """The dependencies ``text`` (the content of ``path``) pins.
 
-    ``read`` lets a requirements file follow its ``-r`` includes (root-relative
-    paths; it returns None for a missing file); without it they are not followed."""
+    ``read`` reads another root-relative file (None when it does not exist): a
+    requirements file's ``-r`` includes, and the manifest beside a lockfile
+    (package.json, composer.json, pyproject.toml, Pipfile) that says which packages
+    are direct. Without it, includes are not followed and manifests not consulted."""
     kind = kind_of(path)
     if kind is None:
         raise LockfileError(path, "is not a lockfile or manifest thresher reads")
@@ -85,13 +87,13 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
         case LockfileKind.REQUIREMENTS:
             return requirements.parse(path, text, read)  # its own errors name their line
         case LockfileKind.POETRY:
-            parser = pylocks.parse_poetry
+            return _guarded(path, lambda: pylocks.parse_poetry(path, text, read))
         case LockfileKind.PIPFILE:
-            parser = pylocks.parse_pipfile_lock
+            return _guarded(path, lambda: pylocks.parse_pipfile_lock(path, text, read))
         case LockfileKind.UV:
             parser = pylocks.parse_uv
         case LockfileKind.NPM:
-            parser = npm.parse
+            return _guarded(path, lambda: npm.parse(path, text, read))
         case LockfileKind.YARN:
             return _guarded(path, lambda: yarn.parse(path, text, read))
         case LockfileKind.PNPM:
@@ -103,7 +105,7 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
         case LockfileKind.GEMFILE:
             parser = ruby.parse
         case LockfileKind.COMPOSER:
-            parser = composer.parse
+            return _guarded(path, lambda: composer.parse(path, text, read))
     return _guarded(path, lambda: parser(path, text))
 
 
