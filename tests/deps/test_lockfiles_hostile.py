@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.deps.lockfile_helpers import FIXTURES, D, rows
+from tests.tokens import random_secret
 from thresher.deps.lockfiles import MAX_BYTES, decode, kind_of, parse
 from thresher.deps.model import LockfileError
 
@@ -135,3 +136,17 @@ def test_mutated_fixtures_parse_or_fail_with_a_lockfile_error() -> None:
             except LockfileError as exc:
                 assert exc.path == relative
                 assert "unexpected structure" not in str(exc), str(exc)
+
+
+def test_credentials_in_a_url_never_reach_the_error_message() -> None:
+    token = random_secret(24, seed=41)
+    text = (
+        "__metadata:\n  version: 6\n\n"
+        f'"pkg@https://ci:{token}@npm.example.com/pkg.tgz?auth={token}":\n'
+        "  languageName: node\n"
+    )
+    with pytest.raises(LockfileError) as caught:
+        parse("yarn.lock", text)
+    assert caught.value.line == 4
+    assert token not in str(caught.value)
+    assert "https://…@npm.example.com/pkg.tgz?…" in str(caught.value)

@@ -27,6 +27,8 @@ from thresher.deps.lockfiles._base import MAX_BYTES, decode
 from thresher.deps.model import Dependency, LockfileError
 
 Reader = requirements.Reader
+# Every format's parser: (root-relative path, text, reader of files beside it).
+Parser = Callable[[str, str, Reader | None], list[Dependency]]
 
 
 class LockfileKind(StrEnum):
@@ -82,20 +84,20 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
     kind = kind_of(path)
     if kind is None:
         raise LockfileError(path, "is not a lockfile or manifest thresher reads")
-    parser: Callable[[str, str], list[Dependency]]
+    parser: Parser
     match kind:
         case LockfileKind.REQUIREMENTS:
-            return requirements.parse(path, text, read)  # its own errors name their line
+            parser = requirements.parse
         case LockfileKind.POETRY:
-            return _guarded(path, lambda: pylocks.parse_poetry(path, text, read))
+            parser = pylocks.parse_poetry
         case LockfileKind.PIPFILE:
-            return _guarded(path, lambda: pylocks.parse_pipfile_lock(path, text, read))
+            parser = pylocks.parse_pipfile_lock
         case LockfileKind.UV:
             parser = pylocks.parse_uv
         case LockfileKind.NPM:
-            return _guarded(path, lambda: npm.parse(path, text, read))
+            parser = npm.parse
         case LockfileKind.YARN:
-            return _guarded(path, lambda: yarn.parse(path, text, read))
+            parser = yarn.parse
         case LockfileKind.PNPM:
             parser = pnpm.parse
         case LockfileKind.GO_MOD:
@@ -105,19 +107,30 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
         case LockfileKind.GEMFILE:
             parser = ruby.parse
         case LockfileKind.COMPOSER:
-            return _guarded(path, lambda: composer.parse(path, text, read))
-    return _guarded(path, lambda: parser(path, text))
-
-
-def _guarded(path: str, run: Callable[[], list[Dependency]]) -> list[Dependency]:
+            parser = composer.parse
     try:
-        return run()
+        return parser(path, text, read)
+    except LockfileError as exc:
+        raise _scrubbed(exc) from None
     except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
         # A structure no parser anticipated (a number where a table belongs, ...):
         # still this file's error, never a traceback that stops the other files.
-        raise LockfileError(
-            path, f"has an unexpected structure ({type(exc).__name__}: {exc})"
-        ) from None
+        raise LockfileError(path, f"has an unexpected structure ({type(exc).__name__})") from None
+
+
+# Credentials a lockfile may carry in a URL (a private registry's user:token@, a
+# ?token= query) never reach an error message, hence never a report.
+_USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.-]*://)[^/\s@\"']+@")
+_QUERY = re.compile(r"\?[^\s\"'#]+")
+
+
+def _scrubbed(exc: LockfileError) -> LockfileError:
+    where = f"{exc.path}:{exc.line}" if exc.line is not None else exc.path
+    message = exc.message.removeprefix(f"{where}: ")
+    clean = _QUERY.sub("?…", _USERINFO.sub(r"\1…@", message))
+    if clean == message:
+        return exc
+    return LockfileError(exc.path, clean, line=exc.line, hint=exc.hint)
 
 
 __all__ = ["MAX_BYTES", "LockfileKind", "Reader", "decode", "kind_of", "parse"]

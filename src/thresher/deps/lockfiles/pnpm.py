@@ -63,7 +63,7 @@ def _target(name: str, version: str, major: int) -> Key | None:
     return split_key(version if version.startswith("/") else f"/{version}", major)
 
 
-def parse(path: str, text: str) -> list[Dependency]:
+def parse(path: str, text: str, _read: object = None) -> list[Dependency]:
     root = compose_yaml(path, text)
     top = {key: (node, line) for key, node, line in yaml_mapping(path, root, "the lockfile")}
     raw_version = yaml_scalar(top["lockfileVersion"][0]) if "lockfileVersion" in top else None

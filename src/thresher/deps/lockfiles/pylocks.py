@@ -112,7 +112,7 @@ def parse_pipfile_lock(path: str, text: str, read: Reader | None = None) -> list
     return unique(deps)
 
 
-def parse_uv(path: str, text: str) -> list[Dependency]:
+def parse_uv(path: str, text: str, _read: object = None) -> list[Dependency]:
     packages = _packages(path, load_toml(path, text))
     lines = toml_package_lines(text, [p["name"] for p in packages])
 
