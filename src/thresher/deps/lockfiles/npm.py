@@ -60,6 +60,12 @@ def _parse_packages(path: str, text: str, packages: dict[str, Any]) -> list[Depe
             importers[key] = {
                 name for field in _MANIFEST_LISTS for name in _strings(entry.get(field))
             }
+
+    def relation(direct: bool) -> Relation:
+        if "" not in importers:  # no root entry (a hidden lockfile): nothing to judge by
+            return Relation.UNKNOWN
+        return Relation.DIRECT if direct else Relation.TRANSITIVE
+
     deps = []
     for key, entry in packages.items():
         line = lines.get(("packages", key), 1)
@@ -89,7 +95,7 @@ def _parse_packages(path: str, text: str, packages: dict[str, Any]) -> list[Depe
                 version,
                 path,
                 line,
-                Relation.DIRECT if direct else Relation.TRANSITIVE,
+                relation(direct),
                 entry.get("dev") is True,
             )
         )
