@@ -176,5 +176,8 @@ def test_package_lock_v1_with_its_package_json_tells_hoisted_from_direct() -> No
 
 
 def test_package_lock_without_a_root_entry_leaves_the_relation_unknown() -> None:
-    text = '{\n  "lockfileVersion": 3,\n  "packages": {\n    "node_modules/a": {"version": "1.0.0"}\n  }\n}\n'
+    text = (
+        '{\n  "lockfileVersion": 3,\n  "packages": {\n'
+        '    "node_modules/a": {"version": "1.0.0"}\n  }\n}\n'
+    )
     assert rows(parse("package-lock.json", text)) == {("a", "1.0.0", 4, U, False)}
