@@ -48,6 +48,7 @@ def test_undecodable_bytes_name_their_line() -> None:
         ("pnpm-lock.yaml", "lockfileVersion: '9.0'\nx: " + "[" * 1_000_000 + "]" * 1_000_000),
         ("pnpm-lock.yaml", "lockfileVersion: '9.0'\nx:\n" + "- " * 1_000_000 + "x\n"),
         ("yarn.lock", "__metadata:\n  version: 6\nx: " + "{a: " * 500_000 + "1" + "}" * 500_000),
+        ("requirements.txt", "a==1 ; " + "(" * 5000 + "os_name=='x'" + ")" * 5000 + "\n"),
     ],
 )
 def test_deep_nesting_is_an_error_not_a_crash(path: str, text: str) -> None:

@@ -134,6 +134,7 @@ def test_pnpm_v9_importers_and_dev_only_from_snapshots() -> None:
         ("yarn.lock", '__metadata:\n  version: 6\n\n"a@npm:^1":\n  checksum: x\n', 4),
         ("pnpm-lock.yaml", "lockfileVersion: '6.0'\npackages:\n  /a@1.0.0: {\n", 4),
         ("pnpm-lock.yaml", "lockfileVersion: '4.0'\n", 1),
+        ("pnpm-lock.yaml", "# pnpm\nlockfileVersion: 1e400\n", 2),
         (
             "pnpm-lock.yaml",
             "lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies:\n      a: {}\n",

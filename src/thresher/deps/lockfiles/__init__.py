@@ -112,7 +112,7 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
         return parser(path, text, read)
     except LockfileError as exc:
         raise _scrubbed(exc) from None
-    except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError, ArithmeticError) as exc:
         # A structure no parser anticipated (a number where a table belongs, ...):
         # still this file's error, never a traceback that stops the other files.
         raise LockfileError(path, f"has an unexpected structure ({type(exc).__name__})") from None
