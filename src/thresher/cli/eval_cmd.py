@@ -16,10 +16,37 @@ from thresher.errors import UsageError
 from .scan_cmd import EscalateChoice, parse_band
 
 
+class CorpusKind(StrEnum):
+    """Which findings the corpus labels; ``auto`` tells them apart by layout."""
+
+    AUTO = "auto"
+    SECRETS = "secrets"
+    DEPS = "deps"
+
+
+# The dependency corpus layout (thresher.depcorpus), spelled here so that telling the
+# two layouts apart does not import pydantic at start.
+_DEPS_MARKERS = ("labels.json", "projects")
+
+
+def corpus_kind(corpus: Path, kind: CorpusKind) -> CorpusKind:
+    """``kind``, or with ``auto`` the one the layout says: labels.json + projects/ is a
+    dependency corpus, anything else the secret corpus (whose loader names what is
+    missing)."""
+    if kind is not CorpusKind.AUTO:
+        return kind
+    labels, projects = (corpus / name for name in _DEPS_MARKERS)
+    return CorpusKind.DEPS if labels.is_file() and projects.is_dir() else CorpusKind.SECRETS
+
+
 def eval_command(
     ctx: typer.Context,
     corpus: Annotated[
-        Path, typer.Argument(help="A corpus directory: files/<owner>__<repo>/ + labels.jsonl.")
+        Path,
+        typer.Argument(
+            help="A corpus directory: files/<owner>__<repo>/ + labels.jsonl (secrets), or "
+            "projects/<name>/ + osv/<Ecosystem>/ + labels.json (dependencies)."
+        ),
     ],
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write the scores as JSON.")
@@ -44,9 +71,29 @@ def eval_command(
     ] = None,
     analyses: Annotated[int, typer.Option(min=1, max=5)] = 1,
     concurrency: Annotated[int, typer.Option(min=1, max=64)] = 4,
+    kind: Annotated[
+        CorpusKind,
+        typer.Option(help="Which corpus: secrets, deps (dependencies), or auto by layout."),
+    ] = CorpusKind.AUTO,
 ) -> None:
-    """Precision, recall and F1 for 'real' per repository root; by rule and file kind;
-    calibration; escalation rate and oracle ceiling; per fold with --folds."""
+    """Precision, recall and F1 for 'real' (secrets) or 'affected' (dependencies) per
+    root; the escalation rate and the oracle ceiling; for secrets also by rule and file
+    kind, calibration, and per fold with --folds."""
+    if not corpus.is_dir():
+        raise UsageError(f"corpus directory not found: {corpus}")
+    if corpus_kind(corpus, kind) is CorpusKind.DEPS:
+        if folds is not None:
+            raise UsageError(
+                "--folds: a dependency corpus has no trained scorer to cross-validate",
+                hint="drop --folds; the dependency heuristic has no parameters fitted on data",
+            )
+        if escalate_band is not None:
+            raise UsageError(
+                "--escalate-band: dependency findings have no P(real) to band",
+                hint="a dependency escalates when the heuristic cannot settle it",
+            )
+        _eval_deps(ctx, corpus, json_out, escalate, analyses, concurrency)
+        return
     from thresher.evaluation import EvalOptions, evaluate
     from thresher.evaluation_text import render_text
     from thresher.reports import check_output_path, write_atomic
@@ -55,8 +102,6 @@ def eval_command(
     from .app import state_of
 
     state = state_of(ctx)
-    if not corpus.is_dir():
-        raise UsageError(f"corpus directory not found: {corpus}")
     if json_out is not None:
         check_output_path(json_out, "--json")
     options = EvalOptions(
@@ -74,6 +119,42 @@ def eval_command(
         on_repo=(lambda r: state.info(f"scanning {r}")) if state.verbose else None,
     )
     typer.echo(render_text(result))
+    if json_out is not None:
+        write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
+        state.info(f"wrote {json_out}")
+
+
+def _eval_deps(
+    ctx: typer.Context,
+    corpus: Path,
+    json_out: Path | None,
+    escalate: EscalateChoice,
+    analyses: int,
+    concurrency: int,
+) -> None:
+    """The dependency eval (``thresher.evaluation_deps``), printed and written as JSON."""
+    from thresher.evaluation_deps import DepsEvalOptions, evaluate_deps
+    from thresher.evaluation_deps_text import render_deps_text
+    from thresher.reports import check_output_path, write_atomic
+    from thresher.scoring.policy import Escalate
+
+    from .app import state_of
+
+    state = state_of(ctx)
+    if json_out is not None:
+        check_output_path(json_out, "--json")
+    result = evaluate_deps(
+        corpus,
+        state.settings().settings,
+        DepsEvalOptions(
+            escalate=Escalate(escalate.value),
+            analyses=analyses,
+            concurrency=concurrency,
+            runs_dir=Path(".thresher/runs"),
+        ),
+        on_project=(lambda p: state.info(f"deciding {p}")) if state.verbose else None,
+    )
+    typer.echo(render_deps_text(result))
     if json_out is not None:
         write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
         state.info(f"wrote {json_out}")
