@@ -1,0 +1,5 @@
+import tinylib
+
+
+def read(blob):
+    return tinylib.unsafe_load(blob)

@@ -1,0 +1,3 @@
+import tinylib
+
+print(tinylib.safe_load("a: 1"))
