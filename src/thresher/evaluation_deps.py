@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -127,7 +128,7 @@ class DepsEvalResult(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: str = "dependencies"
+    kind: Literal["dependencies"] = "dependencies"
     corpus: str
     escalate: Escalate
     projects: int
