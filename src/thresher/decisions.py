@@ -29,6 +29,7 @@ from thresher.results import (
     JudgeResult,
     RiskLevel,
     Verdict,
+    VexJustification,
 )
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import Escalation
@@ -94,6 +95,8 @@ class Decision(_Frozen):
     risk_level: RiskLevel
     rationale: str
     decided_by: DecidedBy
+    # Dependency findings decided not_affected: the OpenVEX justification.
+    justification: VexJustification | None = None
     escalated: bool = False
     # What the escalation policy says, recorded in every run, also when no model is
     # configured; ``escalated`` says whether the LLM tribunal actually ran.

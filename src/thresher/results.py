@@ -8,8 +8,11 @@ them or go back to the model as a validation error.
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import assert_never
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from thresher.findings.model import FindingKind
 
 
 class Classification(StrEnum):
@@ -18,6 +21,49 @@ class Classification(StrEnum):
     NOT_SECRET = "not_secret"
     AFFECTED = "affected"
     NOT_AFFECTED = "not_affected"
+
+
+SECRET_CLASSIFICATIONS = frozenset(
+    {Classification.REAL, Classification.TEST, Classification.NOT_SECRET}
+)
+DEPENDENCY_CLASSIFICATIONS = frozenset({Classification.AFFECTED, Classification.NOT_AFFECTED})
+
+
+def classifications_for(kind: FindingKind) -> frozenset[Classification]:
+    """The classifications that answer this kind's question: a secret is never
+    ``affected`` and a vulnerable dependency is never ``real``, ``test`` or ``not_secret``."""
+    match kind:
+        case FindingKind.SECRET:
+            return SECRET_CLASSIFICATIONS
+        case FindingKind.DEPENDENCY:
+            return DEPENDENCY_CLASSIFICATIONS
+        case _:
+            assert_never(kind)
+
+
+def safe_classification(kind: FindingKind) -> Classification:
+    """What an undecided finding of this kind is assumed to be until someone looks:
+    the classification that keeps it in front of a human."""
+    match kind:
+        case FindingKind.SECRET:
+            return Classification.REAL
+        case FindingKind.DEPENDENCY:
+            return Classification.AFFECTED
+        case _:
+            assert_never(kind)
+
+
+class VexJustification(StrEnum):
+    """OpenVEX's justifications for ``not_affected``: why a vulnerable component does not
+    make this product vulnerable (https://github.com/openvex/spec)."""
+
+    COMPONENT_NOT_PRESENT = "component_not_present"
+    VULNERABLE_CODE_NOT_PRESENT = "vulnerable_code_not_present"
+    VULNERABLE_CODE_NOT_IN_EXECUTE_PATH = "vulnerable_code_not_in_execute_path"
+    VULNERABLE_CODE_CANNOT_BE_CONTROLLED_BY_ADVERSARY = (
+        "vulnerable_code_cannot_be_controlled_by_adversary"
+    )
+    INLINE_MITIGATIONS_ALREADY_EXIST = "inline_mitigations_already_exist"
 
 
 class Verdict(StrEnum):
@@ -105,6 +151,11 @@ class AnalysisReport(_Frozen):
     key_finding: str = Field(min_length=1, description="one sentence")
     evidence: tuple[EvidenceItem, ...] = ()
     remediation: tuple[str, ...] = ()
+    justification: VexJustification | None = Field(
+        default=None,
+        description="dependency findings classified not_affected only: the OpenVEX "
+        "justification, backed by cited evidence",
+    )
 
 
 class ChallengeResult(_Frozen):

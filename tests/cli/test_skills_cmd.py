@@ -144,6 +144,7 @@ def test_export_copies_enabled_skills_and_refuses_overwrite(cli: Cli, tmp_path: 
     assert result.exit_code == 0, result.stderr
     exported = sorted(p.name for p in target.iterdir())
     assert exported == [
+        "dependency-evidence-audit",
         "evidence-audit",
         "false-indicator-recognition",
         "rotation-and-revocation-analysis",

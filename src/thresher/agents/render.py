@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from thresher.config import AgentName
 from thresher.errors import UsageError
-from thresher.findings import Finding
+from thresher.findings import Finding, FindingKind
 from thresher.results import AnalysisReport
 from thresher.skills.catalog import render_catalog
 from thresher.skills.compliance import applicable_required
@@ -24,7 +24,7 @@ from thresher.skills.discovery import SkillSet
 
 from .definition import AgentDefinition
 from .prompts import PromptRenderer, Template
-from .toolspecs import ToolSpec, tool_spec
+from .toolspecs import ToolSpec, tool_spec, tools_for_kind
 
 _PENDING_REPORT = "(filled at run time: the analysis report under review)"
 _PENDING_LEDGER = "(filled at run time: the analysis session's tool calls and results)"
@@ -98,8 +98,13 @@ def build_input(
     judge_entries: Sequence[dict[str, Any]] | None = None,
 ) -> AgentInput:
     """Render the agent's input; the run-time parts (the report under review,
-    its ledger, challenges and checks) show as placeholders when not given."""
+    its ledger, challenges and checks) show as placeholders when not given.
+
+    Only the skills and tools of the finding's kind are offered, and a dependency
+    finding gets the dependency variants of the task prompts."""
+    skills = skills.for_kind(finding.kind)
     secret_type = finding.effective_secret_type
+    dependency = finding.kind is FindingKind.DEPENDENCY
     finding_data = finding.model_dump(mode="json")
     catalog = render_catalog(skills.enabled)
     common: dict[str, Any] = {
@@ -111,7 +116,7 @@ def build_input(
     match definition.name:
         case AgentName.ANALYSIS:
             task = renderer.render(
-                Template.ANALYSIS,
+                Template.ANALYSIS_DEPENDENCY if dependency else Template.ANALYSIS,
                 analysis_index=analysis_index,
                 analysis_count=analysis_count,
                 **common,
@@ -119,7 +124,7 @@ def build_input(
         case AgentName.CHALLENGER:
             report: Any = reports[0].model_dump(mode="json") if reports else _PENDING_REPORT
             task = renderer.render(
-                Template.CHALLENGE,
+                Template.CHALLENGE_DEPENDENCY if dependency else Template.CHALLENGE,
                 report=report,
                 report_index=0,
                 ledger=_PENDING_LEDGER,
@@ -148,8 +153,14 @@ def build_input(
                     }
                 ]
             )
-            task = renderer.render(Template.JUDGE, reports=entries, **common)
-    tools = tuple(tool_spec(name, skills) for name in definition.tools)
+            task = renderer.render(
+                Template.JUDGE_DEPENDENCY if dependency else Template.JUDGE,
+                reports=entries,
+                **common,
+            )
+    tools = tuple(
+        tool_spec(name, skills) for name in tools_for_kind(definition.tools, finding.kind)
+    )
     return AgentInput(
         agent=definition.name,
         model=definition.model,

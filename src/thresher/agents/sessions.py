@@ -8,7 +8,7 @@ budget. ``agents render`` shows the same prompts this builds.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from thresher.agents.budget import Budget, UsageLimits, UsageMeter
 from thresher.agents.definition import AgentDefinition, load_agent, submit_tool_for
+from thresher.agents.deptools import dependency_handlers
 from thresher.agents.loop import AgentSession, LoopLimits
 from thresher.agents.prompts import PromptRenderer
 from thresher.agents.render import build_input
@@ -27,11 +28,12 @@ from thresher.agents.toolbox import (
     workspace_handlers,
 )
 from thresher.agents.tooling import ToolError
-from thresher.agents.toolspecs import ReadFileArgs, ToolName
+from thresher.agents.toolspecs import ReadFileArgs, ToolName, tools_for_kind
 from thresher.agents.transcript import TranscriptWriter
 from thresher.agents.workspace import Workspace
 from thresher.config import AgentName, Settings
-from thresher.findings import Finding, WikiLocation
+from thresher.deps.catalog import RangeCheck, VulnerabilityCatalog, default_range_check
+from thresher.findings import Finding, FindingKind, WikiLocation
 from thresher.llm.messages import ModelSettings, SessionInfo
 from thresher.llm.model import Model
 from thresher.redaction import Redactor
@@ -64,6 +66,9 @@ class SessionFactory:
     loop_limits: LoopLimits = field(default_factory=LoopLimits)
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     transcripts_dir: Path | None = None
+    # Dependency findings: the advisories of the run, and the ecosystem-correct range check.
+    catalog: VulnerabilityCatalog | None = None
+    range_check: RangeCheck = field(default_factory=default_range_check)
     _skills: dict[AgentName, SkillSet] = field(default_factory=dict)
     # Parsed once per run, like the skills: a run builds six sessions per escalated finding.
     _definitions: dict[AgentName, AgentDefinition] = field(default_factory=dict)
@@ -72,6 +77,22 @@ class SessionFactory:
         if agent not in self._skills:
             self._skills[agent] = self.loader.load(agent, self.settings.agent_skills(agent))
         return self._skills[agent]
+
+    def skills_for(self, agent: AgentName, finding: Finding) -> SkillSet:
+        """The agent's skills that are method for this finding's kind."""
+        return self.skills(agent).for_kind(finding.kind)
+
+    def definition(self, agent: AgentName, finding: Finding) -> AgentDefinition:
+        """The agent's definition, offering only the tools that fit the finding's kind."""
+        definition = self._definitions.get(agent) or load_agent(agent, self.settings)
+        self._definitions[agent] = definition
+        return replace(definition, tools=tools_for_kind(definition.tools, finding.kind))
+
+    def kind_handlers(self, finding: Finding) -> dict[ToolName, Handler]:
+        """The dependency tools for a dependency finding; none for a secret."""
+        if finding.kind is FindingKind.DEPENDENCY:
+            return dependency_handlers(finding, self.catalog, self.range_check, self.workspace)
+        return {}
 
     def build(
         self,
@@ -91,9 +112,8 @@ class SessionFactory:
         if self.renderer is None:
             self.renderer = PromptRenderer.from_settings(self.settings)
         renderer = self.renderer
-        definition = self._definitions.get(agent) or load_agent(agent, self.settings)
-        self._definitions[agent] = definition
-        skills = self.skills(agent)
+        definition = self.definition(agent, finding)
+        skills = self.skills_for(agent, finding)
         rendered = build_input(
             definition,
             skills,
@@ -114,6 +134,7 @@ class SessionFactory:
         }
         if self.workspace is not None:
             handlers.update(workspace_handlers(self.workspace))
+        handlers.update(self.kind_handlers(finding))
         submit = submit_tool_for(agent)
         context: dict[str, Any] = {}
         if report is not None:
@@ -126,6 +147,7 @@ class SessionFactory:
             finding_id=finding.id,
             submit_tool=submit.value,
             required_skills=tuple(applicable_required(skills.enabled, secret_type)),
+            kind=finding.kind.value,
             context=context,
         )
         transcript = None

@@ -48,7 +48,14 @@ Handler = Callable[[dict[str, Any]], ToolOutput | Awaitable[ToolOutput]]
 
 # Blocking tools: files, directory walks, regex over a tree, git subprocesses.
 OFF_LOOP: frozenset[ToolName] = frozenset(
-    {ToolName.READ_FILE, ToolName.LIST_DIR, ToolName.GREP, ToolName.GIT_LOG, ToolName.GIT_SHOW}
+    {
+        ToolName.READ_FILE,
+        ToolName.LIST_DIR,
+        ToolName.GREP,
+        ToolName.GIT_LOG,
+        ToolName.GIT_SHOW,
+        ToolName.FIND_IMPORTS,
+    }
 )
 
 

@@ -8,13 +8,15 @@ the ``skill`` tool's schema is specialised per agent (an enum of its skills).
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
-from typing import Any
+from typing import Any, assert_never
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from thresher.findings import FindingKind
 from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.skills.discovery import SkillSet
 from thresher.skills.tools import READ_SKILL_FILE_SCHEMA, skill_tool_schema
@@ -29,6 +31,8 @@ class ToolName(StrEnum):
     GET_FINDING = "get_finding"
     LIST_SECRET_VALIDATORS = "list_secret_validators"
     VALIDATE_SECRET = "validate_secret"
+    FIND_IMPORTS = "find_imports"
+    GET_VULNERABILITY = "get_vulnerability"
     SKILL = "skill"
     READ_SKILL_FILE = "read_skill_file"
     SUBMIT_REPORT = "submit_report"
@@ -39,6 +43,22 @@ class ToolName(StrEnum):
 SUBMIT_TOOLS = frozenset(
     {ToolName.SUBMIT_REPORT, ToolName.SUBMIT_CHALLENGE, ToolName.SUBMIT_JUDGEMENT}
 )
+# Tools that make sense for one finding kind only: a session about a vulnerable
+# dependency is not offered the secret validators, nor a secret session the advisory.
+SECRET_TOOLS = frozenset({ToolName.LIST_SECRET_VALIDATORS, ToolName.VALIDATE_SECRET})
+DEPENDENCY_TOOLS = frozenset({ToolName.FIND_IMPORTS, ToolName.GET_VULNERABILITY})
+
+
+def tools_for_kind(tools: Sequence[ToolName], kind: FindingKind) -> tuple[ToolName, ...]:
+    """The agent's allowed tools that apply to findings of ``kind``."""
+    match kind:
+        case FindingKind.SECRET:
+            foreign = DEPENDENCY_TOOLS
+        case FindingKind.DEPENDENCY:
+            foreign = SECRET_TOOLS
+        case _:
+            assert_never(kind)
+    return tuple(t for t in tools if t not in foreign)
 
 
 class _Args(BaseModel):
@@ -106,6 +126,21 @@ class NoArgs(_Args):
     pass
 
 
+class FindImportsArgs(_Args):
+    package: str = Field(
+        min_length=1, max_length=214, description="the package name as the lockfile gives it"
+    )
+    ecosystem: str | None = Field(
+        default=None,
+        description="OSV ecosystem (PyPI, npm, Go, crates.io, RubyGems, Packagist); "
+        "defaults to the finding's",
+    )
+
+
+class VulnerabilityArgs(_Args):
+    id: str = Field(min_length=1, max_length=200, description="an OSV id or an alias (CVE, GHSA)")
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """What a model is told about a tool."""
@@ -135,6 +170,16 @@ _DESCRIPTIONS: dict[ToolName, tuple[str, type[BaseModel] | None]] = {
     ToolName.VALIDATE_SECRET: (
         "Run the deterministic validators on a finding's stored value.",
         FindingArgs,
+    ),
+    ToolName.FIND_IMPORTS: (
+        "Where the project's own code (not vendored or installed packages) imports a "
+        "package; matches are capped.",
+        FindImportsArgs,
+    ),
+    ToolName.GET_VULNERABILITY: (
+        "The advisory: summary, details, affected ranges, vulnerable imports and symbols "
+        "where published, fixed versions, and whether the finding's version is in range.",
+        VulnerabilityArgs,
     ),
     ToolName.SKILL: ("Load a methodology skill from the catalog.", None),
     ToolName.READ_SKILL_FILE: ("Read a reference file inside a loaded skill.", None),

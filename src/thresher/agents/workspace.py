@@ -357,6 +357,37 @@ class Workspace:
                 if not (path := Path(dirpath, name)).is_symlink():
                     yield path
 
+    def source_texts(
+        self, suffixes: frozenset[str], skip_dirs: frozenset[str]
+    ) -> Iterator[tuple[str, str | None]]:
+        """(relative path, raw text) of the regular files whose names end in one of
+        ``suffixes``, in a stable order, skipping directories named in ``skip_dirs``;
+        the text is None for a binary, oversized or unreadable file.
+
+        For searches that read code rather than show it (``find_imports``): what a caller
+        shows from the text must go through ``redact`` first. Links are never followed;
+        the caller bounds how many files it reads by stopping the iteration.
+        """
+        for dirpath, dirnames, filenames in os.walk(self._root, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if d != ".git" and d not in skip_dirs)
+            for name in sorted(filenames):
+                if not name.endswith(tuple(suffixes)):
+                    continue
+                path = Path(dirpath, name)
+                if path.is_symlink():
+                    continue
+                rel = path.relative_to(self._root).as_posix()
+                try:
+                    data = self._read_regular(path, rel, MAX_GREP_FILE_BYTES)
+                except ToolError:
+                    yield rel, None
+                    continue
+                yield rel, None if _is_binary(data) else data.decode("utf-8", errors="replace")
+
+    def redact(self, text: str) -> str:
+        """The run's redaction, for text a caller of ``source_texts`` shows."""
+        return self._redact(text)
+
     def grep(self, args: GrepArgs) -> ToolOutput:
         """Capped per file, per line and in matches, so one minified file cannot flood it."""
         regex = _linear_regex(args.pattern)

@@ -50,6 +50,7 @@ def _row(skill: Skill) -> dict[str, object]:
         "phase": skill.phase,
         "required": skill.required,
         "secret_type": [t.value for t in skill.secret_types],
+        "kind": [k.value for k in skill.kinds],
         "source": skill.origin.value,
         "path": str(skill.path),
         "enabled": skill.enabled,
@@ -108,6 +109,7 @@ def show_skill(ctx: typer.Context, name: str, agent: AgentOption = None) -> None
     typer.echo(f"phase: {skill.phase or '-'}")
     typer.echo(f"required: {'true' if skill.required else 'false'}")
     typer.echo(f"secret-type: {skill.secret_type_label or '-'}")
+    typer.echo(f"kind: {skill.kind_label}")
     typer.echo(f"enabled: {'true' if skill.enabled else 'false'}")
     typer.echo(f"path: {skill.path}")
     typer.echo(f"description: {skill.description}")

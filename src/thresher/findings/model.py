@@ -270,6 +270,10 @@ class OsvSource(_Frozen):
     version: str
     ecosystem: str
     lockfile: str
+    # What the lockfile says of the dependency, when it says it: True for a dev/test-only
+    # dependency; "direct" / "transitive" (``thresher.deps.model.Relation``).
+    dev: bool | None = None
+    relation: str | None = None
 
 
 FindingSource = Annotated[

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from thresher.dependency_rules import DependencyEvidence, conclude_dependency
 from thresher.heuristic_rules import Evidence, conclude
 from thresher.llm.errors import ModelConfigError
 from thresher.llm.messages import (
@@ -122,6 +123,8 @@ class _State:
             return [*calls, ("get_finding", {"finding_id": finding_id})]
         if self.info.agent == "judge":
             return calls
+        if self.info.kind == "dependency":
+            return calls + self._dependency_calls()
         location = self._location()
         # A wiki page's path names a page of the wiki, not a file of the workspace.
         readable = location is not None and location.get("kind", "file") != "wiki"
@@ -143,6 +146,19 @@ class _State:
             calls.append(("validate_secret", {"finding_id": finding_id}))
         return calls
 
+    def _dependency_calls(self) -> list[tuple[str, dict[str, Any]]]:
+        """The advisory (by the finding's rule id) and the imports of its package."""
+        calls: list[tuple[str, dict[str, Any]]] = []
+        found = next((r.data for _, r in self.ok("get_finding")), {})
+        source = found.get("source") or {}
+        rule = found.get("rule_id")
+        if rule and "get_vulnerability" in self.offered and not self.asked("get_vulnerability"):
+            calls.append(("get_vulnerability", {"id": str(rule)}))
+        package = source.get("package")
+        if package and "find_imports" in self.offered and not self.asked("find_imports"):
+            calls.append(("find_imports", {"package": str(package)}))
+        return calls
+
     def _location(self) -> dict[str, Any] | None:
         for _, result in self.ok("get_finding"):
             locations = result.data.get("locations") or []
@@ -157,6 +173,8 @@ class _State:
         )
 
     def submission(self) -> tuple[str, dict[str, Any]]:
+        if self.info.kind == "dependency":
+            return self._dependency_submission()
         match self.info.agent:
             case "analysis":
                 return self.info.submit_tool, heuristic_report(self.evidence())
@@ -169,6 +187,22 @@ class _State:
             case "judge":
                 entries = list(self.info.context.get("reports") or [])
                 return self.info.submit_tool, heuristic_judgement(entries)
+            case other:
+                raise ModelConfigError(f"the heuristic model cannot play '{other}'")
+
+    def _dependency_submission(self) -> tuple[str, dict[str, Any]]:
+        evidence = gather_dependency_evidence(
+            (c.name, r.ledger_id, r.data) for c, r in self.results if not r.is_error
+        )
+        match self.info.agent:
+            case "analysis":
+                return self.info.submit_tool, dependency_report(evidence)
+            case "challenger":
+                report = self.info.context.get("report") or {}
+                return self.info.submit_tool, dependency_challenge(evidence, report)
+            case "judge":
+                entries = list(self.info.context.get("reports") or [])
+                return self.info.submit_tool, heuristic_judgement(entries, safe="affected")
             case other:
                 raise ModelConfigError(f"the heuristic model cannot play '{other}'")
 
@@ -266,8 +300,9 @@ def heuristic_challenge(
     }
 
 
-def heuristic_judgement(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    """The judgement over the panel's entries (as the judge session receives them)."""
+def heuristic_judgement(entries: list[dict[str, Any]], *, safe: str = "real") -> dict[str, Any]:
+    """The judgement over the panel's entries (as the judge session receives them);
+    ``safe``: the classification of an undecided finding of this kind."""
 
     def eligible(entry: dict[str, Any]) -> bool:
         challenge = entry.get("challenge") or {}
@@ -295,7 +330,7 @@ def heuristic_judgement(entries: list[dict[str, Any]]) -> dict[str, Any]:
             "scores": scores,
             "rationale": "No report passed its checks unrefuted.",
             "final_verdict": "INCONCLUSIVE",
-            "final_classification": first.get("classification", "real"),
+            "final_classification": first.get("classification", safe),
         }
     winner = min(
         candidates,
@@ -313,4 +348,90 @@ def heuristic_judgement(entries: list[dict[str, Any]]) -> dict[str, Any]:
         "passed their checks and survived their challenge.",
         "final_verdict": report["verdict"],
         "final_classification": report["classification"],
+    }
+
+
+# Dependency findings: the same three roles over the dependency rules.
+
+
+def gather_dependency_evidence(
+    results: Iterable[tuple[str, str | None, dict[str, Any]]],
+) -> DependencyEvidence:
+    """The dependency rules' evidence from a session's successful tool results."""
+    evidence = DependencyEvidence()
+    for tool, ledger_id, data in results:
+        if tool == "get_finding":
+            evidence.finding_id = ledger_id
+            source = data.get("source")
+            evidence.source = source if isinstance(source, dict) else {}
+            evidence.severity = str(data.get("severity") or "") or None
+        elif tool == "get_vulnerability":
+            evidence.vuln_id, evidence.vulnerability = ledger_id, dict(data)
+        elif tool == "find_imports":
+            evidence.imports_id, evidence.imports = ledger_id, dict(data)
+    return evidence
+
+
+def dependency_report(evidence: DependencyEvidence) -> dict[str, Any]:
+    """The analysis report the dependency rules draw: not_affected with its OpenVEX
+    justification in a clear case, else affected and INCONCLUSIVE (escalate)."""
+    conclusion = conclude_dependency(evidence)
+    score = conclusion.factors.mean()
+    verdict = (
+        verdict_for(conclusion.classification).value if conclusion.decisive else "INCONCLUSIVE"
+    )
+    report: dict[str, Any] = {
+        "classification": conclusion.classification.value,
+        "verdict": verdict,
+        "confidence_factors": conclusion.factors.model_dump(),
+        "confidence_score": score,
+        "confidence_label": label_for(score).value,
+        "risk_level": conclusion.risk.value,
+        "key_finding": conclusion.key_finding,
+        "evidence": [e.model_dump(mode="json") for e in conclusion.evidence],
+        "remediation": list(conclusion.remediation),
+    }
+    if conclusion.justification is not None:
+        report["justification"] = conclusion.justification.value
+    return report
+
+
+def dependency_challenge(evidence: DependencyEvidence, report: dict[str, Any]) -> dict[str, Any]:
+    """The challenge of a dependency report by the rules on the challenger's evidence.
+
+    A clear case the challenger reproduces is CONFIRMED; a not_affected the rules do not
+    reproduce is REFUTED; an affected report the rules cannot settle either way is
+    INSUFFICIENT_EVIDENCE when it claims more than INCONCLUSIVE, else CONFIRMED.
+    """
+    mine = conclude_dependency(evidence)
+    theirs = report.get("classification")
+    agree = theirs == mine.classification.value
+    cited = [i for e in mine.evidence for i in e.ledger_ids]
+    if agree:
+        outcome = ChallengeOutcome.CONFIRMED
+        reasoning = f"Reproduced the evidence: it supports '{theirs}'. {mine.key_finding}"
+    elif theirs == Classification.NOT_AFFECTED.value:
+        outcome = ChallengeOutcome.REFUTED
+        reasoning = (
+            f"The report says not_affected, but the reproduced evidence does not show it: "
+            f"{mine.key_finding}"
+        )
+    else:
+        outcome = ChallengeOutcome.REFUTED
+        reasoning = (
+            f"Reproduced evidence points to '{mine.classification.value}', not '{theirs}': "
+            f"{mine.key_finding}"
+        )
+    return {
+        "outcome": outcome.value,
+        "reasoning": reasoning,
+        "evidence_gaps": [] if agree else [f"does not reproduce '{theirs}'"],
+        "verification_reproduced": evidence.vuln_id is not None,
+        "verification_result": "version in range: "
+        + str(evidence.package.get("version_in_range", "unknown")).lower()
+        + "; imported: "
+        + str(evidence.imports.get("imported", "not searched")).lower(),
+        "contradicting_evidence": []
+        if agree
+        else [{"claim": mine.key_finding, "ledger_ids": cited[:3]}],
     }

@@ -154,6 +154,8 @@ class SessionInfo(_Frozen):
     finding_id: str
     submit_tool: str
     required_skills: tuple[str, ...] = ()
+    # The finding's kind ("secret" or "dependency"): what question the session answers.
+    kind: str = "secret"
     context: dict[str, Any] = Field(
         default_factory=dict,
         description="structured copy of what the task prompt shows (reports, challenges)",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from xml.sax.saxutils import escape, quoteattr
 
+from thresher.findings import FindingKind
 from thresher.skills.model import Skill
 
 ENTRY_TOKEN_BUDGET = 120
@@ -26,6 +27,8 @@ def catalog_entry(skill: Skill) -> str:
     if skill.phase:
         attributes += f" phase={quoteattr(skill.phase)}"
     attributes += f" required={quoteattr('true' if skill.required else 'false')}"
+    if skill.kinds != (FindingKind.SECRET,):
+        attributes += f" kind={quoteattr(skill.kind_label)}"
     if skill.secret_type_label:
         attributes += f" secret-type={quoteattr(skill.secret_type_label)}"
     head, tail = f"<skill {attributes}>", "</skill>"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from thresher.config import AgentName, AgentSkills, SkillMount
 from thresher.errors import SkillError, SkillProblem
+from thresher.findings import FindingKind
 from thresher.resources import AssetKind, asset_dir
 from thresher.skills.model import Skill, SkillLimits, SkillOrigin
 from thresher.skills.parser import ParsedSkill, check_name, parse_skill_text
@@ -35,6 +36,11 @@ class SkillSet:
     @property
     def enabled(self) -> tuple[Skill, ...]:
         return tuple(skill for skill in self.skills if skill.enabled)
+
+    def for_kind(self, kind: FindingKind) -> SkillSet:
+        """The skills that are method for findings of ``kind``: the catalog, the ``skill``
+        tool's enum, activation and compliance of a session all see only these."""
+        return replace(self, skills=tuple(s for s in self.skills if s.for_kind(kind)))
 
     def get(self, name: str) -> Skill | None:
         """The enabled skill with this name."""
@@ -217,6 +223,7 @@ class SkillLoader:
             phase=phase,
             required=parsed.required,
             secret_types=parsed.secret_types,
+            kinds=parsed.kinds,
             enabled=candidate.enabled and not candidate.hidden,
             hidden=candidate.hidden,
             license=parsed.license,

@@ -7,7 +7,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from thresher.config import AgentName
-from thresher.findings import SecretType
+from thresher.findings import FindingKind, SecretType
 
 MIB = 1024 * 1024
 
@@ -20,7 +20,9 @@ PHASE_PATTERN = r"^[0-9]+-[a-z0-9]+(-[a-z0-9]+)*$"
 STANDARD_KEYS = frozenset(
     {"name", "description", "license", "compatibility", "allowed-tools", "metadata"}
 )
-THRESHER_KEYS = frozenset({"phase", "required", "secret-type", "agent"})
+THRESHER_KEYS = frozenset({"phase", "required", "secret-type", "agent", "kind"})
+# A skill that does not say which finding kind it is for predates dependency findings.
+DEFAULT_KINDS: tuple[FindingKind, ...] = (FindingKind.SECRET,)
 
 
 class SkillOrigin(StrEnum):
@@ -54,6 +56,9 @@ class Skill:
     phase: str | None = None
     required: bool = False
     secret_types: tuple[SecretType, ...] = ()
+    # The finding kinds the skill is method for (``metadata.kind``): a dependency finding
+    # never gets a secret skill, nor a secret a dependency skill.
+    kinds: tuple[FindingKind, ...] = DEFAULT_KINDS
     enabled: bool = True
     hidden: bool = False
     license: str | None = None
@@ -63,8 +68,15 @@ class Skill:
     references: tuple[str, ...] = ()
 
     def applies_to(self, secret_type: SecretType | None) -> bool:
-        """A skill without a secret type applies to every finding."""
+        """A skill without a secret type applies to every finding of its kinds."""
         return not self.secret_types or secret_type in self.secret_types
+
+    def for_kind(self, kind: FindingKind) -> bool:
+        return kind in self.kinds
+
+    @property
+    def kind_label(self) -> str:
+        return ", ".join(k.value for k in self.kinds)
 
     @property
     def secret_type_label(self) -> str | None:

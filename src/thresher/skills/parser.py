@@ -17,9 +17,10 @@ from typing import Any
 import yaml
 
 from thresher.errors import SkillProblem
-from thresher.findings import SecretType
+from thresher.findings import FindingKind, SecretType
 from thresher.skills.model import (
     COMPATIBILITY_MAX,
+    DEFAULT_KINDS,
     DESCRIPTION_MAX,
     NAME_MAX,
     NAME_PATTERN,
@@ -64,6 +65,7 @@ class ParsedSkill:
     phase: str | None = None
     required: bool = False
     secret_types: tuple[SecretType, ...] = ()
+    kinds: tuple[FindingKind, ...] = DEFAULT_KINDS
     agent: str | None = None
     license: str | None = None
     compatibility: str | None = None
@@ -238,6 +240,11 @@ def parse_skill_text(text: str, path: Path, *, frontmatter_required: bool = True
     phase = _phase(thresher_key("phase"), path, problems)
     required = _required(thresher_key("required"), path, problems)
     secret_types = _secret_types(thresher_key("secret-type"), path, problems)
+    kinds = _kinds(thresher_key("kind"), path, problems)
+    if kinds != (FindingKind.SECRET,) and secret_types:
+        problems.append(
+            SkillProblem(path, "secret-type applies to secret skills only", at("metadata"))
+        )
     agent_value = thresher_key("agent")
     agent = _as_text(agent_value[0]) if agent_value else None
 
@@ -249,6 +256,7 @@ def parse_skill_text(text: str, path: Path, *, frontmatter_required: bool = True
         phase=phase,
         required=required,
         secret_types=secret_types,
+        kinds=kinds,
         agent=agent,
         license=license_,
         compatibility=compatibility,
@@ -341,6 +349,31 @@ def _secret_types(
                 )
             )
     return tuple(dict.fromkeys(found))
+
+
+def _kinds(
+    entry: tuple[Any, int] | None, path: Path, problems: list[SkillProblem]
+) -> tuple[FindingKind, ...]:
+    """``kind: dependency``, ``kind: secret``, or both (``secret, dependency``)."""
+    if entry is None:
+        return DEFAULT_KINDS
+    value = entry[0]
+    items = value if isinstance(value, list) else re.split(r"[,\s]+", _as_text(value))
+    found: list[FindingKind] = []
+    for item in (str(i).strip() for i in items):
+        if not item:
+            continue
+        try:
+            found.append(FindingKind(item))
+        except ValueError:
+            problems.append(
+                SkillProblem(
+                    path,
+                    f"unknown kind '{item}'; known: " + ", ".join(k.value for k in FindingKind),
+                    entry[1],
+                )
+            )
+    return tuple(dict.fromkeys(found)) or DEFAULT_KINDS
 
 
 def _key_lines(node: yaml.Node | None) -> dict[str, int]:

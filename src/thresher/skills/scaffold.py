@@ -17,7 +17,7 @@ import yaml
 from thresher.config import AgentName
 from thresher.errors import UsageError
 from thresher.skills.discovery import SKILL_FILE, SkillSet
-from thresher.skills.model import NAME_MAX, NAME_PATTERN, PHASE_PATTERN, Skill
+from thresher.skills.model import DEFAULT_KINDS, NAME_MAX, NAME_PATTERN, PHASE_PATTERN, Skill
 from thresher.skills.parser import split_frontmatter
 
 
@@ -91,6 +91,8 @@ def _standard_document(skill: Skill) -> str:
         metadata["phase"] = skill.phase
     if skill.secret_type_label:
         metadata["secret-type"] = skill.secret_type_label
+    if skill.kinds != DEFAULT_KINDS:
+        metadata["kind"] = skill.kind_label  # a dependency skill exported stays one
     front: dict[str, object] = {"name": skill.name, "description": skill.description}
     for key, value in (
         ("license", skill.license),

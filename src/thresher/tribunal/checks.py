@@ -12,11 +12,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from thresher.decisions import ReportCheck, ReportEntry
+from thresher.findings import FindingKind
 from thresher.results import (
+    DEPENDENCY_CLASSIFICATIONS,
     AnalysisReport,
     ChallengeOutcome,
     Classification,
     Verdict,
+    VexJustification,
     label_for,
     verdict_for,
 )
@@ -24,9 +27,55 @@ from thresher.skills.compliance import Compliance
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
 
 _MEAN_TOLERANCE = 0.5
+CLASSIFICATION_FITS_KIND = "classification-fits-kind"
+NOT_AFFECTED_CITES_EVIDENCE = "not-affected-cites-evidence"
 
 
 def check_report(
+    report: AnalysisReport,
+    ledger_ids: set[str],
+    compliance: Compliance | None,
+    *,
+    kind: FindingKind = FindingKind.SECRET,
+    evidence_ids: set[str] | None = None,
+) -> tuple[ReportCheck, ...]:
+    """The deterministic checks of one report; a dependency report gets two more: its
+    classification answers a dependency's question, and a ``not_affected`` carries an
+    OpenVEX justification and cites tool results (``evidence_ids``: the ledger ids of
+    successful tool calls other than skill loads; all ledger ids when not given)."""
+    checks = _common_checks(report, ledger_ids, compliance)
+    if kind is FindingKind.DEPENDENCY:
+        checks += dependency_checks(report, ledger_ids if evidence_ids is None else evidence_ids)
+    return checks
+
+
+def dependency_checks(report: AnalysisReport, evidence_ids: set[str]) -> tuple[ReportCheck, ...]:
+    cited = {i for item in report.evidence for i in item.ledger_ids} & evidence_ids
+    fits = report.classification in DEPENDENCY_CLASSIFICATIONS
+    not_affected = report.classification is Classification.NOT_AFFECTED
+    backed = report.justification is not None and bool(cited)
+    return (
+        ReportCheck(
+            name=CLASSIFICATION_FITS_KIND,
+            passed=fits,
+            detail=f"{report.classification.value} "
+            + ("answers" if fits else "does not answer")
+            + " a dependency finding (affected or not_affected)",
+        ),
+        ReportCheck(
+            name=NOT_AFFECTED_CITES_EVIDENCE,
+            passed=not not_affected or backed,
+            detail="not a not_affected report"
+            if not not_affected
+            else (
+                f"justification {report.justification.value if report.justification else 'missing'}"
+                f"; {len(cited)} tool result(s) cited"
+            ),
+        ),
+    )
+
+
+def _common_checks(
     report: AnalysisReport, ledger_ids: set[str], compliance: Compliance | None
 ) -> tuple[ReportCheck, ...]:
     cited = [i for item in report.evidence for i in item.ledger_ids]
@@ -121,6 +170,13 @@ def apply_guardrails(
             f"live verification says the secret is valid; overrode "
             f"{verdict.value} ({classification.value})",
         )
+    if classification in DEPENDENCY_CLASSIFICATIONS:
+        return Guarded(
+            Classification.REAL,
+            Verdict.INCONCLUSIVE,
+            f"'{classification.value}' answers a dependency's question, not a secret's; "
+            "assumed real",
+        )
     if checksum_failed and classification is Classification.REAL:
         return Guarded(
             Classification.TEST,
@@ -128,3 +184,55 @@ def apply_guardrails(
             "the value fails its format checksum, so it was never issued; overrode 'real'",
         )
     return Guarded(classification, verdict, None)
+
+
+@dataclass(frozen=True)
+class GuardedDependency:
+    classification: Classification
+    verdict: Verdict
+    justification: VexJustification | None
+    note: str | None
+
+
+def apply_dependency_guardrails(
+    classification: Classification, verdict: Verdict, winner: ReportEntry | None
+) -> GuardedDependency:
+    """A dependency ends ``affected`` or ``not_affected``, never a secret's answer; an
+    undecided one is ``affected``; and ``not_affected`` stands only on the winning report's
+    OpenVEX justification with tool results cited from its ledger."""
+    report = winner.report if winner is not None else None
+    if classification not in DEPENDENCY_CLASSIFICATIONS:
+        return GuardedDependency(
+            Classification.AFFECTED,
+            Verdict.INCONCLUSIVE,
+            None,
+            f"'{classification.value}' answers a secret's question, not a dependency's; "
+            "assumed affected",
+        )
+    if classification is Classification.AFFECTED:
+        return GuardedDependency(
+            classification,
+            Verdict.INCONCLUSIVE if verdict is Verdict.INCONCLUSIVE else Verdict.TRUE_POSITIVE,
+            None,
+            None,
+        )
+    if verdict is not Verdict.FALSE_POSITIVE:
+        # not_affected, but undecided (or a verdict that contradicts it): the safe answer.
+        return GuardedDependency(Classification.AFFECTED, Verdict.INCONCLUSIVE, None, None)
+    backed = winner is not None and any(
+        c.name == NOT_AFFECTED_CITES_EVIDENCE and c.passed for c in winner.checks
+    )
+    if report is None or report.justification is None or not backed:
+        missing = (
+            "no OpenVEX justification"
+            if report is None or report.justification is None
+            else "no tool result cited from the ledger"
+        )
+        return GuardedDependency(
+            Classification.AFFECTED,
+            Verdict.INCONCLUSIVE,
+            None,
+            f"not_affected needs an OpenVEX justification backed by evidence cited from the "
+            f"ledger, and the winning report has {missing}; overrode 'not_affected'",
+        )
+    return GuardedDependency(classification, verdict, report.justification, None)

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
+from thresher.findings import Finding
 from thresher.llm.messages import Usage
 from thresher.results import (
-    Classification,
     ConfidenceLabel,
     JudgeResult,
     RiskLevel,
     Verdict,
+    safe_classification,
 )
 
 
@@ -46,10 +47,14 @@ class Panel:
     errors: list[DecisionError]
 
 
-def undecided(rationale: str, decided_by: DecidedBy, **fields: Any) -> Decision:
-    """INCONCLUSIVE, assumed real (the safe guess) until someone looks."""
+def undecided(
+    rationale: str, decided_by: DecidedBy, *, finding: Finding, **fields: Any
+) -> Decision:
+    """INCONCLUSIVE, assumed the safe guess for the finding's kind until someone looks:
+    a secret ``real``, a vulnerable dependency ``affected``."""
     return Decision(
-        classification=Classification.REAL,
+        finding=finding,
+        classification=safe_classification(finding.kind),
         verdict=Verdict.INCONCLUSIVE,
         confidence=0.0,
         confidence_label=ConfidenceLabel.LOW,

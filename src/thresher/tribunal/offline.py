@@ -32,13 +32,16 @@ from thresher.agents.toolbox import (
     workspace_handlers,
 )
 from thresher.agents.tooling import ToolError, ToolOutput
-from thresher.agents.toolspecs import ToolName
+from thresher.agents.toolspecs import ToolName, tools_for_kind
 from thresher.config import AgentName
 from thresher.decisions import DecisionError, ReportEntry
 from thresher.errors import ThresherError
-from thresher.findings import Finding, SecretType
+from thresher.findings import Finding, FindingKind, OsvSource, SecretType
 from thresher.llm.heuristic import (
     HeuristicModel,
+    dependency_challenge,
+    dependency_report,
+    gather_dependency_evidence,
     gather_evidence,
     heuristic_challenge,
     heuristic_judgement,
@@ -59,9 +62,19 @@ from thresher.validators.base import ValidationResult
 _EVIDENCE = (ToolName.READ_FILE, ToolName.GIT_LOG, ToolName.VALIDATE_SECRET)
 # What of each tool's data the rules read (``gather_evidence``).
 _READ_BY_RULES: dict[ToolName, tuple[str, ...]] = {
-    ToolName.GET_FINDING: ("locations", "value", "assessment", "offline_call"),
+    ToolName.GET_FINDING: (
+        "locations",
+        "value",
+        "assessment",
+        "offline_call",
+        "source",
+        "severity",
+        "rule_id",
+    ),
     ToolName.GIT_LOG: ("commits",),
     ToolName.VALIDATE_SECRET: ("results",),
+    ToolName.GET_VULNERABILITY: ("id", "summary", "package"),
+    ToolName.FIND_IMPORTS: ("names", "imported", "matches", "files_searched", "complete"),
 }
 _CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
 _HISTORY_COMMITS = 10
@@ -206,6 +219,10 @@ class _Ledger:
     def ids(self) -> set[str]:
         return {f"T{number}" for number in range(1, self.count + 1)}
 
+    def evidence_ids(self) -> set[str]:
+        """Ids of the successful tool calls that are evidence (not skill loads)."""
+        return {c.id for c in self.calls if c.ok and c.tool != ToolName.SKILL.value}
+
 
 class OfflinePanel:
     """The heuristic panel for one finding, computed directly (see the module docstring)."""
@@ -219,13 +236,13 @@ class OfflinePanel:
         self.sink: Callable[[str], None] | None = None
         self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
         self._compliance: dict[
-            tuple[AgentName, SecretType | None], tuple[list[str], Compliance]
+            tuple[AgentName, FindingKind, SecretType | None], tuple[list[str], Compliance]
         ] = {}
         self.shared = SharedReads(factory.workspace)
 
     def expect(self, findings: Sequence[Finding]) -> None:
         """The findings about to be decided: files holding several are read once."""
-        self.shared.expect(findings)
+        self.shared.expect(f for f in findings if f.kind is FindingKind.SECRET)
 
     def tools(self, agent: AgentName) -> tuple[ToolName, ...]:
         """The tools the agent's definition offers (a user's definition may offer fewer)."""
@@ -246,11 +263,14 @@ class OfflinePanel:
         records: list[OfflineAgentRecord] = []
         name = self.model.name
 
+        dependency = finding.kind is FindingKind.DEPENDENCY
         analysis_ledger, compliance = self._gather(AgentName.ANALYSIS, finding, calls)
         records.append(OfflineAgentRecord.of(AgentName.ANALYSIS, analysis_ledger, compliance))
         report = self._submit(
             AgentName.ANALYSIS,
-            heuristic_report(gather_evidence(analysis_ledger.results)),
+            dependency_report(gather_dependency_evidence(analysis_ledger.results))
+            if dependency
+            else heuristic_report(gather_evidence(analysis_ledger.results)),
             "analysis 0",
             errors,
         )
@@ -263,12 +283,13 @@ class OfflinePanel:
             reproduced = any(
                 tool == ToolName.VALIDATE_SECRET.value for tool, _, _ in ledger.results
             )
+            submitted = report.model_dump(mode="json")
             challenge = self._submit(
                 AgentName.CHALLENGER,
-                heuristic_challenge(
-                    gather_evidence(ledger.results),
-                    report.model_dump(mode="json"),
-                    reproduced=reproduced,
+                dependency_challenge(gather_dependency_evidence(ledger.results), submitted)
+                if dependency
+                else heuristic_challenge(
+                    gather_evidence(ledger.results), submitted, reproduced=reproduced
                 ),
                 "challenger 0",
                 errors,
@@ -278,7 +299,13 @@ class OfflinePanel:
                     model=name,
                     report=report,
                     compliance=compliance,
-                    checks=check_report(report, analysis_ledger.ids(), compliance),
+                    checks=check_report(
+                        report,
+                        analysis_ledger.ids(),
+                        compliance,
+                        kind=finding.kind,
+                        evidence_ids=analysis_ledger.evidence_ids(),
+                    ),
                     challenge=challenge if isinstance(challenge, ChallengeResult) else None,
                     challenger_model=name,
                 )
@@ -287,8 +314,12 @@ class OfflinePanel:
         if entries:
             judge_ledger, judge_compliance = self._gather(AgentName.JUDGE, finding, calls)
             records.append(OfflineAgentRecord.of(AgentName.JUDGE, judge_ledger, judge_compliance))
+            safe = "affected" if dependency else "real"
             judged = self._submit(
-                AgentName.JUDGE, heuristic_judgement(_judge_entries(entries)), "judge", errors
+                AgentName.JUDGE,
+                heuristic_judgement(_judge_entries(entries), safe=safe),
+                "judge",
+                errors,
             )
             judge = valid_judgement(
                 judged if isinstance(judged, JudgeResult) else None, len(entries), errors
@@ -316,6 +347,10 @@ class OfflinePanel:
             handlers.update(workspace_handlers(factory.workspace))
         redactor = factory.redactor
         calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
+        if finding.kind is FindingKind.DEPENDENCY:
+            handlers.update(finding_handlers(finding, None, factory.validators))
+            handlers.update(factory.kind_handlers(finding))
+            return calls
         line = self._line(finding, calls)
         handlers.update(finding_handlers(finding, value, factory.validators, line, offline=offline))
         handlers[ToolName.GET_FINDING] = _described(finding, value, line, offline)
@@ -348,8 +383,8 @@ class OfflinePanel:
         """The calls the heuristic makes as ``agent`` (``HeuristicModel``'s plan): its
         required skills, get_finding, then -- except the judge -- the code around the
         finding, the value's history and the validators, each if the agent has the tool."""
-        offered = set(self.tools(agent))
-        loaded, compliance = self._skills(agent, finding.effective_secret_type, offered)
+        offered = set(tools_for_kind(self.tools(agent), finding.kind))
+        loaded, compliance = self._skills(agent, finding, offered)
         ledger = _Ledger()
         for skill in loaded:
             ledger.skill(skill)
@@ -361,6 +396,14 @@ class OfflinePanel:
             locations = result.data.get("locations") or [] if result.error is None else []
             location = locations[0] if locations else None
         if agent is AgentName.JUDGE:
+            return ledger, compliance
+        if isinstance(finding.source, OsvSource):
+            for tool, asked in (
+                (ToolName.GET_VULNERABILITY, {"id": finding.rule_id}),
+                (ToolName.FIND_IMPORTS, {"package": finding.source.package}),
+            ):
+                if tool in offered:
+                    ledger.record(tool, dict(asked), calls.call(tool, dict(asked)))
             return ledger, compliance
         for tool in _EVIDENCE:
             if tool not in offered:
@@ -377,13 +420,14 @@ class OfflinePanel:
         return ledger, compliance
 
     def _skills(
-        self, agent: AgentName, secret_type: SecretType | None, offered: set[ToolName]
+        self, agent: AgentName, finding: Finding, offered: set[ToolName]
     ) -> tuple[list[str], Compliance]:
-        """The skills the heuristic loads as ``agent`` for this type of secret, and the
-        compliance that earns: the same for every finding of the type, so worked out once."""
-        key = (agent, secret_type)
+        """The skills the heuristic loads as ``agent`` for this kind and type of finding, and
+        the compliance that earns: the same for every finding of the pair, so worked out once."""
+        secret_type = finding.effective_secret_type
+        key = (agent, finding.kind, secret_type)
         if key not in self._compliance:
-            enabled = self.factory.skills(agent).enabled
+            enabled = self.factory.skills_for(agent, finding).enabled
             required = applicable_required(enabled, secret_type)
             loaded = required if ToolName.SKILL in offered else []
             self._compliance[key] = (loaded, compute_compliance(enabled, loaded, secret_type))

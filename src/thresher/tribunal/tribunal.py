@@ -20,14 +20,14 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, assert_never
 
 from thresher.agents.loop import SessionOutcome
 from thresher.agents.sessions import SessionFactory
 from thresher.config import AgentName
 from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 from thresher.errors import ExitCode, ThresherError
-from thresher.findings import Finding
+from thresher.findings import Finding, FindingKind
 from thresher.llm.errors import BudgetExceeded
 from thresher.llm.heuristic import HeuristicModel
 from thresher.llm.messages import Usage
@@ -46,7 +46,13 @@ from thresher.scoring.policy import (
     escalation_for,
     offline_call,
 )
-from thresher.tribunal.checks import apply_guardrails, best_entry, check_report
+from thresher.tribunal.checks import (
+    Guarded,
+    apply_dependency_guardrails,
+    apply_guardrails,
+    best_entry,
+    check_report,
+)
 from thresher.tribunal.fallbacks import (
     Deadline,
     Panel,
@@ -170,7 +176,7 @@ class Tribunal:
             return self._failed(finding, "internal", exc)
 
     def _expired(self, finding: Finding, deadline: Deadline) -> Decision:
-        """The run deadline came first: INCONCLUSIVE, assumed real, and said why."""
+        """The run deadline came first: INCONCLUSIVE, assumed real or affected, and said why."""
         message = f"the run deadline (--timeout {deadline.seconds:g} s) expired first"
         return undecided(
             f"not decided: {message}",
@@ -192,7 +198,17 @@ class Tribunal:
     def offline(
         self, finding: Finding, validations: tuple[ValidationResult, ...]
     ) -> tuple[OfflineCall | None, Escalation]:
-        """The offline call and what the escalation policy says about it."""
+        """The offline call and what the escalation policy says about it.
+
+        The calibrated scorer judges secrets only: a dependency finding has no
+        assessment and no offline call; its escalation follows the heuristic panel
+        (``dependency_escalation``)."""
+        if finding.kind is FindingKind.DEPENDENCY:
+            return None, Escalation(
+                policy=self.options.escalate,
+                would_escalate=self.options.escalate is not Escalate.NEVER,
+                reason="a dependency finding: the heuristic decides only clear cases",
+            )
         assessment = self.assessments.get(finding.id)
         if assessment is None:
             would = self.options.escalate is not Escalate.NEVER
@@ -204,16 +220,48 @@ class Tribunal:
         call = offline_call(assessment, validations, self.point)
         return call, escalation_for(call, assessment, self.options.escalate, self.band)
 
+    def dependency_escalation(self, decision: Decision) -> Escalation:
+        """No scorer for dependencies: the heuristic's clear cases (a decided
+        ``not_affected`` with its cited justification) stand, everything else escalates."""
+        policy = self.options.escalate
+        match policy:
+            case Escalate.ALL:
+                return Escalation(policy=policy, would_escalate=True, reason="--escalate all")
+            case Escalate.NEVER:
+                return Escalation(policy=policy, would_escalate=False, reason="--escalate never")
+            case Escalate.UNCERTAIN:
+                if decision.verdict is Verdict.INCONCLUSIVE or decision.errors:
+                    return Escalation(
+                        policy=policy,
+                        would_escalate=True,
+                        reason="not a clear case offline: whether the vulnerable code is "
+                        "reachable needs the tribunal",
+                    )
+                return Escalation(
+                    policy=policy,
+                    would_escalate=False,
+                    reason="a clear case offline: "
+                    + (decision.justification.value if decision.justification else "decided"),
+                )
+            case _:
+                assert_never(policy)
+
     async def decide(self, finding: Finding, value: str | None) -> Decision:
         validators = self.factory.validators
-        validations = tuple(await validators.validate_async(value, finding)) if value else ()
+        secret = finding.kind is FindingKind.SECRET
+        validations = (
+            tuple(await validators.validate_async(value, finding)) if value and secret else ()
+        )
         call, escalation = self.offline(finding, validations)
-        assessment = self.assessments.get(finding.id)
+        assessment = self.assessments.get(finding.id) if secret else None
         # The heuristic panel without replaying its sessions (see tribunal.offline).
         heuristic = self.offline_panel.decide(finding, value, validations, (assessment, call))
         decision = self._conclude(
             finding, heuristic, validations, DecidedBy.HEURISTIC, escalated=False
-        ).model_copy(update={"escalation": escalation, "assessment": assessment})
+        )
+        if not secret:
+            escalation = self.dependency_escalation(decision)
+        decision = decision.model_copy(update={"escalation": escalation, "assessment": assessment})
         if decision.errors and not escalation.would_escalate:
             escalation = Escalation(
                 policy=self.options.escalate,
@@ -333,7 +381,17 @@ class Tribunal:
                     model=analysis_model.name,
                     report=outcome.result,
                     compliance=outcome.compliance,
-                    checks=check_report(outcome.result, outcome.ledger.ids(), outcome.compliance),
+                    checks=check_report(
+                        outcome.result,
+                        outcome.ledger.ids(),
+                        outcome.compliance,
+                        kind=finding.kind,
+                        evidence_ids={
+                            e.id
+                            for e in outcome.ledger.entries
+                            if not e.is_error and e.tool != "skill"
+                        },
+                    ),
                     challenge=challenged.result if challenged else None,
                     challenger_model=challenger_model.name,
                 )
@@ -413,11 +471,23 @@ class Tribunal:
             rationale = (
                 f"judge unavailable; best report by deterministic score: {winner.key_finding}"
             )
-        guarded = apply_guardrails(classification, verdict, validations)
+        justification = None
+        if finding.kind is FindingKind.DEPENDENCY:
+            index = (
+                panel.judge.winner_index
+                if panel.judge is not None and panel.judge.winner_index >= 0
+                else best_entry(panel.entries)
+            )
+            dependency = apply_dependency_guardrails(classification, verdict, panel.entries[index])
+            justification = dependency.justification
+            guarded = Guarded(dependency.classification, dependency.verdict, dependency.note)
+        else:
+            guarded = apply_guardrails(classification, verdict, validations)
         confidence = winner.confidence_score
         return Decision(
             classification=guarded.classification,
             verdict=guarded.verdict,
+            justification=justification,
             confidence=confidence,
             confidence_label=label_for(confidence),
             risk_level=winner.risk_level,
