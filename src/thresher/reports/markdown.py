@@ -17,6 +17,7 @@ from typing import Any
 from thresher.agents.prompts import PromptRenderer, Template
 from thresher.decisions import Decision, RunReport
 from thresher.reports.catalog import help_for
+from thresher.reports.dependencies import markdown_section
 from thresher.reports.views import (
     VERDICT_ICONS,
     by_risk,
@@ -81,6 +82,8 @@ def render_summary(
     # ... or the scan line: a skipped file is never left unmentioned.
     if report.scan.files_skipped and scan_line not in text:
         text = f"{text.rstrip()}\n\n{scan_line}\n"
+    if report.dependencies is not None:
+        text = f"{text.rstrip()}\n\n{markdown_section(report, max_rows=max_rows)}"
     return text
 
 
