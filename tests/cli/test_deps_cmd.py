@@ -259,3 +259,42 @@ def test_no_dependency_decision_writes_no_vex(cli: Cli, tmp_path: Path, osv: Osv
     assert result.exit_code == 0, result.stderr
     assert "OpenVEX needs at least one statement" in result.stderr
     assert not (tmp_path / "out" / "r.vex").exists()
+
+
+def test_scan_deps_decides_secrets_and_dependencies_in_one_run(
+    cli: Cli, tmp_path: Path, osv: OsvFake
+) -> None:
+    from tests.tokens import github_token
+
+    root = make_project(tmp_path / "proj", commit=False)
+    token = github_token(seed=41)
+    (root / "deploy.py").write_text(f'GITHUB_TOKEN = "{token}"\n')
+    result = cli(
+        "scan", "--deps", "--root", str(root), "--osv-url", osv.base_url,
+        *OUTPUTS, "--vex", "out/r.vex",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.stderr  # the live-looking token is real
+    report = _read(tmp_path, "r.json")
+    kinds = {(d["finding"]["kind"], d["finding"]["rule_id"]) for d in report["decisions"]}
+    assert ("dependency", JINJA_ID) in kinds and ("dependency", LODASH_ID) in kinds
+    assert any(kind == "secret" for kind, _ in kinds)
+    assert token not in json.dumps(report)
+    sarif = _read(tmp_path, "r.sarif")
+    if SARIF_SCHEMA.is_file():
+        _valid(sarif, SARIF_SCHEMA)
+    rules = {r["id"] for r in sarif["runs"][0]["tool"]["driver"]["rules"]}
+    assert JINJA_ID in rules and any(r.startswith("thresher/") for r in rules)
+    vex = _read(tmp_path, "r.vex")
+    _valid(vex, VEX_SCHEMA)
+    assert {s["vulnerability"]["name"] for s in vex["statements"]} == {JINJA_ID, LODASH_ID}
+    markdown = (tmp_path / "out" / "r.md").read_text()
+    assert "### Vulnerable dependencies" in markdown
+
+
+def test_scan_without_deps_reads_no_lockfile(cli: Cli, tmp_path: Path, osv: OsvFake) -> None:
+    root = make_project(tmp_path / "proj", commit=False)
+    result = cli("scan", "--root", str(root), "--osv-url", osv.base_url, "--json", "out/r.json")
+    assert result.exit_code == 0, result.stderr
+    report = _read(tmp_path, "r.json")
+    assert report["dependencies"] is None and report["decisions"] == []
+    assert osv.requests == []

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from thresher.agents.prompts import md_escape
 from thresher.decisions import Decision, RunReport
-from thresher.deps.model import Ecosystem, Vulnerability, _package_key
+from thresher.deps.model import Ecosystem, Vulnerability
 from thresher.findings import FindingKind, OsvSource, Severity
 from thresher.reports.views import one_line
 from thresher.results import Verdict
@@ -107,24 +107,12 @@ def view_of(decision: Decision, report: RunReport) -> DependencyView | None:
 
 
 def fixed_versions(advisory: Vulnerability, ecosystem: str, package: str) -> tuple[str, ...]:
-    """The ``fixed`` events of the advisory's entries for this package."""
+    """The ``fixed`` events of the advisory's entries for this package, without repeats."""
     try:
-        key = _package_key(Ecosystem(ecosystem), package)
+        known = Ecosystem(ecosystem)
     except ValueError:
-        key = package
-    found: list[str] = []
-    for affected in advisory.affected:
-        if affected.ecosystem.split(":")[0] != ecosystem:
-            continue
-        try:
-            name = _package_key(Ecosystem(ecosystem), affected.name)
-        except ValueError:
-            name = affected.name
-        if name != key:
-            continue
-        for rng in affected.ranges:
-            found.extend(e.fixed for e in rng.events if e.fixed)
-    return tuple(dict.fromkeys(found))
+        return ()
+    return tuple(dict.fromkeys(advisory.fixed_versions(known, package)))
 
 
 def markdown_section(report: RunReport, *, max_rows: int = 50) -> str:
