@@ -42,7 +42,7 @@ def deps_options(
     osv_url: str,
     osv_offline: Path | None,
     *,
-    environ: dict[str, str] | None = None,
+    pull_request: bool | None = None,
 ) -> DepsOptions:
     """The use case's options; in a pull-request job osv-scanner.toml comes from the base."""
     from thresher.deps.run import DepsOptions
@@ -66,11 +66,12 @@ def deps_options(
             f"{cache_dir} is a symbolic link; the OSV cache is not written through it",
             hint="remove the link, or run thresher from another directory",
         )
-    env = os.environ if environ is None else environ
+    if pull_request is None:
+        pull_request = is_pull_request(os.environ, diff=diff)
     return DepsOptions(
         paths=paths,
         osv_url=osv_url,
         osv_offline=osv_offline.resolve() if osv_offline is not None else None,
         cache_dir=cache_dir,
-        ignores_from_base=is_pull_request(env, diff=diff),
+        ignores_from_base=pull_request,
     )
