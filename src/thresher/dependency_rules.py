@@ -19,15 +19,19 @@ no test-path rule: a lockfile under ``tests/`` is still a lockfile.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from thresher.results import (
+    ChallengeOutcome,
     Classification,
     ConfidenceFactors,
     EvidenceItem,
     RiskLevel,
     VexJustification,
+    label_for,
+    verdict_for,
 )
 
 # Packages every program of the ecosystem uses without importing them by that name.
@@ -222,3 +226,90 @@ def _decided(
         evidence=items,
         remediation=remediation,
     )
+
+
+# The heuristic model's submissions for a dependency (``thresher.llm.heuristic`` plays
+# the roles; the offline panel calls these directly).
+
+
+def gather_dependency_evidence(
+    results: Iterable[tuple[str, str | None, dict[str, Any]]],
+) -> DependencyEvidence:
+    """The dependency rules' evidence from a session's successful tool results."""
+    evidence = DependencyEvidence()
+    for tool, ledger_id, data in results:
+        if tool == "get_finding":
+            evidence.finding_id = ledger_id
+            source = data.get("source")
+            evidence.source = source if isinstance(source, dict) else {}
+            evidence.severity = str(data.get("severity") or "") or None
+        elif tool == "get_vulnerability":
+            evidence.vuln_id, evidence.vulnerability = ledger_id, dict(data)
+        elif tool == "find_imports":
+            evidence.imports_id, evidence.imports = ledger_id, dict(data)
+    return evidence
+
+
+def dependency_report(evidence: DependencyEvidence) -> dict[str, Any]:
+    """The analysis report the dependency rules draw: not_affected with its OpenVEX
+    justification in a clear case, else affected and INCONCLUSIVE (escalate)."""
+    conclusion = conclude_dependency(evidence)
+    score = conclusion.factors.mean()
+    verdict = (
+        verdict_for(conclusion.classification).value if conclusion.decisive else "INCONCLUSIVE"
+    )
+    report: dict[str, Any] = {
+        "classification": conclusion.classification.value,
+        "verdict": verdict,
+        "confidence_factors": conclusion.factors.model_dump(),
+        "confidence_score": score,
+        "confidence_label": label_for(score).value,
+        "risk_level": conclusion.risk.value,
+        "key_finding": conclusion.key_finding,
+        "evidence": [e.model_dump(mode="json") for e in conclusion.evidence],
+        "remediation": list(conclusion.remediation),
+    }
+    if conclusion.justification is not None:
+        report["justification"] = conclusion.justification.value
+    return report
+
+
+def dependency_challenge(evidence: DependencyEvidence, report: dict[str, Any]) -> dict[str, Any]:
+    """The challenge of a dependency report by the rules on the challenger's evidence.
+
+    A clear case the challenger reproduces is CONFIRMED; a not_affected the rules do not
+    reproduce is REFUTED; an affected report the rules cannot settle either way is
+    INSUFFICIENT_EVIDENCE when it claims more than INCONCLUSIVE, else CONFIRMED.
+    """
+    mine = conclude_dependency(evidence)
+    theirs = report.get("classification")
+    agree = theirs == mine.classification.value
+    cited = [i for e in mine.evidence for i in e.ledger_ids]
+    if agree:
+        outcome = ChallengeOutcome.CONFIRMED
+        reasoning = f"Reproduced the evidence: it supports '{theirs}'. {mine.key_finding}"
+    elif theirs == Classification.NOT_AFFECTED.value:
+        outcome = ChallengeOutcome.REFUTED
+        reasoning = (
+            f"The report says not_affected, but the reproduced evidence does not show it: "
+            f"{mine.key_finding}"
+        )
+    else:
+        outcome = ChallengeOutcome.REFUTED
+        reasoning = (
+            f"Reproduced evidence points to '{mine.classification.value}', not '{theirs}': "
+            f"{mine.key_finding}"
+        )
+    return {
+        "outcome": outcome.value,
+        "reasoning": reasoning,
+        "evidence_gaps": [] if agree else [f"does not reproduce '{theirs}'"],
+        "verification_reproduced": evidence.vuln_id is not None,
+        "verification_result": "version in range: "
+        + str(evidence.package.get("version_in_range", "unknown")).lower()
+        + "; imported: "
+        + str(evidence.imports.get("imported", "not searched")).lower(),
+        "contradicting_evidence": []
+        if agree
+        else [{"claim": mine.key_finding, "ledger_ids": cited[:3]}],
+    }

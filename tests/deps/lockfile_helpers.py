@@ -21,3 +21,13 @@ def rows(deps: list[Dependency]) -> set[Row]:
 def parse_fixture(relative: str) -> list[Dependency]:
     """Parse a fixture as the scan would: its path relative to the fixtures root."""
     return parse(relative, (FIXTURES / relative).read_text(encoding="utf-8"))
+
+
+def parse_with_manifest(relative: str) -> list[Dependency]:
+    """Parse a fixture with a reader, so includes and the manifest beside it count."""
+
+    def read(path: str) -> str | None:
+        file = FIXTURES / path
+        return file.read_text(encoding="utf-8") if file.is_file() else None
+
+    return parse(relative, (FIXTURES / relative).read_text(encoding="utf-8"), read=read)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.deps.lockfile_helpers import FIXTURES, D, rows
+from tests.tokens import random_secret
 from thresher.deps.lockfiles import MAX_BYTES, decode, kind_of, parse
 from thresher.deps.model import LockfileError
 
@@ -47,6 +48,7 @@ def test_undecodable_bytes_name_their_line() -> None:
         ("pnpm-lock.yaml", "lockfileVersion: '9.0'\nx: " + "[" * 1_000_000 + "]" * 1_000_000),
         ("pnpm-lock.yaml", "lockfileVersion: '9.0'\nx:\n" + "- " * 1_000_000 + "x\n"),
         ("yarn.lock", "__metadata:\n  version: 6\nx: " + "{a: " * 500_000 + "1" + "}" * 500_000),
+        ("requirements.txt", "a==1 ; " + "(" * 5000 + "os_name=='x'" + ")" * 5000 + "\n"),
     ],
 )
 def test_deep_nesting_is_an_error_not_a_crash(path: str, text: str) -> None:
@@ -135,3 +137,17 @@ def test_mutated_fixtures_parse_or_fail_with_a_lockfile_error() -> None:
             except LockfileError as exc:
                 assert exc.path == relative
                 assert "unexpected structure" not in str(exc), str(exc)
+
+
+def test_credentials_in_a_url_never_reach_the_error_message() -> None:
+    token = random_secret(24, seed=41)
+    text = (
+        "__metadata:\n  version: 6\n\n"
+        f'"pkg@https://ci:{token}@npm.example.com/pkg.tgz?auth={token}":\n'
+        "  languageName: node\n"
+    )
+    with pytest.raises(LockfileError) as caught:
+        parse("yarn.lock", text)
+    assert caught.value.line == 4
+    assert token not in str(caught.value)
+    assert "https://…@npm.example.com/pkg.tgz?…" in str(caught.value)

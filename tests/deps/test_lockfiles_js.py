@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.deps.lockfile_helpers import FIXTURES, D, T, U, parse_fixture, rows
+from tests.deps.lockfile_helpers import D, T, U, parse_fixture, parse_with_manifest, rows
 from thresher.deps.lockfiles import parse
-from thresher.deps.model import Dependency, Ecosystem, LockfileError
+from thresher.deps.model import Ecosystem, LockfileError
 
 
 def test_package_lock_v3_direct_from_root_and_workspaces_dev_from_flags() -> None:
@@ -49,7 +49,7 @@ def test_yarn_v1_entries_at_their_header_line() -> None:
 
 
 def test_yarn_v1_with_its_package_json_knows_direct_and_dev_only() -> None:
-    assert rows(_with_manifest("yarn-v1/yarn.lock")) == {
+    assert rows(parse_with_manifest("yarn-v1/yarn.lock")) == {
         ("@babel/code-frame", "7.22.13", 5, D, False),
         ("chalk", "2.4.2", 13, T, False),  # required by @babel/code-frame
         ("string-width", "4.2.3", 19, D, False),  # the alias string-width-cjs
@@ -69,7 +69,7 @@ def test_yarn_berry_skips_workspace_and_patch_entries_and_reads_the_workspace() 
 
 
 def test_yarn_berry_with_its_package_json_knows_dev_only() -> None:
-    assert rows(_with_manifest("yarn-berry/yarn.lock")) == {
+    assert rows(parse_with_manifest("yarn-berry/yarn.lock")) == {
         ("@babel/code-frame", "7.22.13", 8, D, False),
         ("lodash", "4.17.21", 28, D, True),
         ("resolve", "1.22.8", 41, D, False),
@@ -81,14 +81,6 @@ def test_a_broken_package_json_beside_yarn_lock_is_named() -> None:
     with pytest.raises(LockfileError) as caught:
         parse("web/yarn.lock", "# yarn lockfile v1\n", read=lambda _p: '{\n  "dependencies": [\n')
     assert (caught.value.path, caught.value.line) == ("web/package.json", 3)
-
-
-def _with_manifest(relative: str) -> list[Dependency]:
-    def read(path: str) -> str | None:
-        file = FIXTURES / path
-        return file.read_text(encoding="utf-8") if file.is_file() else None
-
-    return parse(relative, (FIXTURES / relative).read_text(encoding="utf-8"), read=read)
 
 
 def test_pnpm_v5_slash_keys_and_dev_flags() -> None:
@@ -142,6 +134,7 @@ def test_pnpm_v9_importers_and_dev_only_from_snapshots() -> None:
         ("yarn.lock", '__metadata:\n  version: 6\n\n"a@npm:^1":\n  checksum: x\n', 4),
         ("pnpm-lock.yaml", "lockfileVersion: '6.0'\npackages:\n  /a@1.0.0: {\n", 4),
         ("pnpm-lock.yaml", "lockfileVersion: '4.0'\n", 1),
+        ("pnpm-lock.yaml", "# pnpm\nlockfileVersion: 1e400\n", 2),
         (
             "pnpm-lock.yaml",
             "lockfileVersion: '9.0'\nimporters:\n  .:\n    dependencies:\n      a: {}\n",
@@ -172,3 +165,20 @@ def test_pnpm_aliases_make_the_real_package_direct() -> None:
         "  string-width@4.2.3: {}\n"
     )
     assert rows(parse("pnpm-lock.yaml", text)) == {("string-width", "4.2.3", 9, D, False)}
+
+
+def test_package_lock_v1_with_its_package_json_tells_hoisted_from_direct() -> None:
+    assert rows(parse_with_manifest("npm-v1/package-lock.json")) == {
+        ("accepts", "1.3.8", 7, D, False),
+        ("mime-types", "2.1.35", 15, T, False),
+        ("mocha", "10.2.0", 21, D, True),
+        ("string-width", "4.2.3", 25, D, False),
+    }
+
+
+def test_package_lock_without_a_root_entry_leaves_the_relation_unknown() -> None:
+    text = (
+        '{\n  "lockfileVersion": 3,\n  "packages": {\n'
+        '    "node_modules/a": {"version": "1.0.0"}\n  }\n}\n'
+    )
+    assert rows(parse("package-lock.json", text)) == {("a", "1.0.0", 4, U, False)}

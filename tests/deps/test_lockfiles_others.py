@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.deps.lockfile_helpers import D, T, U, parse_fixture, rows
+from tests.deps.lockfile_helpers import D, T, U, parse_fixture, parse_with_manifest, rows
 from thresher.deps.lockfiles import parse
 from thresher.deps.model import Ecosystem, LockfileError
 
@@ -76,3 +76,11 @@ def test_malformed_lockfiles_name_file_and_line(path: str, text: str, line: int)
         parse(f"svc/{path}", text)
     assert caught.value.path == f"svc/{path}"
     assert caught.value.line == line, str(caught.value)
+
+
+def test_composer_json_beside_the_lock_makes_required_packages_direct() -> None:
+    assert rows(parse_with_manifest("composer/composer.lock")) == {
+        ("monolog/monolog", "3.5.0", 8, D, False),
+        ("symfony/console", "6.3.8", 13, T, False),
+        ("phpunit/phpunit", "10.4.2", 24, D, True),
+    }

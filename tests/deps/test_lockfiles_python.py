@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.deps.lockfile_helpers import FIXTURES, D, T, U, parse_fixture, rows
+from tests.deps.lockfile_helpers import (
+    FIXTURES,
+    D,
+    T,
+    U,
+    parse_fixture,
+    parse_with_manifest,
+    rows,
+)
 from thresher.deps.lockfiles import parse
 from thresher.deps.model import Ecosystem, LockfileError
 
@@ -135,3 +143,46 @@ def test_local_paths_archives_and_urls_pin_nothing_and_are_no_error() -> None:
         "attrs==23.1.0\n"
     )
     assert rows(parse("requirements.txt", text)) == {("attrs", "23.1.0", 8, D, None)}
+
+
+def test_poetry_lock_with_its_pyproject_knows_direct_from_every_group() -> None:
+    assert rows(parse_with_manifest("poetry/poetry.lock")) == {
+        ("colorama", "0.4.6", 4, T, True),
+        ("requests", "2.31.0", 16, D, False),
+        ("sphinx", "7.2.6", 30, D, True),  # "Sphinx" in the docs group
+        ("vendored", "1.0.0", 39, T, None),
+    }
+
+
+def test_pipfile_lock_with_its_pipfile_knows_direct() -> None:
+    assert rows(parse_with_manifest("pipenv/Pipfile.lock")) == {
+        ("requests", "2.31.0", 9, D, False),
+        ("flask", "3.0.0", 19, T, False),
+        ("pytest", "7.4.3", 22, D, True),
+    }
+
+
+def test_pep_621_and_735_dependencies_make_packages_direct() -> None:
+    pyproject = (
+        '[project]\nname = "x"\ndependencies = ["Requests[socks]>=2 ; python_version>\'3\'"]\n'
+        '[project.optional-dependencies]\nfast = ["orjson"]\n'
+        '[dependency-groups]\ntest = ["pytest>=7"]\n'
+    )
+    lock = "".join(
+        f'[[package]]\nname = "{n}"\nversion = "1.0"\n\n'
+        for n in ("requests", "orjson", "pytest", "idna")
+    )
+    files = {"pyproject.toml": pyproject}
+    deps = parse("poetry.lock", lock, read=files.get)
+    assert {(d.name, d.relation) for d in deps} == {
+        ("requests", D),
+        ("orjson", D),
+        ("pytest", D),
+        ("idna", T),
+    }
+
+
+def test_a_broken_manifest_beside_the_lock_is_named() -> None:
+    with pytest.raises(LockfileError) as caught:
+        parse("app/Pipfile.lock", "{}", read=lambda _p: "[packages\n")
+    assert (caught.value.path, caught.value.line) == ("app/Pipfile", 1)

@@ -19,8 +19,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from thresher.dependency_rules import DependencyEvidence, conclude_dependency
+from thresher.dependency_rules import (
+    dependency_challenge,
+    dependency_report,
+    gather_dependency_evidence,
+)
 from thresher.heuristic_rules import Evidence, conclude
+
+__all__ = [
+    "HeuristicModel",
+    "dependency_challenge",
+    "dependency_report",
+    "gather_dependency_evidence",
+    "gather_evidence",
+    "heuristic_challenge",
+    "heuristic_judgement",
+    "heuristic_report",
+]
 from thresher.llm.errors import ModelConfigError
 from thresher.llm.messages import (
     AssistantMessage,
@@ -348,90 +363,4 @@ def heuristic_judgement(entries: list[dict[str, Any]], *, safe: str = "real") ->
         "passed their checks and survived their challenge.",
         "final_verdict": report["verdict"],
         "final_classification": report["classification"],
-    }
-
-
-# Dependency findings: the same three roles over the dependency rules.
-
-
-def gather_dependency_evidence(
-    results: Iterable[tuple[str, str | None, dict[str, Any]]],
-) -> DependencyEvidence:
-    """The dependency rules' evidence from a session's successful tool results."""
-    evidence = DependencyEvidence()
-    for tool, ledger_id, data in results:
-        if tool == "get_finding":
-            evidence.finding_id = ledger_id
-            source = data.get("source")
-            evidence.source = source if isinstance(source, dict) else {}
-            evidence.severity = str(data.get("severity") or "") or None
-        elif tool == "get_vulnerability":
-            evidence.vuln_id, evidence.vulnerability = ledger_id, dict(data)
-        elif tool == "find_imports":
-            evidence.imports_id, evidence.imports = ledger_id, dict(data)
-    return evidence
-
-
-def dependency_report(evidence: DependencyEvidence) -> dict[str, Any]:
-    """The analysis report the dependency rules draw: not_affected with its OpenVEX
-    justification in a clear case, else affected and INCONCLUSIVE (escalate)."""
-    conclusion = conclude_dependency(evidence)
-    score = conclusion.factors.mean()
-    verdict = (
-        verdict_for(conclusion.classification).value if conclusion.decisive else "INCONCLUSIVE"
-    )
-    report: dict[str, Any] = {
-        "classification": conclusion.classification.value,
-        "verdict": verdict,
-        "confidence_factors": conclusion.factors.model_dump(),
-        "confidence_score": score,
-        "confidence_label": label_for(score).value,
-        "risk_level": conclusion.risk.value,
-        "key_finding": conclusion.key_finding,
-        "evidence": [e.model_dump(mode="json") for e in conclusion.evidence],
-        "remediation": list(conclusion.remediation),
-    }
-    if conclusion.justification is not None:
-        report["justification"] = conclusion.justification.value
-    return report
-
-
-def dependency_challenge(evidence: DependencyEvidence, report: dict[str, Any]) -> dict[str, Any]:
-    """The challenge of a dependency report by the rules on the challenger's evidence.
-
-    A clear case the challenger reproduces is CONFIRMED; a not_affected the rules do not
-    reproduce is REFUTED; an affected report the rules cannot settle either way is
-    INSUFFICIENT_EVIDENCE when it claims more than INCONCLUSIVE, else CONFIRMED.
-    """
-    mine = conclude_dependency(evidence)
-    theirs = report.get("classification")
-    agree = theirs == mine.classification.value
-    cited = [i for e in mine.evidence for i in e.ledger_ids]
-    if agree:
-        outcome = ChallengeOutcome.CONFIRMED
-        reasoning = f"Reproduced the evidence: it supports '{theirs}'. {mine.key_finding}"
-    elif theirs == Classification.NOT_AFFECTED.value:
-        outcome = ChallengeOutcome.REFUTED
-        reasoning = (
-            f"The report says not_affected, but the reproduced evidence does not show it: "
-            f"{mine.key_finding}"
-        )
-    else:
-        outcome = ChallengeOutcome.REFUTED
-        reasoning = (
-            f"Reproduced evidence points to '{mine.classification.value}', not '{theirs}': "
-            f"{mine.key_finding}"
-        )
-    return {
-        "outcome": outcome.value,
-        "reasoning": reasoning,
-        "evidence_gaps": [] if agree else [f"does not reproduce '{theirs}'"],
-        "verification_reproduced": evidence.vuln_id is not None,
-        "verification_result": "version in range: "
-        + str(evidence.package.get("version_in_range", "unknown")).lower()
-        + "; imported: "
-        + str(evidence.imports.get("imported", "not searched")).lower(),
-        "contradicting_evidence": []
-        if agree
-        else [{"claim": mine.key_finding, "ledger_ids": cited[:3]}],
     }

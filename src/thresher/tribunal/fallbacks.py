@@ -2,14 +2,16 @@
 finding, and the offline decision kept when an LLM panel is incomplete.
 
 Kept apart from the tribunal's control flow so the fail-closed rules read in one
-place: only a complete panel may overrule the offline decision.
+place: only a complete panel may overrule the offline decision. A dependency, which no
+calibrated scorer judges, lets the offline decision stand only in the heuristic's clear
+cases (``dependency_escalation``); an undecided one is assumed ``affected``.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 from thresher.findings import Finding
@@ -21,6 +23,7 @@ from thresher.results import (
     Verdict,
     safe_classification,
 )
+from thresher.scoring.policy import Escalate, Escalation
 
 
 @dataclass(frozen=True)
@@ -114,3 +117,30 @@ def valid_judgement(
         )
         return None
     return judge
+
+
+def dependency_escalation(policy: Escalate, decision: Decision) -> Escalation:
+    """The escalation policy for a dependency, which has no calibrated scorer: the
+    heuristic's clear cases (a decided ``not_affected`` with its cited justification)
+    stand under ``uncertain``; everything else, undecided and assumed affected, escalates."""
+    match policy:
+        case Escalate.ALL:
+            return Escalation(policy=policy, would_escalate=True, reason="--escalate all")
+        case Escalate.NEVER:
+            return Escalation(policy=policy, would_escalate=False, reason="--escalate never")
+        case Escalate.UNCERTAIN:
+            if decision.verdict is Verdict.INCONCLUSIVE or decision.errors:
+                return Escalation(
+                    policy=policy,
+                    would_escalate=True,
+                    reason="not a clear case offline: whether the vulnerable code is "
+                    "reachable needs the tribunal",
+                )
+            return Escalation(
+                policy=policy,
+                would_escalate=False,
+                reason="a clear case offline: "
+                + (decision.justification.value if decision.justification else "decided"),
+            )
+        case _:
+            assert_never(policy)

@@ -20,7 +20,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, assert_never
+from typing import Any
 
 from thresher.agents.loop import SessionOutcome
 from thresher.agents.sessions import SessionFactory
@@ -57,6 +57,7 @@ from thresher.tribunal.fallbacks import (
     Deadline,
     Panel,
     complete,
+    dependency_escalation,
     offline_stands,
     undecided,
     valid_judgement,
@@ -220,32 +221,6 @@ class Tribunal:
         call = offline_call(assessment, validations, self.point)
         return call, escalation_for(call, assessment, self.options.escalate, self.band)
 
-    def dependency_escalation(self, decision: Decision) -> Escalation:
-        """No scorer for dependencies: the heuristic's clear cases (a decided
-        ``not_affected`` with its cited justification) stand, everything else escalates."""
-        policy = self.options.escalate
-        match policy:
-            case Escalate.ALL:
-                return Escalation(policy=policy, would_escalate=True, reason="--escalate all")
-            case Escalate.NEVER:
-                return Escalation(policy=policy, would_escalate=False, reason="--escalate never")
-            case Escalate.UNCERTAIN:
-                if decision.verdict is Verdict.INCONCLUSIVE or decision.errors:
-                    return Escalation(
-                        policy=policy,
-                        would_escalate=True,
-                        reason="not a clear case offline: whether the vulnerable code is "
-                        "reachable needs the tribunal",
-                    )
-                return Escalation(
-                    policy=policy,
-                    would_escalate=False,
-                    reason="a clear case offline: "
-                    + (decision.justification.value if decision.justification else "decided"),
-                )
-            case _:
-                assert_never(policy)
-
     async def decide(self, finding: Finding, value: str | None) -> Decision:
         validators = self.factory.validators
         secret = finding.kind is FindingKind.SECRET
@@ -260,7 +235,7 @@ class Tribunal:
             finding, heuristic, validations, DecidedBy.HEURISTIC, escalated=False
         )
         if not secret:
-            escalation = self.dependency_escalation(decision)
+            escalation = dependency_escalation(self.options.escalate, decision)
         decision = decision.model_copy(update={"escalation": escalation, "assessment": assessment})
         if decision.errors and not escalation.would_escalate:
             escalation = Escalation(

@@ -27,6 +27,8 @@ from thresher.deps.lockfiles._base import MAX_BYTES, decode
 from thresher.deps.model import Dependency, LockfileError
 
 Reader = requirements.Reader
+# Every format's parser: (root-relative path, text, reader of files beside it).
+Parser = Callable[[str, str, Reader | None], list[Dependency]]
 
 
 class LockfileKind(StrEnum):
@@ -75,15 +77,17 @@ def kind_of(path: str) -> LockfileKind | None:
 def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependency]:
     """The dependencies ``text`` (the content of ``path``) pins.
 
-    ``read`` lets a requirements file follow its ``-r`` includes (root-relative
-    paths; it returns None for a missing file); without it they are not followed."""
+    ``read`` reads another root-relative file (None when it does not exist): a
+    requirements file's ``-r`` includes, and the manifest beside a lockfile
+    (package.json, composer.json, pyproject.toml, Pipfile) that says which packages
+    are direct. Without it, includes are not followed and manifests not consulted."""
     kind = kind_of(path)
     if kind is None:
         raise LockfileError(path, "is not a lockfile or manifest thresher reads")
-    parser: Callable[[str, str], list[Dependency]]
+    parser: Parser
     match kind:
         case LockfileKind.REQUIREMENTS:
-            return requirements.parse(path, text, read)  # its own errors name their line
+            parser = requirements.parse
         case LockfileKind.POETRY:
             parser = pylocks.parse_poetry
         case LockfileKind.PIPFILE:
@@ -93,7 +97,7 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
         case LockfileKind.NPM:
             parser = npm.parse
         case LockfileKind.YARN:
-            return _guarded(path, lambda: yarn.parse(path, text, read))
+            parser = yarn.parse
         case LockfileKind.PNPM:
             parser = pnpm.parse
         case LockfileKind.GO_MOD:
@@ -104,18 +108,29 @@ def parse(path: str, text: str, *, read: Reader | None = None) -> list[Dependenc
             parser = ruby.parse
         case LockfileKind.COMPOSER:
             parser = composer.parse
-    return _guarded(path, lambda: parser(path, text))
-
-
-def _guarded(path: str, run: Callable[[], list[Dependency]]) -> list[Dependency]:
     try:
-        return run()
-    except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+        return parser(path, text, read)
+    except LockfileError as exc:
+        raise _scrubbed(exc) from None
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError, ArithmeticError) as exc:
         # A structure no parser anticipated (a number where a table belongs, ...):
         # still this file's error, never a traceback that stops the other files.
-        raise LockfileError(
-            path, f"has an unexpected structure ({type(exc).__name__}: {exc})"
-        ) from None
+        raise LockfileError(path, f"has an unexpected structure ({type(exc).__name__})") from None
+
+
+# Credentials a lockfile may carry in a URL (a private registry's user:token@, a
+# ?token= query) never reach an error message, hence never a report.
+_USERINFO = re.compile(r"(?i)([a-z][a-z0-9+.-]*://)[^/\s@\"']+@")
+_QUERY = re.compile(r"\?[^\s\"'#]+")
+
+
+def _scrubbed(exc: LockfileError) -> LockfileError:
+    where = f"{exc.path}:{exc.line}" if exc.line is not None else exc.path
+    message = exc.message.removeprefix(f"{where}: ")
+    clean = _QUERY.sub("?…", _USERINFO.sub(r"\1…@", message))
+    if clean == message:
+        return exc
+    return LockfileError(exc.path, clean, line=exc.line, hint=exc.hint)
 
 
 __all__ = ["MAX_BYTES", "LockfileKind", "Reader", "decode", "kind_of", "parse"]

@@ -16,7 +16,7 @@ from thresher.deps.model import Dependency, Ecosystem, LockfileError, Relation
 _REGISTRY = ("registry+", "sparse+")
 
 
-def parse(path: str, text: str) -> list[Dependency]:
+def parse(path: str, text: str, _read: object = None) -> list[Dependency]:
     data = load_toml(path, text)
     packages = data.get("package", [])
     if not isinstance(packages, list) or not all(isinstance(p, dict) for p in packages):

@@ -8,12 +8,13 @@ not say which packages composer.json requires directly, so the relation stays un
 from __future__ import annotations
 
 from thresher.deps.lockfiles._base import dependency, json_key_lines, load_json, unique
+from thresher.deps.lockfiles.manifests import Reader, composer_direct
 from thresher.deps.model import Dependency, Ecosystem, LockfileError, Relation
 
 _SECTIONS = (("packages", False), ("packages-dev", True))
 
 
-def parse(path: str, text: str) -> list[Dependency]:
+def parse(path: str, text: str, read: Reader | None = None) -> list[Dependency]:
     data = load_json(path, text)
     if not isinstance(data, dict):
         raise LockfileError(path, "is not a JSON object", line=1)
@@ -24,6 +25,7 @@ def parse(path: str, text: str) -> list[Dependency]:
             or (parent == () and key in ("packages", "packages-dev"))
         ),
     )
+    direct = composer_direct(path, read)
     deps = []
     for section, dev in _SECTIONS:
         entries = data.get(section) or []
@@ -43,7 +45,19 @@ def parse(path: str, text: str) -> list[Dependency]:
                 continue  # dev-main and other branch checkouts
             deps.append(
                 dependency(
-                    Ecosystem.PACKAGIST, name.lower(), version, path, line, Relation.UNKNOWN, dev
+                    Ecosystem.PACKAGIST,
+                    name.lower(),
+                    version,
+                    path,
+                    line,
+                    _relation(name, direct),
+                    dev,
                 )
             )
     return unique(deps)
+
+
+def _relation(name: str, direct: set[str] | None) -> Relation:
+    if direct is None:
+        return Relation.UNKNOWN
+    return Relation.DIRECT if name.lower() in direct else Relation.TRANSITIVE

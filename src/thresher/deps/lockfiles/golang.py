@@ -27,7 +27,7 @@ def _tokens(line: str) -> tuple[list[str], bool]:
     return [t.strip('"`') for t in _TOKEN.findall(code)], indirect
 
 
-def parse(path: str, text: str) -> list[Dependency]:
+def parse(path: str, text: str, _read: object = None) -> list[Dependency]:
     check_size(path, text)
     deps: list[Dependency] = []
     block: tuple[str, int] | None = None  # (verb, line) of an open "verb (" block

@@ -21,6 +21,7 @@ from thresher.deps.lockfiles._base import (
     load_json,
     unique,
 )
+from thresher.deps.lockfiles.manifests import Reader, npm_direct
 from thresher.deps.model import Dependency, Ecosystem, LockfileError, Relation
 
 _MANIFEST_LISTS = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
@@ -28,7 +29,7 @@ _MODULES = "node_modules/"
 _NOT_REGISTRY = ("git+", "git:", "github:", "file:", "link:")
 
 
-def parse(path: str, text: str) -> list[Dependency]:
+def parse(path: str, text: str, read: Reader | None = None) -> list[Dependency]:
     data = load_json(path, text)
     if not isinstance(data, dict):
         raise LockfileError(path, "is not a JSON object", line=1)
@@ -44,7 +45,7 @@ def parse(path: str, text: str) -> list[Dependency]:
     packages = data.get("packages")
     if version >= 2 and isinstance(packages, dict):
         return _parse_packages(path, text, packages)
-    return _parse_tree(path, text, data)
+    return _parse_tree(path, text, data, npm_direct(path, read))
 
 
 def _parse_packages(path: str, text: str, packages: dict[str, Any]) -> list[Dependency]:
@@ -59,6 +60,12 @@ def _parse_packages(path: str, text: str, packages: dict[str, Any]) -> list[Depe
             importers[key] = {
                 name for field in _MANIFEST_LISTS for name in _strings(entry.get(field))
             }
+
+    def relation(direct: bool) -> Relation:
+        if "" not in importers:  # no root entry (a hidden lockfile): nothing to judge by
+            return Relation.UNKNOWN
+        return Relation.DIRECT if direct else Relation.TRANSITIVE
+
     deps = []
     for key, entry in packages.items():
         line = lines.get(("packages", key), 1)
@@ -88,14 +95,16 @@ def _parse_packages(path: str, text: str, packages: dict[str, Any]) -> list[Depe
                 version,
                 path,
                 line,
-                Relation.DIRECT if direct else Relation.TRANSITIVE,
+                relation(direct),
                 entry.get("dev") is True,
             )
         )
     return unique(deps)
 
 
-def _parse_tree(path: str, text: str, data: dict[str, Any]) -> list[Dependency]:
+def _parse_tree(
+    path: str, text: str, data: dict[str, Any], direct: set[str] | None
+) -> list[Dependency]:
     lines = json_key_lines(
         text, lambda parent, _key: len(parent) % 2 == 1 and parent[-1] == "dependencies"
     )
@@ -125,7 +134,7 @@ def _parse_tree(path: str, text: str, data: dict[str, Any]) -> list[Dependency]:
                         version,
                         path,
                         line,
-                        Relation.UNKNOWN if len(where) == 1 else Relation.TRANSITIVE,
+                        _top_relation(name, direct) if len(where) == 1 else Relation.TRANSITIVE,
                         entry.get("dev") is True,
                     )
                 )
@@ -133,6 +142,13 @@ def _parse_tree(path: str, text: str, data: dict[str, Any]) -> list[Dependency]:
                 stack.append(((*where, name, "dependencies"), entry["dependencies"]))
     deps.sort(key=lambda dep: dep.line)
     return unique(deps)
+
+
+def _top_relation(name: str, direct: set[str] | None) -> Relation:
+    """Version 1 hoists transitive packages to the top: only package.json can tell."""
+    if direct is None:
+        return Relation.UNKNOWN
+    return Relation.DIRECT if name in direct else Relation.TRANSITIVE
 
 
 def _strings(value: Any) -> list[str]:

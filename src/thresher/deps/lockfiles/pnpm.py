@@ -63,18 +63,18 @@ def _target(name: str, version: str, major: int) -> Key | None:
     return split_key(version if version.startswith("/") else f"/{version}", major)
 
 
-def parse(path: str, text: str) -> list[Dependency]:
+def parse(path: str, text: str, _read: object = None) -> list[Dependency]:
     root = compose_yaml(path, text)
     top = {key: (node, line) for key, node, line in yaml_mapping(path, root, "the lockfile")}
     raw_version = yaml_scalar(top["lockfileVersion"][0]) if "lockfileVersion" in top else None
+    line = top["lockfileVersion"][1] if "lockfileVersion" in top else 1
     try:
         major = int(float((raw_version or "").strip("'\"")))
-    except ValueError:
+    except (ValueError, OverflowError):
         raise LockfileError(
-            path, f"lockfileVersion {raw_version!r} is not a number", line=1
+            path, f"lockfileVersion {raw_version!r} is not a number", line=line
         ) from None
     if major not in (5, 6, 9):
-        line = top["lockfileVersion"][1] if "lockfileVersion" in top else 1
         raise LockfileError(
             path, f"lockfileVersion {raw_version} is not one thresher reads (5, 6, 9)", line=line
         )

@@ -25,6 +25,7 @@ from thresher.deps.lockfiles._base import (
     toml_package_lines,
     unique,
 )
+from thresher.deps.lockfiles.manifests import Reader, pipfile_direct, pyproject_direct
 from thresher.deps.model import Dependency, Ecosystem, LockfileError, Relation
 
 _LOCAL_SOURCES = ("editable", "virtual", "directory")
@@ -43,9 +44,10 @@ def _packages(path: str, data: dict[str, Any]) -> list[dict[str, Any]]:
     return packages
 
 
-def parse_poetry(path: str, text: str) -> list[Dependency]:
+def parse_poetry(path: str, text: str, read: Reader | None = None) -> list[Dependency]:
     packages = _packages(path, load_toml(path, text))
     lines = toml_package_lines(text, [p["name"] for p in packages])
+    direct = pyproject_direct(path, read)
     deps = []
     for package, line in zip(packages, lines, strict=True):
         version = package.get("version")
@@ -59,7 +61,7 @@ def parse_poetry(path: str, text: str) -> list[Dependency]:
                 version,
                 path,
                 line,
-                Relation.UNKNOWN,
+                _relation(canonicalize_name(package["name"]), direct),
                 _poetry_dev(package),
             )
         )
@@ -76,11 +78,12 @@ def _poetry_dev(package: dict[str, Any]) -> bool | None:
     return None
 
 
-def parse_pipfile_lock(path: str, text: str) -> list[Dependency]:
+def parse_pipfile_lock(path: str, text: str, read: Reader | None = None) -> list[Dependency]:
     data = load_json(path, text)
     if not isinstance(data, dict):
         raise LockfileError(path, "is not a JSON object", line=1)
     lines = json_key_lines(text, lambda parent, _key: parent in (("default",), ("develop",)))
+    direct = pipfile_direct(path, read)
     deps = []
     for section, dev in (("default", False), ("develop", True)):
         entries = data.get(section, {})
@@ -102,14 +105,14 @@ def parse_pipfile_lock(path: str, text: str) -> list[Dependency]:
                     version.removeprefix("==").removeprefix("="),
                     path,
                     line,
-                    Relation.UNKNOWN,
+                    _relation(canonicalize_name(name), direct),
                     dev,
                 )
             )
     return unique(deps)
 
 
-def parse_uv(path: str, text: str) -> list[Dependency]:
+def parse_uv(path: str, text: str, _read: object = None) -> list[Dependency]:
     packages = _packages(path, load_toml(path, text))
     lines = toml_package_lines(text, [p["name"] for p in packages])
 
@@ -165,3 +168,10 @@ def _names(entries: Any) -> list[str]:
 
 def _dict_values(value: Any) -> list[Any]:
     return list(value.values()) if isinstance(value, dict) else []
+
+
+def _relation(name: str, direct: set[str] | None) -> Relation:
+    """Direct or transitive by the manifest beside the lockfile; unknown without one."""
+    if direct is None:
+        return Relation.UNKNOWN
+    return Relation.DIRECT if name in direct else Relation.TRANSITIVE

@@ -131,6 +131,10 @@ def _pin(path: str, number: int, line: str) -> tuple[str, str] | None:
     except InvalidRequirement as exc:
         reason = str(exc).splitlines()[0]
         raise LockfileError(path, f"is not a requirement: {reason}", line=number) from None
+    except RecursionError:  # packaging's marker parser recurses per parenthesis
+        raise LockfileError(
+            path, "environment markers: nests deeper than a requirement can", line=number
+        ) from None
     if requirement.url is not None:
         return None
     specifiers = list(requirement.specifier)

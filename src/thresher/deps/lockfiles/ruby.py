@@ -18,7 +18,7 @@ _SPEC = re.compile(r"^    (?P<name>[^\s(]+) \((?P<version>[^)\s]+)\)$")
 _DIRECT = re.compile(r"^  (?P<name>[^\s(!]+)")
 
 
-def parse(path: str, text: str) -> list[Dependency]:
+def parse(path: str, text: str, _read: object = None) -> list[Dependency]:
     check_size(path, text)
     locked: list[tuple[str, str, int]] = []
     direct: set[str] = set()
