@@ -298,3 +298,38 @@ def test_scan_without_deps_reads_no_lockfile(cli: Cli, tmp_path: Path, osv: OsvF
     report = _read(tmp_path, "r.json")
     assert report["dependencies"] is None and report["decisions"] == []
     assert osv.requests == []
+
+
+def test_osv_refusing_the_query_is_a_clear_error_not_a_clean_run(
+    cli: Cli, tmp_path: Path, osv: OsvFake
+) -> None:
+    from tests.fakes.base import Reply
+
+    root = make_project(tmp_path / "proj", commit=False)
+    osv.fault(r"^/v1/querybatch$", Reply.json_(403, {"code": 7, "message": "denied"}))
+    result = cli("deps", "--root", str(root), "--osv-url", osv.base_url)
+    assert result.exit_code == 3
+    assert "thresher: error:" in result.stderr and "querybatch" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_dry_run_sends_nothing_to_osv(cli: Cli, tmp_path: Path, osv: OsvFake) -> None:
+    root = make_project(tmp_path / "proj", commit=False)
+    for command in ("deps", "scan"):
+        args = [command] + (["--deps"] if command == "scan" else [])
+        result = cli(*args, "--root", str(root), "--osv-url", osv.base_url, "--dry-run")
+        assert result.exit_code == 2
+        assert "--osv-offline" in result.stderr
+    assert osv.requests == []
+    exports = tmp_path / "osv"
+    write_export(exports, "PyPI", [JINJA2])
+    write_export(exports, "npm", [LODASH])
+    offline = cli("deps", "--root", str(root), "--osv-offline", str(exports), "--dry-run")
+    assert offline.exit_code == 0, offline.stderr
+
+
+def test_scan_deps_and_staged_cannot_be_combined(cli: Cli, tmp_path: Path) -> None:
+    root = make_project(tmp_path / "proj")
+    result = cli("scan", "--deps", "--staged", "--root", str(root))
+    assert result.exit_code == 2
+    assert "--deps and --staged cannot be combined" in result.stderr

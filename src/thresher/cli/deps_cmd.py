@@ -123,6 +123,6 @@ def deps_command(
         honour_pragmas=not is_pull_request(os.environ, diff=diff),
         history_depth=0,  # no secret values: nothing to look for in the history
         secrets=False,
-        deps=deps_options(resolved, diff, osv_url, osv_offline),
+        deps=deps_options(resolved, diff, osv_url, osv_offline, dry_run=dry_run),
     )
     execute(state, request, settings, outputs, output_format, ExitStack())

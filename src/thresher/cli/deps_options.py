@@ -43,6 +43,7 @@ def deps_options(
     osv_offline: Path | None,
     *,
     pull_request: bool | None = None,
+    dry_run: bool = False,
 ) -> DepsOptions:
     """The use case's options; in a pull-request job osv-scanner.toml comes from the base."""
     from thresher.deps.run import DepsOptions
@@ -52,6 +53,11 @@ def deps_options(
         raise UsageError(
             f"--osv-offline {osv_offline}: not a directory",
             hint="download OSV's <Ecosystem>/all.zip exports into DIR/<Ecosystem>/all.zip",
+        )
+    if dry_run and osv_offline is None:
+        raise UsageError(
+            "--dry-run sends nothing, and the OSV API would be sent every package and version",
+            hint="add --osv-offline DIR to match offline against OSV's exports",
         )
     if not osv_url.startswith(("https://", "http://")):
         raise UsageError(f"--osv-url {osv_url!r}: expected an http(s) URL")

@@ -186,6 +186,11 @@ def scan_command(
     stack = ExitStack()
     if diff and staged:
         raise UsageError("--diff and --staged cannot be combined", hint="pick one")
+    if deps and staged:
+        raise UsageError(
+            "--deps and --staged cannot be combined",
+            hint="lockfiles are read from the work tree or a --diff range, not the index",
+        )
     if not root.is_dir():
         raise UsageError(f"--root {root} is not a directory")
     outputs = Outputs(json_out, sarif_out, markdown_out, vex_out)
@@ -218,7 +223,11 @@ def scan_command(
             )
             for r in settings.rules
         ),
-        deps=(deps_options(tuple(resolved), diff, osv_url, osv_offline) if deps else None),
+        deps=(
+            deps_options(tuple(resolved), diff, osv_url, osv_offline, dry_run=dry_run)
+            if deps
+            else None
+        ),
     )
     execute(state, request, settings, outputs, output_format, stack)
 
