@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from thresher.findings import Finding
+from thresher.deps.model import Vulnerability
+from thresher.findings import Finding, Location
 from thresher.findings.skips import SkipReason, scan_phrase
 from thresher.llm.messages import Usage
 from thresher.redaction import Structural
@@ -40,7 +41,8 @@ if TYPE_CHECKING:
     from thresher.findings.scan import ScanStats
     from thresher.history import HistoryStats
 
-REPORT_SCHEMA_VERSION = "1.2"  # 1.1: escalation and assessment; 1.2: location kinds and urls
+# 1.1: escalation and assessment; 1.2: location kinds and urls; 1.3: dependencies
+REPORT_SCHEMA_VERSION = "1.3"
 
 
 class _Frozen(BaseModel):
@@ -183,6 +185,42 @@ class HistorySummary(_Frozen):
         )
 
 
+class LockfileProblem(_Frozen):
+    """A lockfile that could not be read; its dependencies were not triaged."""
+
+    path: Annotated[str, Structural]
+    line: int | None = None
+    message: str
+
+
+class IgnoredAdvisory(_Frozen):
+    """A vulnerability an ``osv-scanner.toml`` entry kept out of the findings."""
+
+    vulnerability: Annotated[str, Structural]
+    package: Annotated[str, Structural]
+    version: Annotated[str, Structural]
+    ecosystem: Annotated[str, Structural]
+    reason: str = ""
+    locations: tuple[Location, ...] = ()
+
+
+class DependencySummary(_Frozen):
+    """What the dependency half read: lockfiles, how many dependencies, where the
+    advisories came from, and the advisories themselves (aliases, CVSS, fixed
+    versions), which SARIF rules, the Markdown table and the VEX document are made of."""
+
+    osv: Annotated[str, Structural]  # the OSV API URL, or "offline DIR"
+    diff: Annotated[str | None, Structural] = None  # --diff: only what the range adds
+    lockfiles: tuple[Annotated[str, Structural], ...] = ()
+    dependencies: int = 0
+    advisories: tuple[Vulnerability, ...] = ()
+    ignored: tuple[IgnoredAdvisory, ...] = ()
+    errors: tuple[LockfileProblem, ...] = ()
+
+    def advisory(self, vuln_id: str) -> Vulnerability | None:
+        return next((v for v in self.advisories if v.id == vuln_id), None)
+
+
 class RunReport(_Frozen):
     """The JSON report: versioned; ``thresher schema report`` prints its schema."""
 
@@ -202,3 +240,4 @@ class RunReport(_Frozen):
     errors: tuple[DecisionError, ...] = ()
     scan: ScanSummary = Field(default_factory=ScanSummary)
     history: HistorySummary | None = None
+    dependencies: DependencySummary | None = None  # thresher deps, scan --deps

@@ -27,18 +27,24 @@ from thresher.config import AgentName, Settings
 from thresher.decisions import (
     Decision,
     DecisionError,
+    DependencySummary,
     HistorySummary,
+    IgnoredAdvisory,
+    LockfileProblem,
     RunReport,
     RunSummary,
     RunUsage,
     ScanSummary,
 )
+from thresher.deps.run import DependencyScan, DepsOptions, scan_dependencies
 from thresher.detection import Detector
 from thresher.errors import ExitCode, ThresherError
-from thresher.findings import Finding
+from thresher.findings import Finding, FindingKind
 from thresher.findings.gitscope import OWN_OUTPUT_DIR
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
+from thresher.findings.sources.detect_secrets import ScanStats
+from thresher.findings.vault import SecretVault
 from thresher.history import DEFAULT_HISTORY_DEPTH, HISTORY_TIMEOUT_S, HistoryIndex
 from thresher.journal import DecisionJournal, dumped
 from thresher.llm.model import Model
@@ -91,6 +97,8 @@ class ScanRequest:
     timeout: float | None = None  # --timeout: seconds for the whole run
     honour_pragmas: bool = True  # False in a pull-request job (see findings.engine)
     history_depth: int = DEFAULT_HISTORY_DEPTH  # --history-depth: commits; 0 reads none
+    secrets: bool = True  # False: `thresher deps`, which scans no file for secrets
+    deps: DepsOptions | None = None  # `thresher deps` / `scan --deps`: lockfiles too
 
 
 @dataclass(frozen=True)
@@ -110,17 +118,21 @@ class ScanOutcome:
     run_dir: Path
     scan: ScanResult
     plan: list[AgentPlan] = field(default_factory=list)
+    dependencies: DependencyScan | None = None
 
 
-def exit_code_for(decisions: list[Decision], fail_on: FailOn) -> ExitCode:
+def exit_code_for(
+    decisions: list[Decision], fail_on: FailOn, *, incomplete: bool = False
+) -> ExitCode:
     """3 when anything failed; else 1 at or above ``--fail-on``; else 0.
 
     Anything failed: an LLM session, a provider (its circuit opened), the run budget
-    or the run deadline stopped a finding from being decided the way the policy asked.
-    Such a run never exits 0, whatever ``--fail-on`` says: its decisions are the
-    offline ones, or INCONCLUSIVE, and whoever reads the exit code must know.
+    or the run deadline stopped a finding from being decided the way the policy asked,
+    or (``incomplete``) a lockfile could not be read, so its dependencies were never
+    looked at. Such a run never exits 0, whatever ``--fail-on`` says: its decisions are
+    the offline ones, INCONCLUSIVE or missing, and whoever reads the exit code must know.
     """
-    if any(d.errors for d in decisions):
+    if incomplete or any(d.errors for d in decisions):
         return ExitCode.RUNTIME
     hit = any(at_or_above(d, fail_on) for d in decisions)
     return ExitCode.FINDINGS if hit else ExitCode.OK
@@ -130,7 +142,7 @@ def at_or_above(decision: Decision, fail_on: FailOn) -> bool:
     """Whether this one decision fails the run under ``--fail-on`` (CI annotates it as an
     error; what is below the line but not a false positive is a warning)."""
     match fail_on:
-        case FailOn.REAL:
+        case FailOn.REAL:  # a real secret, or an affected dependency
             return decision.verdict is Verdict.TRUE_POSITIVE
         case FailOn.UNCERTAIN:
             # Uncertain includes what the policy would escalate but no model looked at.
@@ -185,6 +197,7 @@ def run_scan(
     scorer: Scorer | None = None,
     on_history: Callable[[HistoryIndex], None] | None = None,
     offline_workers: int | None = None,
+    on_dependencies: Callable[[DependencyScan], None] | None = None,
 ) -> ScanOutcome:
     """Scan, decide every finding, and build the run report (see the module docstring).
 
@@ -206,19 +219,18 @@ def run_scan(
         else request.runs_dir / run_id
     )
     try:
-        result = scan(
-            ScanOptions(
-                root=request.root,
-                paths=request.paths,
-                diff=request.diff,
-                staged=request.staged,
-                baseline=request.baseline,
-                custom_rules=request.custom_rules,
-                honour_pragmas=request.honour_pragmas,
-            )
-        )
-        if on_scanned is not None:
+        result = _scan_secrets(request)
+        if on_scanned is not None and request.secrets:
             on_scanned(result)
+        deps = (
+            scan_dependencies(request.root, request.deps, diff=request.diff)
+            if request.deps is not None
+            else None
+        )
+        if on_dependencies is not None and deps is not None:
+            on_dependencies(deps)
+        findings = result.findings + (deps.findings if deps is not None else ())
+        value_of = _values(result.vault, deps)
         history = build_history(result, request)
         if on_history is not None:
             on_history(history)
@@ -226,7 +238,7 @@ def run_scan(
         # Decided in worker processes, each finding is assessed by the worker that
         # decides it: the scorer's contexts are a second pass over every finding.
         forked = _forked(models, request, deadline)
-        workers = workers_for(len(result.findings), offline_workers) if forked else 0
+        workers = workers_for(len(findings), offline_workers) if forked else 0
         assessments = {} if workers else assess(result, request.root, scorer)
         journal = open_journal(
             run_dir, relative_to=None if request.runs_dir.is_absolute() else Path.cwd()
@@ -249,6 +261,7 @@ def run_scan(
             request.root, value_for=result.vault.get, redact=redactor.text, history=history
         ),
         transcripts_dir=run_dir / "transcripts",
+        catalog=deps.catalog if deps is not None else None,
     )
     tribunal = Tribunal(
         factory,
@@ -274,7 +287,7 @@ def run_scan(
 
     async def triage() -> list[Decision]:
         try:
-            return await tribunal.decide_all(result.findings, result.vault.get, decided)
+            return await tribunal.decide_all(findings, value_of, decided)
         finally:
             await close_models(models)
 
@@ -283,11 +296,18 @@ def run_scan(
         if record is not None:
             try:
 
-                def prepare(findings: Sequence[Finding]) -> None:
-                    tribunal.assessments.update(assess(result, request.root, scorer, findings))
+                def prepare(share: Sequence[Finding]) -> None:
+                    secrets_ = [f for f in share if f.kind is FindingKind.SECRET]
+                    tribunal.assessments.update(assess(result, request.root, scorer, secrets_))
 
                 decisions = _decide_in_workers(
-                    tribunal, result, decisions_journal, record, workers, on_decided, prepare
+                    tribunal,
+                    (findings, value_of),
+                    decisions_journal,
+                    record,
+                    workers,
+                    on_decided,
+                    prepare,
                 )
             finally:
                 record.close()
@@ -317,9 +337,10 @@ def run_scan(
             wall_seconds=round(time.perf_counter() - clock, 3),
         ),
         decisions=(),
-        errors=_run_errors(decisions, deadline),
+        errors=_run_errors(decisions, deadline) + _lockfile_errors(deps),
         scan=ScanSummary.of(result.stats),
         history=HistorySummary.of(history.stats),
+        dependencies=dependency_summary(deps, request.diff) if deps is not None else None,
     )
     # Redacted once: report.json and every renderer work from this one copy. Each
     # decision was redacted for the journal already; that copy is reused unless it may
@@ -336,10 +357,78 @@ def run_scan(
         ) from exc
     return ScanOutcome(
         report=report,
-        exit_code=exit_code_for(decisions, request.fail_on),
+        exit_code=exit_code_for(
+            decisions, request.fail_on, incomplete=deps is not None and bool(deps.errors)
+        ),
         run_dir=run_dir,
         scan=result,
         plan=plan,
+        dependencies=deps,
+    )
+
+
+def _scan_secrets(request: ScanRequest) -> ScanResult:
+    """The secret scan, or for a dependencies-only run an empty one (no file read)."""
+    if not request.secrets:
+        return ScanResult((), SecretVault(), ScanStats(0, 0, 0, 0.0))
+    return scan(
+        ScanOptions(
+            root=request.root,
+            paths=request.paths,
+            diff=request.diff,
+            staged=request.staged,
+            baseline=request.baseline,
+            custom_rules=request.custom_rules,
+            honour_pragmas=request.honour_pragmas,
+        )
+    )
+
+
+def _values(vault: SecretVault, deps: DependencyScan | None) -> Callable[[str], str | None]:
+    """A finding's value by id: the secret's, or a dependency finding's synthetic key.
+    The two vaults stay apart: only secrets feed the redactor and the history."""
+    if deps is None:
+        return vault.get
+    other = deps.vault
+
+    def value_of(finding_id: str) -> str | None:
+        value = vault.get(finding_id)
+        return value if value is not None else other.get(finding_id)
+
+    return value_of
+
+
+def dependency_summary(deps: DependencyScan, diff: str | None) -> DependencySummary:
+    """The report's account of the dependency half (``DependencySummary``)."""
+    return DependencySummary(
+        osv=deps.osv,
+        diff=diff,
+        lockfiles=deps.lockfiles,
+        dependencies=deps.dependencies,
+        advisories=tuple(deps.catalog.all()),
+        ignored=tuple(
+            IgnoredAdvisory(
+                vulnerability=m.vulnerability_id,
+                package=m.package.name,
+                version=m.package.version,
+                ecosystem=m.package.ecosystem.value,
+                reason=m.entry.reason,
+                locations=m.locations,
+            )
+            for m in deps.ignored
+        ),
+        errors=tuple(
+            LockfileProblem(path=e.path, line=e.line, message=e.message) for e in deps.errors
+        ),
+    )
+
+
+def _lockfile_errors(deps: DependencyScan | None) -> tuple[DecisionError, ...]:
+    """One run error per lockfile that could not be read (its dependencies are missing)."""
+    if deps is None:
+        return ()
+    return tuple(
+        DecisionError(stage="lockfile", error=type(e).__name__, message=str(e)) for e in deps.errors
     )
 
 
@@ -363,7 +452,7 @@ def _offline_record(path: Path) -> TextIO | None:
 
 def _decide_in_workers(
     tribunal: Tribunal,
-    result: ScanResult,
+    candidates: tuple[Sequence[Finding], Callable[[str], str | None]],
     journal: DecisionJournal,
     record: TextIO,
     workers: int,
@@ -386,10 +475,11 @@ def _decide_in_workers(
         if on_decided is not None:
             on_decided(done.decision)
 
+    findings, value_of = candidates
     return decide_in_workers(
         tribunal,
-        result.findings,
-        result.vault.get,
+        findings,
+        value_of,
         decided,
         workers=workers,
         learn=redactor.add,

@@ -103,7 +103,7 @@ def test_the_action_declares_what_users_configure() -> None:
     assert action["runs"]["using"] == "composite"
     assert set(action["inputs"]) == {
         "paths", "fail-on", "escalate", "model-analysis", "model-challenger", "model-judge",
-        "config", "comment", "sarif", "python-version",
+        "config", "comment", "sarif", "deps", "osv-url", "python-version",
     }  # fmt: skip
     assert action["inputs"]["python-version"]["default"] == "3.12"
     steps = action["runs"]["steps"]

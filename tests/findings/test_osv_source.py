@@ -52,8 +52,13 @@ def test_one_finding_per_package_version_vulnerability_with_every_lockfile_line(
         Location(path="requirements.txt", line=3),
     )
     assert jinja.source == OsvSource(
-        package="jinja2", version="2.11.2", ecosystem="PyPI", lockfile="poetry.lock"
+        package="jinja2",
+        version="2.11.2",
+        ecosystem="PyPI",
+        lockfile="poetry.lock",
+        relation="direct",  # what the lockfiles say, for the tribunal's dev-only check
     )
+    assert jinja.redacted == "jinja2@2.11.2"  # reports show the package, not a value
     assert jinja.severity is Severity.MEDIUM  # CVSS 5.3
     lodash_finding = next(f for f in findings if f.rule_id == "GHSA-35jh-r3h4-6jhm")
     assert lodash_finding.severity is Severity.HIGH  # CVSS 7.2
@@ -104,3 +109,23 @@ def test_ignored_and_withdrawn_vulnerabilities_are_not_findings(tmp_path: Path) 
     )
     assert ignored.locations == (Location(path="poetry.lock", line=40),)
     assert len(source.catalog) == 0
+
+
+def test_dev_only_when_every_lockfile_line_says_so() -> None:
+    dev = dep("jinja2", "2.11.2", "a/poetry.lock", 4).model_copy(update={"dev": True})
+    also_dev = dep("jinja2", "2.11.2", "b/poetry.lock", 4).model_copy(
+        update={"dev": True, "relation": Relation.TRANSITIVE}
+    )
+    shipped = dep("jinja2", "2.11.2", "c/poetry.lock", 4).model_copy(update={"dev": False})
+    matches = {PackageVersion.of(dev): (JINJA,)}
+
+    def source_of(*pinned: Dependency) -> OsvSource:
+        [finding] = dedupe(OsvFindingSource(pinned, matches).collect()).findings
+        assert isinstance(finding.source, OsvSource)
+        return finding.source
+
+    assert source_of(dev, also_dev).dev is True
+    assert source_of(dev, also_dev).relation == "direct"
+    assert source_of(also_dev).relation == "transitive"
+    assert source_of(dev, shipped).dev is False
+    assert source_of(dep("jinja2", "2.11.2", "d/requirements.txt", 1)).dev is None

@@ -31,8 +31,9 @@ from thresher.ci.event import CiEvent, RunnerEnv
 from thresher.ci.scope import Scope, ScopeKind
 from thresher.config import Settings
 from thresher.decisions import Decision, RunReport, RunSummary, RunUsage
+from thresher.deps.run import DepsOptions
 from thresher.errors import ExitCode
-from thresher.findings.model import Location, Severity
+from thresher.findings.model import FindingKind, Location, Severity
 from thresher.findings.scan import CustomRule
 from thresher.reports import render_finding, render_json, render_sarif, render_summary
 from thresher.reports.catalog import rule_name
@@ -56,6 +57,9 @@ class CiRequest:
     markdown_out: Path | None = None
     paths: tuple[Path, ...] = ()  # absolute, inside the workspace
     honour_pragmas: bool = True  # False in a pull-request job (see findings.engine)
+    # --deps: also the dependencies the event adds or changes (the whole tree's on a push
+    # without a range), triaged in the same run and reported in the same outputs.
+    deps: DepsOptions | None = None
 
 
 @dataclass
@@ -97,6 +101,7 @@ def run_ci(
                 escalate=request.escalate,
                 fail_on=request.fail_on,
                 honour_pragmas=request.honour_pragmas,
+                deps=request.deps,
                 custom_rules=tuple(
                     CustomRule(
                         id=r.id,
@@ -192,10 +197,11 @@ def _annotation(decision: Decision, level: Level) -> Annotation:
     message = f"{finding.redacted}: {key_finding(decision)}"
     if more:
         message += f" (and {more} more location(s))"
+    # A dependency's rule is its advisory's id, kept as OSV spells it (GHSA-…, CVE-…).
+    rule = finding.rule_id if finding.kind is FindingKind.DEPENDENCY else rule_name(finding.rule_id)
     return Annotation(
         level=level,
-        title=f"thresher {rule_name(finding.rule_id)}: {decision.verdict.value} "
-        f"({decision.classification.value})",
+        title=f"thresher {rule}: {decision.verdict.value} ({decision.classification.value})",
         message=message,
         file=first.path if isinstance(first, Location) else None,
         line=first.line if isinstance(first, Location) else None,

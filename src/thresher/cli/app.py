@@ -244,6 +244,7 @@ def state_of(ctx: typer.Context) -> RunState:
 def _register() -> None:
     from thresher.cli.agents_cmd import agents_app
     from thresher.cli.ci_cmd import ci_command
+    from thresher.cli.deps_cmd import deps_command
     from thresher.cli.eval_cmd import eval_command, schema_command
     from thresher.cli.models_cmd import models_app
     from thresher.cli.report_cmd import report_app
@@ -256,6 +257,7 @@ def _register() -> None:
     app.add_typer(models_app, name="models")
     app.add_typer(report_app, name="report")
     app.command("scan")(scan_command)
+    app.command("deps")(deps_command)
     app.command("triage")(triage_command)
     app.command("ci")(ci_command)
     app.command("eval")(eval_command)

@@ -28,6 +28,7 @@ import typer
 
 from thresher.errors import ConfigError, UsageError
 
+from .deps_options import DEFAULT_OSV_URL, OSV_OFFLINE_OPTION, OSV_URL_OPTION, deps_options
 from .scan_cmd import EscalateChoice, FailOnChoice
 
 if TYPE_CHECKING:
@@ -72,6 +73,15 @@ def ci_command(
             "one value may hold several, one per line or comma-separated).",
         ),
     ] = None,
+    deps: Annotated[
+        bool,
+        typer.Option(
+            "--deps",
+            help="Also triage the vulnerable dependencies the event adds or changes (OSV).",
+        ),
+    ] = False,
+    osv_url: Annotated[str, OSV_URL_OPTION] = DEFAULT_OSV_URL,
+    osv_offline: Annotated[Path | None, OSV_OFFLINE_OPTION] = None,
 ) -> None:
     """Scan what a GitHub Actions event adds; report as SARIF, summary, annotations and comment."""
     from thresher.ci.event import RunnerEnv, read_event
@@ -126,6 +136,9 @@ def ci_command(
             markdown_out=markdown_out,
             paths=selected,
             honour_pragmas=not pull_request,
+            deps=deps_options(selected, scope.diff, osv_url, osv_offline, pull_request=pull_request)
+            if deps
+            else None,
         )
         outcome = run_ci(
             request,

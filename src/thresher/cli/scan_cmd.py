@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from contextlib import ExitStack
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -13,10 +14,20 @@ import typer
 
 from thresher.errors import UsageError
 
+from .deps_options import (
+    DEFAULT_OSV_URL,
+    OSV_OFFLINE_OPTION,
+    OSV_URL_OPTION,
+    VEX_OPTION,
+    deps_options,
+)
+
 if TYPE_CHECKING:
+    from thresher.config import Settings
     from thresher.decisions import Decision, RunReport
+    from thresher.deps.run import DependencyScan
     from thresher.findings.scan import ScanResult
-    from thresher.run import ScanOutcome
+    from thresher.run import ScanOutcome, ScanRequest
     from thresher.scoring.policy import Band
 
     from .app import RunState
@@ -150,12 +161,21 @@ def scan_command(
             help="Bound the whole run; findings not decided by then are INCONCLUSIVE (exit 3).",
         ),
     ] = None,
+    deps: Annotated[
+        bool,
+        typer.Option(
+            "--deps",
+            help="Also triage vulnerable dependencies of the lockfiles (see `thresher deps`).",
+        ),
+    ] = False,
+    osv_url: Annotated[str, OSV_URL_OPTION] = DEFAULT_OSV_URL,
+    osv_offline: Annotated[Path | None, OSV_OFFLINE_OPTION] = None,
+    vex_out: Annotated[Path | None, VEX_OPTION] = None,
 ) -> None:
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.findings.model import Severity
     from thresher.findings.scan import CustomRule
-    from thresher.reports import check_output_path
-    from thresher.run import FailOn, ScanRequest, run_scan
+    from thresher.run import FailOn, ScanRequest
     from thresher.scoring.policy import Escalate
     from thresher.trust import is_pull_request
 
@@ -166,23 +186,17 @@ def scan_command(
     stack = ExitStack()
     if diff and staged:
         raise UsageError("--diff and --staged cannot be combined", hint="pick one")
+    if deps and staged:
+        raise UsageError(
+            "--deps and --staged cannot be combined",
+            hint="lockfiles are read from the work tree or a --diff range, not the index",
+        )
     if not root.is_dir():
         raise UsageError(f"--root {root} is not a directory")
-    for flag, out in (("--json", json_out), ("--sarif", sarif_out), ("--markdown", markdown_out)):
-        if out is not None:
-            check_output_path(out, flag)
+    outputs = Outputs(json_out, sarif_out, markdown_out, vex_out)
+    outputs.check()
     root = root.resolve()
-    resolved: list[Path] = []
-    for path in paths or []:
-        full = (Path.cwd() / path).resolve()
-        if not full.exists():
-            raise UsageError(f"no such file or directory: {path}")
-        if not full.is_relative_to(root):
-            raise UsageError(
-                f"{path} is outside --root {root}",
-                hint="pass --root with a directory that contains it",
-            )
-        resolved.append(full)
+    resolved = resolve_paths(paths, root)
     if baseline is not None:
         baseline = _trusted_baseline(state, baseline, root, diff, stack)
     request = ScanRequest(
@@ -209,7 +223,43 @@ def scan_command(
             )
             for r in settings.rules
         ),
+        deps=(
+            deps_options(tuple(resolved), diff, osv_url, osv_offline, dry_run=dry_run)
+            if deps
+            else None
+        ),
     )
+    execute(state, request, settings, outputs, output_format, stack)
+
+
+def resolve_paths(paths: list[Path] | None, root: Path) -> list[Path]:
+    """PATH arguments as absolute paths, each existing and inside ``root``."""
+    resolved: list[Path] = []
+    for path in paths or []:
+        full = (Path.cwd() / path).resolve()
+        if not full.exists():
+            raise UsageError(f"no such file or directory: {path}")
+        if not full.is_relative_to(root):
+            raise UsageError(
+                f"{path} is outside --root {root}",
+                hint="pass --root with a directory that contains it",
+            )
+        resolved.append(full)
+    return resolved
+
+
+def execute(
+    state: RunState,
+    request: ScanRequest,
+    settings: Settings,
+    outputs: Outputs,
+    output_format: FormatChoice | None,
+    stack: ExitStack,
+) -> None:
+    """Run the use case, write the reports, print the table, exit by ``--fail-on``:
+    shared by ``scan`` and ``deps`` so both behave the same."""
+    from thresher.run import run_scan
+
     progress = _Progress(state)
     try:
         outcome = run_scan(
@@ -217,14 +267,26 @@ def scan_command(
             settings,
             on_scanned=progress.scanned,
             on_decided=progress.decided,
-            on_history=lambda index: state.info(index.stats.describe()),
+            on_history=(lambda index: state.info(index.stats.describe()))
+            if request.secrets
+            else None,
+            on_dependencies=lambda found: _dependencies_read(state, found),
         )
     finally:
         progress.stop()
         stack.close()
-    _write_outputs(state, outcome, json_out, sarif_out, markdown_out)
-    _print(state, outcome, output_format, json_out)
+    _write_outputs(state, outcome, outputs)
+    _print(state, outcome, output_format, outputs.json)
     raise typer.Exit(int(outcome.exit_code))
+
+
+def _dependencies_read(state: RunState, found: DependencyScan) -> None:
+    """What the dependency scan read; an unreadable lockfile goes to stderr even with -q."""
+    state.info(found.describe())
+    for notice in found.notices:
+        state.info(f"thresher: {notice}")
+    for error in found.errors:
+        state.console().print(f"thresher: lockfile not read: {error}")
 
 
 class _Progress:
@@ -257,24 +319,51 @@ class _Progress:
             self._bar.stop()  # type: ignore[attr-defined]
 
 
-def _write_outputs(
-    state: RunState,
-    outcome: ScanOutcome,
-    json_out: Path | None,
-    sarif_out: Path | None,
-    markdown_out: Path | None,
-) -> None:
+@dataclass(frozen=True)
+class Outputs:
+    """The report files a run writes (``--json``, ``--sarif``, ``--markdown``, ``--vex``)."""
+
+    json: Path | None = None
+    sarif: Path | None = None
+    markdown: Path | None = None
+    vex: Path | None = None
+
+    def check(self) -> None:
+        from thresher.reports import check_output_path
+
+        for flag, out in (
+            ("--json", self.json),
+            ("--sarif", self.sarif),
+            ("--markdown", self.markdown),
+            ("--vex", self.vex),
+        ):
+            if out is not None:
+                check_output_path(out, flag)
+
+
+def _write_outputs(state: RunState, outcome: ScanOutcome, outputs: Outputs) -> None:
     from thresher.reports import render_json, render_sarif, write_atomic
+    from thresher.reports.vex import render_vex
 
     report = outcome.report
     for path, render in (
-        (json_out, render_json),
-        (sarif_out, render_sarif),
-        (markdown_out, render_markdown),
+        (outputs.json, render_json),
+        (outputs.sarif, render_sarif),
+        (outputs.markdown, render_markdown),
     ):
         if path is not None:
             write_atomic(path, render(report))
             state.info(f"wrote {path}")
+    if outputs.vex is not None:
+        vex = render_vex(report)
+        if vex is None:
+            state.info(
+                f"no dependency decisions: OpenVEX needs at least one statement, "
+                f"{outputs.vex} not written"
+            )
+        else:
+            write_atomic(outputs.vex, vex)
+            state.info(f"wrote {outputs.vex}")
     state.info(f"transcripts and decisions: {outcome.run_dir}")
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from thresher.agents.prompts import PromptRenderer, Template
 from thresher.decisions import Decision, RunReport
 from thresher.reports.catalog import help_for
+from thresher.reports.dependencies import markdown_section
 from thresher.reports.views import (
     VERDICT_ICONS,
     by_risk,
@@ -81,6 +82,11 @@ def render_summary(
     # ... or the scan line: a skipped file is never left unmentioned.
     if report.scan.files_skipped and scan_line not in text:
         text = f"{text.rstrip()}\n\n{scan_line}\n"
+    if report.dependencies is not None:
+        section = markdown_section(report, max_rows=max_rows).rstrip()
+        cut = text.rfind("\n<sub>")  # the usage footer stays last
+        body, foot = (text[:cut], text[cut:]) if cut > 0 else (text, "")
+        text = f"{body.rstrip()}\n\n{section}\n{foot.rstrip()}\n"
     return text
 
 
@@ -88,6 +94,8 @@ def _scan_line(report: RunReport) -> str:
     """What the scanner read, in words of thresher's own (no repository text): a
     warning when files were skipped, with where to find which."""
     scan = report.scan
+    if report.dependencies is not None and not scan.files_scanned and not scan.files_skipped:
+        return ""  # `thresher deps`: no file was scanned for secrets; the section says more
     text = scan.describe()
     text = text[0].upper() + text[1:] + "."
     if scan.files_skipped:

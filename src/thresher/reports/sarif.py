@@ -36,6 +36,8 @@ from thresher.findings import (
     WikiLocation,
 )
 from thresher.reports.catalog import help_for, rule_name, rule_slug
+from thresher.reports.dependencies import DependencyView, view_of
+from thresher.reports.sarif_deps import dependency_message, dependency_rule
 from thresher.reports.views import by_risk, key_finding, one_line
 from thresher.results import ConfidenceLabel, Verdict
 
@@ -87,8 +89,9 @@ def build_sarif(
     kept = reportable[:MAX_RESULTS]
     omitted = len(reportable) - len(kept)
 
-    rules, rule_index = _rules(kept)
-    results = [_result(decision, rule_index) for decision in kept]
+    views = {d.finding.id: view_of(d, report) for d in kept}
+    rules, rule_index = _rules(kept, views)
+    results = [_result(decision, rule_index, views.get(decision.finding.id)) for decision in kept]
 
     driver = om.ToolComponent(
         name="thresher",
@@ -160,13 +163,32 @@ def _fields(cls: type) -> tuple[tuple[str, str, Any], ...]:
     return _FIELDS[cls]
 
 
-def _rules(decisions: Iterable[Decision]) -> tuple[list[Any], dict[str, int]]:
-    """One rule per slug of the scanner's rule id, in order of first (riskiest) use."""
+def _rules(
+    decisions: Iterable[Decision], views: dict[str, DependencyView | None]
+) -> tuple[list[Any], dict[str, int]]:
+    """One rule per slug of the scanner's rule id, and one per vulnerability (its OSV
+    id), in order of first (riskiest) use."""
     grouped: dict[str, list[Decision]] = {}
     for decision in decisions:
-        grouped.setdefault(rule_slug(decision.finding.rule_id), []).append(decision)
-    rules = [_rule(slug, members) for slug, members in grouped.items()]
+        grouped.setdefault(_rule_key(decision, views), []).append(decision)
+    rules = []
+    for slug, members in grouped.items():
+        deps = [v for v in (views.get(d.finding.id) for d in members) if v is not None]
+        rules.append(dependency_rule(deps, _weakest(members)) if deps else _rule(slug, members))
     return rules, {slug: index for index, slug in enumerate(grouped)}
+
+
+def _rule_key(decision: Decision, views: dict[str, DependencyView | None]) -> str:
+    """A dependency's rule is its advisory's OSV id; a secret's, its rule's slug."""
+    if views.get(decision.finding.id) is not None:
+        return decision.finding.rule_id
+    return rule_slug(decision.finding.rule_id)
+
+
+def _weakest(decisions: list[Decision]) -> str:
+    """A rule is only as precise as its least confident result in this run."""
+    labels = {d.confidence_label for d in decisions}
+    return next(label for label in _LABELS_WEAKEST_FIRST if label in labels).value
 
 
 def _rule(slug: str, decisions: list[Decision]) -> Any:
@@ -219,16 +241,22 @@ def _rule(slug: str, decisions: list[Decision]) -> Any:
     )
 
 
-def _result(decision: Decision, rule_index: dict[str, int]) -> Any:
+def _result(
+    decision: Decision, rule_index: dict[str, int], view: DependencyView | None = None
+) -> Any:
     finding = decision.finding
-    slug = rule_slug(finding.rule_id)
+    slug = finding.rule_id if view is not None else rule_slug(finding.rule_id)
     located = [(loc, _location(loc)) for loc in finding.locations]
     usable = [(loc, sarif_loc) for loc, sarif_loc in located if sarif_loc is not None]
     primary = usable[:1]
     related = usable[1:MAX_LOCATIONS]
     for number, (_, sarif_loc) in enumerate(related, 1):
         sarif_loc.id = number
-        sarif_loc.message = om.Message(text="Another occurrence of the same value.")
+        sarif_loc.message = om.Message(
+            text="Another lockfile line pinning the same version."
+            if view is not None
+            else "Another occurrence of the same value."
+        )
     primary_path = _hashed_place(primary[0][0]) if primary else ""
 
     properties: dict[str, Any] = {
@@ -245,12 +273,23 @@ def _result(decision: Decision, rule_index: dict[str, int]) -> Any:
         properties["omittedLocations"] = skipped
     if decision.errors:
         properties["errors"] = [f"{error.stage}: {error.error}" for error in decision.errors]
+    if view is not None:
+        properties |= {
+            "package": view.package,
+            "version": view.version,
+            "ecosystem": view.source.ecosystem,
+            "fixedVersions": list(view.fixed),
+        }
+        if decision.justification is not None:
+            properties["justification"] = decision.justification.value
+    extra = len(finding.locations) - 1
+    text = dependency_message(view, extra) if view is not None else _message(decision, extra)
 
     return om.Result(
         rule_id=slug,
         rule_index=rule_index[slug],
         level=_LEVELS[decision.verdict],
-        message=om.Message(text=_message(decision, extra=len(finding.locations) - 1)),
+        message=om.Message(text=re.sub(r"([\[\]])", r"\\\1", text)),
         locations=[sarif_loc for _, sarif_loc in primary] or None,
         related_locations=[sarif_loc for _, sarif_loc in related] or None,
         partial_fingerprints={"primaryLocationLineHash": line_free_hash(decision, primary_path)},
@@ -276,7 +315,7 @@ def _message(decision: Decision, extra: int) -> str:
     )
     if extra > 0:
         text += f" The same value occurs at {extra} other location(s)."
-    return re.sub(r"([\[\]])", r"\\\1", text)
+    return text
 
 
 def _location(location: FindingLocation) -> Any | None:

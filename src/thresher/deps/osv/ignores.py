@@ -60,10 +60,20 @@ class Ignores:
 def load_ignores(path: Path) -> Ignores:
     """Raises ``ConfigError`` naming the file and the entry for anything malformed."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
+    return parse_ignores(text, str(path))
+
+
+def parse_ignores(text: str, path: str) -> Ignores:
+    """``load_ignores`` for content read elsewhere (a pull request's base commit);
+    ``path`` names it in errors."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from exc
     raw = data.get("IgnoredVulns", [])
     if not isinstance(raw, list):

@@ -107,6 +107,14 @@ def dedupe(items: Iterable[Sourced]) -> Deduped:
     return Deduped(tuple(findings), vault)
 
 
+def _shown(best: Sourced) -> str:
+    """What reports show for the value: the redacted secret, or for a dependency the
+    package and version (its ``value`` is a synthetic key, never worth showing)."""
+    if isinstance(best.source, OsvSource):
+        return f"{best.source.package}@{best.source.version}"
+    return redact_value(best.value)
+
+
 def _finding(
     identifier: str,
     kind: FindingKind,
@@ -122,7 +130,7 @@ def _finding(
             severity=best.severity,
             locations=locations,
             fingerprint=fingerprint_,
-            redacted=redact_value(best.value),
+            redacted=_shown(best),
             source=best.source,
             secret_type=best.secret_type,
         )

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from thresher.deps.model import Dependency, Ecosystem, Vulnerability, _package_key
+from thresher.deps.model import Dependency, Ecosystem, Relation, Vulnerability, _package_key
 from thresher.deps.osv.ignores import IgnoredVuln, Ignores
 from thresher.deps.osv.records import PackageVersion
 from thresher.findings.model import FindingKind, Location, OsvSource, Severity
@@ -58,6 +58,18 @@ class VulnerabilityCatalog:
 
     def get_vulnerability(self, vuln_id: str) -> Vulnerability | None:
         return self._by_id.get(vuln_id)
+
+    def get(self, vuln_id: str) -> Vulnerability | None:
+        """By id, else by alias: the tribunal's ``get_vulnerability`` tool asks through
+        ``thresher.deps.catalog.VulnerabilityCatalog``, and a model may name the CVE."""
+        found = self._by_id.get(vuln_id)
+        if found is None:
+            found = next((v for v in self._by_id.values() if vuln_id in v.aliases), None)
+        return found
+
+    def all(self) -> list[Vulnerability]:
+        """Every advisory, by id."""
+        return [self._by_id[i] for i in sorted(self._by_id)]
 
     def ids(self) -> list[str]:
         return sorted(self._by_id)
@@ -143,6 +155,8 @@ class OsvFindingSource(Source):
                     version=first.version,
                     ecosystem=first.ecosystem.value,
                     lockfile=first.path,
+                    dev=_dev(pinned),
+                    relation=_relation(pinned),
                 ),
                 value=dependency_key(first, vulnerability.id),
             )
@@ -152,6 +166,24 @@ def dependency_key(dependency: Dependency, vuln_id: str) -> str:
     """The synthetic ``Sourced.value`` (module docstring): never a secret, never in text."""
     name = _package_key(dependency.ecosystem, dependency.name)
     return f"thresher-osv:{dependency.ecosystem.value}/{name}@{dependency.version}#{vuln_id}"
+
+
+def _dev(pinned: Sequence[Dependency]) -> bool | None:
+    """Dev-only when every lockfile line pinning it says so; not when any says otherwise."""
+    flags = {d.dev for d in pinned}
+    if False in flags:
+        return False
+    return True if flags == {True} else None
+
+
+def _relation(pinned: Sequence[Dependency]) -> str | None:
+    """Direct when any lockfile pins it directly; transitive when every one says so."""
+    relations = {d.relation for d in pinned}
+    if Relation.DIRECT in relations:
+        return Relation.DIRECT.value
+    if relations == {Relation.TRANSITIVE}:
+        return Relation.TRANSITIVE.value
+    return None
 
 
 def _place(location: Location) -> tuple[str, int]:

@@ -1,0 +1,128 @@
+"""``thresher deps``: vulnerable dependencies of the lockfiles, triaged like secrets.
+
+Lockfiles -> OSV -> one finding per (package, version, advisory) -> the same tribunal,
+journal, reports and exit codes as ``thresher scan`` (``scan_cmd.execute``): ``--fail-on
+real`` fails on an ``affected`` dependency. An unreadable lockfile is reported and the
+others are still triaged; the run then exits 3.
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from thresher.errors import UsageError
+
+from .deps_options import (
+    DEFAULT_OSV_URL,
+    OSV_OFFLINE_OPTION,
+    OSV_URL_OPTION,
+    VEX_OPTION,
+    deps_options,
+)
+from .scan_cmd import (
+    EscalateChoice,
+    FailOnChoice,
+    FormatChoice,
+    Outputs,
+    execute,
+    resolve_paths,
+)
+
+
+def deps_command(
+    ctx: typer.Context,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Lockfiles or directories to read (default: the whole --root)."),
+    ] = None,
+    root: Annotated[
+        Path, typer.Option(help="Workspace root; paths in reports are relative to it.")
+    ] = Path(),
+    diff: Annotated[
+        str | None,
+        typer.Option(
+            "--diff",
+            metavar="BASE..HEAD",
+            help="Only dependencies the range adds or changes (a new package or version).",
+        ),
+    ] = None,
+    osv_url: Annotated[str, OSV_URL_OPTION] = DEFAULT_OSV_URL,
+    osv_offline: Annotated[Path | None, OSV_OFFLINE_OPTION] = None,
+    escalate: Annotated[
+        EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")
+    ] = EscalateChoice.UNCERTAIN,
+    analyses: Annotated[
+        int, typer.Option(min=1, max=5, help="Concurrent analyses per escalated finding.")
+    ] = 1,
+    concurrency: Annotated[
+        int, typer.Option(min=1, max=64, help="Findings in flight at once.")
+    ] = 4,
+    fail_on: Annotated[
+        FailOnChoice,
+        typer.Option(help="Exit 1 when a decision is at or above this (real: affected)."),
+    ] = FailOnChoice.REAL,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="No model is called; show what a real run would send."),
+    ] = False,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")] = None,
+    sarif_out: Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0.")] = None,
+    markdown_out: Annotated[
+        Path | None, typer.Option("--markdown", help="Write the Markdown summary.")
+    ] = None,
+    vex_out: Annotated[Path | None, VEX_OPTION] = None,
+    output_format: Annotated[
+        FormatChoice | None, typer.Option("--format", help="Print this report to stdout.")
+    ] = None,
+    max_requests: Annotated[
+        int | None, typer.Option(min=1, help="Run budget: model requests.")
+    ] = None,
+    max_tokens: Annotated[int | None, typer.Option(min=1, help="Run budget: model tokens.")] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            metavar="SECONDS",
+            min=1,
+            help="Bound the whole run; findings not decided by then are INCONCLUSIVE (exit 3).",
+        ),
+    ] = None,
+) -> None:
+    """Triage the vulnerable dependencies of the project's lockfiles (OSV)."""
+    from thresher.run import FailOn, ScanRequest
+    from thresher.scoring.policy import Escalate
+    from thresher.trust import is_pull_request
+
+    from .app import state_of
+
+    state = state_of(ctx)
+    settings = state.settings(diff=diff).settings
+    if not root.is_dir():
+        raise UsageError(f"--root {root} is not a directory")
+    outputs = Outputs(json_out, sarif_out, markdown_out, vex_out)
+    outputs.check()
+    root = root.resolve()
+    resolved = tuple(resolve_paths(paths, root))
+    request = ScanRequest(
+        root=root,
+        paths=resolved,
+        diff=diff,
+        escalate=Escalate(escalate.value),
+        analyses=analyses,
+        concurrency=concurrency,
+        fail_on=FailOn(fail_on.value),
+        dry_run=dry_run,
+        max_requests=max_requests,
+        max_tokens=max_tokens,
+        timeout=timeout,
+        honour_pragmas=not is_pull_request(os.environ, diff=diff),
+        history_depth=0,  # no secret values: nothing to look for in the history
+        secrets=False,
+        deps=deps_options(resolved, diff, osv_url, osv_offline, dry_run=dry_run),
+    )
+    execute(state, request, settings, outputs, output_format, ExitStack())
