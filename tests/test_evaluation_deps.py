@@ -174,6 +174,15 @@ def test_bad_osv_records_name_the_file(tmp_path: Path) -> None:
         osv_export(corpus / "osv", tmp_path / "export")
 
 
+def test_a_broken_lockfile_in_the_corpus_is_an_error_naming_it(cli: Cli, tmp_path: Path) -> None:
+    corpus = copy_tiny(tmp_path)
+    (corpus / "projects/devonly/poetry.lock").write_text("[[package]\nname = ")
+    with pytest.raises(DepsCorpusError, match=r"projects/devonly: poetry\.lock"):
+        run(corpus, tmp_path)
+    result = cli("eval", str(corpus))
+    assert result.exit_code == 2 and "poetry.lock" in result.stderr
+
+
 def test_a_real_export_zip_is_used_as_is(tmp_path: Path) -> None:
     built = osv_export(TINY / "osv", tmp_path / "built")
     corpus = copy_tiny(tmp_path)

@@ -1,12 +1,12 @@
 """``thresher eval`` on a dependency corpus: is each labelled finding decided right?
 
 Each ``projects/<name>/`` of a ``thresher.depcorpus`` corpus goes through the real
-dependency pipeline, as its own root: its lockfiles are read
-(``thresher.deps.discover``), matched against the corpus's OSV records through the
-offline reader (``--osv-offline``), turned into one finding per (package, version,
-advisory) (``OsvFindingSource``), and decided by the tribunal with the configured
-models -- the heuristic by default, whose clear cases are dev-only dependencies,
-direct dependencies never imported and versions outside the range.
+pipeline (``run_scan``, exactly what ``thresher deps --osv-offline DIR`` runs), as its
+own root: its lockfiles are read, matched against the corpus's OSV records through
+the offline reader, turned into one finding per (package, version, advisory), and
+decided by the tribunal with the configured models -- the heuristic by default, whose
+clear cases are dev-only dependencies, direct dependencies never imported and
+versions outside the range.
 
 What is scored, for ``affected`` against ``not_affected``:
 
@@ -40,6 +40,7 @@ from pydantic import BaseModel, ConfigDict
 from thresher.config import Settings
 from thresher.decisions import Decision
 from thresher.depcorpus import (
+    PROJECTS_DIR,
     Case,
     DependencyLabel,
     DepsCorpus,
@@ -48,10 +49,11 @@ from thresher.depcorpus import (
     osv_export,
 )
 from thresher.deps.model import Ecosystem, _package_key
+from thresher.deps.run import DepsOptions
 from thresher.evaluation import Scores
-from thresher.evaluation_deps_pipeline import DependencyRun, decide_dependencies
 from thresher.findings import OsvSource
 from thresher.results import Classification, VexJustification
+from thresher.run import ScanOutcome, ScanRequest, run_scan
 from thresher.scoring.policy import Escalate
 
 Key = tuple[str, Ecosystem, str, str, str]
@@ -158,6 +160,35 @@ class DepsEvalResult(BaseModel):
 
 
 @dataclass(frozen=True)
+class DependencyRun:
+    """One project decided: its decisions and what the models spent."""
+
+    decisions: list[Decision]
+    models: dict[str, str]
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @classmethod
+    def of(cls, project: str, outcome: ScanOutcome) -> DependencyRun:
+        """A run whose lockfiles or advisories could not all be read is no measurement:
+        the corpus is broken, and the error names the file."""
+        deps = outcome.dependencies
+        problems = [str(e) for e in deps.errors] if deps is not None else ["no dependency scan"]
+        problems += [n for n in (deps.notices if deps is not None else ()) if "offline OSV" in n]
+        if problems:
+            raise DepsCorpusError(f"{PROJECTS_DIR}/{project}: {problems[0]}")
+        report = outcome.report
+        return cls(
+            decisions=list(report.decisions),
+            models=dict(report.models),
+            requests=report.usage.requests,
+            input_tokens=report.usage.input_tokens,
+            output_tokens=report.usage.output_tokens,
+        )
+
+
+@dataclass(frozen=True)
 class DepsEvalOptions:
     escalate: Escalate = Escalate.UNCERTAIN
     analyses: int = 1
@@ -259,20 +290,20 @@ def evaluate_deps(
     runs_dir = options.runs_dir.resolve() / ("eval-deps-" + time.strftime("%Y%m%dT%H%M%S"))
     runs: dict[str, DependencyRun] = {}
     with tempfile.TemporaryDirectory(prefix="thresher-osv-") as scratch:
-        osv_dir = osv_export(corpus.osv_dir, Path(scratch))
+        osv_dir = osv_export(corpus.osv_dir, Path(scratch) / "osv")
         for project in projects:
             if on_project is not None:
                 on_project(project)
-            runs[project] = decide_dependencies(
-                corpus.projects_dir / project,
-                osv_dir,
-                settings,
+            request = ScanRequest(
+                root=(corpus.projects_dir / project).resolve(),
+                secrets=False,
+                deps=DepsOptions(osv_offline=osv_dir, cache_dir=Path(scratch) / "cache"),
                 escalate=options.escalate,
                 analyses=options.analyses,
                 concurrency=options.concurrency,
-                transcripts_dir=runs_dir / project / "transcripts",
-                environ=environ,
+                runs_dir=runs_dir / project,
             )
+            runs[project] = DependencyRun.of(project, run_scan(request, settings, environ=environ))
     return summarise(corpus, runs, options.escalate, time.perf_counter() - started)
 
 
