@@ -683,9 +683,11 @@ def test_a_detected_value_straddling_any_cut_is_redacted_whole(repo: Path, kind:
             assert value[-size:] not in dumped
 
 
-def test_a_private_key_reaching_into_a_line_range_is_redacted(ws: Path) -> None:
+@pytest.mark.parametrize("narrowed", [False, True])
+def test_a_private_key_reaching_into_a_line_range_is_redacted(ws: Path, narrowed: bool) -> None:
     """read_file redacts the lines it shows with a margin: a key block that starts before
-    the requested range is still recognised, and line numbers stay true."""
+    the requested range is still recognised, and line numbers stay true. The offline
+    panel's narrowed view keeps the whole margin when a key marker is within reach."""
     import random
     import string
 
@@ -694,9 +696,10 @@ def test_a_private_key_reaching_into_a_line_range_is_redacted(ws: Path) -> None:
     block = ["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
     lines = [f"line {n}" for n in range(1, 301)] + block + ["after the key"]
     (ws / "key.txt").write_text("\n".join(lines) + "\n" + "filler\n" * 100_000)
-    out = detecting_workspace(ws).read_file(
-        ReadFileArgs(path="key.txt", start_line=305, end_line=311)
-    )
+    workspace = detecting_workspace(ws)
+    if narrowed:
+        workspace = workspace.narrowed()
+    out = workspace.read_file(ReadFileArgs(path="key.txt", start_line=305, end_line=311))
     assert out.data["total_lines"] == len(lines) + 100_000
     assert [row.split("| ")[0].strip() for row in out.text.splitlines()[1:8]] == [
         str(n) for n in range(305, 312)
@@ -705,6 +708,24 @@ def test_a_private_key_reaching_into_a_line_range_is_redacted(ws: Path) -> None:
     assert not any(line[:8] in dumped for line in body)
     after = detecting_workspace(ws).read_file(ReadFileArgs(path="key.txt", start_line=311))
     assert after.data["lines"][0] == "after the key"
+
+
+def test_a_narrowed_workspace_shows_the_range_as_the_wide_one_does(ws: Path) -> None:
+    """Away from key blocks, the narrow margin redacts the lines shown exactly as the
+    wide one does: a value lies on its own line."""
+    from tests.tokens import github_token, random_secret
+
+    token, password = github_token(seed=91), random_secret(24, seed=92)
+    lines = [f"line {n}" for n in range(1, 500)]
+    lines[249] = f'TOKEN = "{token}"'
+    lines[251] = f"password = '{password}'"
+    (ws / "cfg.py").write_text("\n".join(lines) + "\n")
+    args = ReadFileArgs(path="cfg.py", start_line=245, end_line=255)
+    wide = detecting_workspace(ws).read_file(args)
+    narrow = detecting_workspace(ws).narrowed().read_file(args)
+    assert narrow.text == wide.text
+    assert narrow.data == wide.data
+    assert token[4:12] not in narrow.text and password[:8] not in narrow.text
 
 
 def test_git_log_finding_answers_from_the_run_history_without_git(

@@ -5,6 +5,7 @@ a scanned repository may ship a ``.git/config`` written to run commands."""
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import stat
@@ -58,6 +59,10 @@ _RE2_MAX_MEM = 8 << 20  # bytes of compiled program: a pathological pattern fail
 _REDACTION_MARGIN = 8 * 1024
 # ...and than any in lines (an RSA-8192 PEM block is about 100 lines).
 _REDACTION_LINES = 200
+# Only key blocks span lines (see ``thresher.detection_rules``): where none starts or
+# ends within the margin, a value reaching into the range lies on the range's own lines.
+_MULTILINE_MARKERS = ("-----BEGIN", "-----END", "PuTTY-User-Key-File-")
+_NARROW_LINES = 1
 
 
 def _is_binary(data: bytes) -> bool:
@@ -211,6 +216,7 @@ class Workspace:
         max_output_chars: int = 20_000,
         redact: Callable[[str], str] | None = None,
         history: HistoryIndex | None = None,
+        narrow_redaction: bool = False,
     ) -> None:
         self._root, self._value_for, self._max_chars = root.resolve(), value_for, max_output_chars
         # The run's one read of the history; without it each finding re-reads the log.
@@ -219,6 +225,7 @@ class Workspace:
         # Applied to whole texts before any cut: a value straddling a cut would no longer
         # be recognised afterwards, and up to all but one of its characters would leak.
         self._redact: Callable[[str], str] = redact or (lambda text: text)
+        self._narrow = narrow_redaction
 
     def _relative(self, raw: str) -> PurePosixPath:
         """Lexical checks alone, enough for names that only git interprets."""
@@ -306,6 +313,19 @@ class Workspace:
             "lines": lines[start - 1 : last], "truncated": cut,
         })  # fmt: skip
 
+    def narrowed(self) -> Workspace:
+        """This workspace, redacting reads with a one-line margin unless a key block's
+        marker is within the usual margin.
+
+        For the offline panel only: what it reads never reaches a model, and its
+        decisions are redacted again, whole, before they are written. The wide margin
+        also lets the detector learn values near a read before a model could see them
+        elsewhere; the LLM path keeps it.
+        """
+        view = copy.copy(self)
+        view._narrow = True
+        return view
+
     def _redacted_lines(self, lines: list[str], start: int, end: int) -> list[str]:
         """The file's lines with lines ``start``..``end`` redacted, and a margin around them.
 
@@ -316,6 +336,11 @@ class Workspace:
         the whole text, as before.
         """
         low, high = max(0, start - 1 - _REDACTION_LINES), min(len(lines), end + _REDACTION_LINES)
+        if self._narrow and not any(
+            marker in line for line in lines[low:high] for marker in _MULTILINE_MARKERS
+        ):
+            low = max(0, start - 1 - _NARROW_LINES)
+            high = min(len(lines), end + _NARROW_LINES)
         window = self._redact("\n".join(lines[low:high])).split("\n")
         if len(window) != high - low:
             return _split_lines(self._redact("\n".join(lines)))

@@ -238,7 +238,9 @@ class OfflinePanel:
         self._compliance: dict[
             tuple[AgentName, FindingKind, SecretType | None], tuple[list[str], Compliance]
         ] = {}
-        self.shared = SharedReads(factory.workspace)
+        # The panel's reads never reach a model: see ``Workspace.narrowed``.
+        self.workspace = factory.workspace.narrowed() if factory.workspace is not None else None
+        self.shared = SharedReads(self.workspace)
 
     def expect(self, findings: Sequence[Finding]) -> None:
         """The findings about to be decided: files holding several are read once."""
@@ -343,8 +345,8 @@ class OfflinePanel:
     ) -> _Calls:
         factory = self.factory
         handlers: dict[ToolName, Handler] = {}
-        if factory.workspace is not None:
-            handlers.update(workspace_handlers(factory.workspace))
+        if self.workspace is not None:
+            handlers.update(workspace_handlers(self.workspace))
         redactor = factory.redactor
         calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
         if finding.kind is FindingKind.DEPENDENCY:
