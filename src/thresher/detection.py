@@ -295,8 +295,8 @@ def _filled(match: Any, group: int, kind: Kind) -> bool:
 
 
 def _placeholder(value: str) -> bool:
-    """``XXXXXXXX``, ``00000000``: eight equal characters in a row are a placeholder (the
-    Slack documentation webhook), not a random secret."""
+    """Eight equal characters in a row (eight ``0``, eight of one letter) are a
+    placeholder (the Slack documentation webhook), not a random secret."""
     return len(value) <= _MAX_CHECKED and _RUN.search(value) is not None
 
 

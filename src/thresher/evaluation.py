@@ -125,7 +125,8 @@ class EvalResult(BaseModel):
     models: dict[str, str]
 
 
-def _scores(tp: int, fp: int, fn: int) -> Scores:
+def scores(tp: int, fp: int, fn: int) -> Scores:
+    """Precision, recall and F1 of the positive class (0 where undefined)."""
     precision = tp / (tp + fp) if tp + fp else 0.0
     recall = tp / (tp + fn) if tp + fn else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
@@ -211,7 +212,7 @@ def _score_lines(lines: list[_Line]) -> tuple[Scores, Scores]:
         tp, fp, fn = tp + (real and truth), fp + (real and not truth), fn + (not real and truth)
         o = line.oracle_real
         otp, ofp, ofn = otp + (o and truth), ofp + (o and not truth), ofn + (not o and truth)
-    return _scores(tp, fp, fn), _scores(otp, ofp, ofn)
+    return scores(tp, fp, fn), scores(otp, ofp, ofn)
 
 
 def _breakdown(lines: list[_Line], key: Callable[[_Line], str]) -> dict[str, Breakdown]:
@@ -395,7 +396,7 @@ def _result(
         unlabelled_flagged_lines=len(tally.lines) - len(labelled),
         label_counts=dict(Counter(str(line.truth) for line in labelled)),
         thresher=thresher,
-        baseline=_scores(real_total, len(labelled) - real_total, 0),
+        baseline=scores(real_total, len(labelled) - real_total, 0),
         oracle=oracle,
         escalate=options.escalate,
         escalation_rate=_escalation_rate(decisions),

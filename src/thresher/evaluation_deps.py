@@ -50,7 +50,7 @@ from thresher.depcorpus import (
 )
 from thresher.deps.model import Ecosystem, _package_key
 from thresher.deps.run import DepsOptions
-from thresher.evaluation import Scores
+from thresher.evaluation import Scores, scores
 from thresher.findings import OsvSource
 from thresher.results import Classification, VexJustification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
@@ -60,21 +60,6 @@ Key = tuple[str, Ecosystem, str, str, str]
 AFFECTED = Classification.AFFECTED.value
 NOT_AFFECTED = Classification.NOT_AFFECTED.value
 CLASSES = (AFFECTED, NOT_AFFECTED)
-
-
-def scores(tp: int, fp: int, fn: int) -> Scores:
-    """Precision, recall and F1 for ``affected`` (0 where undefined)."""
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return Scores(
-        precision=round(precision, 4),
-        recall=round(recall, 4),
-        f1=round(f1, 4),
-        true_positives=tp,
-        false_positives=fp,
-        false_negatives=fn,
-    )
 
 
 class ScoredFinding(BaseModel):
