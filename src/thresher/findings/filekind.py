@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 
@@ -51,7 +52,13 @@ class FileKind(StrEnum):
     TEXT = "text"
 
 
-def path_tokens(path: str) -> list[str]:
+# A run asks about the same few thousand paths tens of thousands of times (deduping,
+# scoring, every rule of every finding): each path is tokenised once.
+_PATHS_CACHED = 1 << 16
+
+
+@lru_cache(maxsize=_PATHS_CACHED)
+def path_tokens(path: str) -> tuple[str, ...]:
     """Lower-case tokens of every path component, split at camelCase and letter/digit
     boundaries as well as kept whole (so ``e2e`` survives as one token)."""
     tokens: list[str] = []
@@ -59,9 +66,10 @@ def path_tokens(path: str) -> list[str]:
         tokens += [t for t in _NON_ALNUM.split(part.lower()) if t]
         for piece in _CAMEL.split(part):
             tokens += [t for t in _NON_ALNUM.split(piece.lower()) if t]
-    return tokens
+    return tuple(tokens)
 
 
+@lru_cache(maxsize=_PATHS_CACHED)
 def in_test_scope(path: str) -> bool:
     return any(token in TEST_TOKENS for token in path_tokens(path))
 
@@ -106,6 +114,7 @@ _SOURCE_SUFFIXES = (
 )  # fmt: skip
 
 
+@lru_cache(maxsize=_PATHS_CACHED)
 def file_kind(path: str) -> FileKind:
     lower = path.lower().replace("\\", "/")
     name = lower.rsplit("/", 1)[-1]
