@@ -7,12 +7,14 @@ import dataclasses
 import hashlib
 import json
 import os
+import pickle
 from pathlib import Path
 
 import pytest
 
+from tests.test_journal import _decision
 from tests.test_scan_e2e import make_demo
-from tests.tokens import github_token
+from tests.tokens import github_token, random_secret
 from tests.tribunal.test_tribunal import FakeLLM, setup
 from thresher.agents.workspace import Workspace
 from thresher.config import AgentName, Settings
@@ -20,6 +22,7 @@ from thresher.decisions import Decision
 from thresher.detection import Detector
 from thresher.errors import ConfigError, ExitCode, ThresherError
 from thresher.findings import Finding
+from thresher.journal import dumped
 from thresher.llm.testing import text_response
 from thresher.redaction import Redactor
 from thresher.run import ScanRequest, is_public_word, run_scan
@@ -27,6 +30,7 @@ from thresher.scoring.policy import Escalate
 from thresher.tribunal.parallel import (
     Decided,
     OfflineWorkerError,
+    _Wire,
     decide_in_workers,
     offline_only,
     workers_for,
@@ -151,3 +155,35 @@ def test_values_a_worker_learns_reach_the_parent(tmp_path: Path) -> None:
     assert [d.finding.id for d in decisions] == ["f-0", "f-1", "f-2"]
     assert hidden in learned and hidden not in learned[hidden]
     assert redactor.learned_since(1) == []
+
+
+def _decided(text: str, redactor: Redactor) -> Decided:
+    decision = _decision(7, text)
+    redacted = redactor.model(decision)
+    return Decided(decision, redacted, *dumped(redacted), ("{}",))
+
+
+def test_a_decision_crosses_the_pipe_as_its_journal_line_and_reads_back_the_same() -> None:
+    secret = random_secret(24, seed=5)
+    redactor = Redactor([secret])
+    plain = _decided("nothing secret here", redactor)
+    assert plain.redacted is plain.decision  # redaction changed nothing: the line stands for both
+    wire = _Wire.of(plain)
+    assert wire.raw is None and wire.redacted is None
+    back = pickle.loads(pickle.dumps(wire)).decided()
+    assert back.decision == plain.decision and back.redacted is back.decision
+    assert (back.line, back.exact, back.records) == (plain.line, True, ("{}",))
+
+    # Redaction changed it: the parent still gets the decision as decided, and the copy.
+    quoting = _decided(f"it quotes {secret}", redactor)
+    back = pickle.loads(pickle.dumps(_Wire.of(quoting))).decided()
+    assert back.decision == quoting.decision and secret in back.decision.rationale
+    assert back.redacted == quoting.redacted and secret not in back.redacted.rationale
+    assert secret not in back.line
+
+    # A lone surrogate (a YAML escape can make one): the line is json.dumps' text, so the
+    # copy crosses as a model.
+    odd = _decided("an odd \ud800 character", redactor)
+    assert not odd.exact
+    back = pickle.loads(pickle.dumps(_Wire.of(odd))).decided()
+    assert back.redacted == odd.redacted and back.decision == odd.decision

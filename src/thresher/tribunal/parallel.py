@@ -32,6 +32,8 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from thresher.config import AgentName
 from thresher.decisions import Decision
 from thresher.errors import ThresherError
@@ -61,8 +63,48 @@ class Decided:
 
 
 @dataclass(frozen=True)
+class _Wire:
+    """A ``Decided`` as it crosses the pipe.
+
+    Pickling a decision rebuilds each of its thirty-odd nested models attribute by
+    attribute, which cost the parent most of a second on the dev corpus while both
+    cores were deciding. The journal line is already the redacted copy as JSON, which
+    pydantic reads back in about half that time, and in the usual case (redaction
+    changed nothing) it is the decision too. Models cross the pipe only when the line
+    cannot stand for them: redaction changed the decision, or the line is not
+    pydantic's JSON.
+    """
+
+    line: str
+    exact: bool
+    raw: Decision | None  # the decision, when redaction changed it
+    redacted: Decision | None  # the redacted copy, when ``line`` is not pydantic's JSON
+    records: tuple[str, ...]
+
+    @classmethod
+    def of(cls, done: Decided) -> _Wire:
+        raw = None if done.redacted is done.decision else done.decision
+        redacted = None if done.exact else done.redacted
+        return cls(done.line, done.exact, raw, redacted, done.records)
+
+    def decided(self) -> Decided:
+        redacted = self.redacted
+        if redacted is None:
+            try:
+                redacted = Decision.model_validate_json(self.line)
+            except ValidationError as exc:  # a model that does not read back what it wrote
+                raise OfflineWorkerError(
+                    "a decision from a worker process of the offline run could not be read "
+                    f"back ({exc.error_count()} error(s))",
+                    hint="rerun; if it recurs, report it with -v",
+                ) from None
+        decision = self.raw if self.raw is not None else redacted
+        return Decided(decision, redacted, self.line, self.exact, self.records)
+
+
+@dataclass(frozen=True)
 class _Slice:
-    decided: tuple[tuple[int, Decided], ...]  # by index in the tribunal's order
+    decided: tuple[tuple[int, _Wire], ...]  # by index in the tribunal's order
     learned: tuple[tuple[str, str], ...]  # values the worker learned, with their forms
     error: ThresherError | None = None  # a configuration error: the run stops
 
@@ -133,7 +175,7 @@ def decide_in_workers(
         # Read whichever worker has sent something (a worker whose pipe is full waits
         # until it is read), and pass on the findings in order as they are complete.
         remaining = Counter(owner)
-        waiting: dict[int, Decided] = {}
+        waiting: dict[int, _Wire] = {}
         by_id: dict[str, Decision] = {}
         next_index = 0
         while next_index < len(ordered):
@@ -146,7 +188,7 @@ def decide_in_workers(
                     learn(value, form)
                 waiting.update(piece.decided)
             while next_index in waiting:
-                done = waiting.pop(next_index)
+                done = waiting.pop(next_index).decided()
                 by_id[done.decision.finding.id] = done.decision
                 on_decided(done)
                 next_index += 1
@@ -213,7 +255,7 @@ def _decide(job: _Job, indices: list[int]) -> _Slice:
     tribunal = job.tribunal
     redactor = tribunal.factory.redactor
     known = redactor.known
-    decided: list[tuple[int, Decided]] = []
+    decided: list[tuple[int, _Wire]] = []
 
     async def run() -> None:
         for index in indices:
@@ -223,7 +265,8 @@ def _decide(job: _Job, indices: list[int]) -> _Slice:
             decision = await tribunal.decide_one(finding, job.value_of)
             redacted = redactor.model(decision)
             line, exact = dumped(redacted)
-            decided.append((index, Decided(decision, redacted, line, exact, tuple(records))))
+            done = Decided(decision, redacted, line, exact, tuple(records))
+            decided.append((index, _Wire.of(done)))
 
     asyncio.run(run())
     return _Slice(tuple(decided), tuple(redactor.learned_since(known)))
