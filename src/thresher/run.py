@@ -119,6 +119,9 @@ class ScanOutcome:
     scan: ScanResult
     plan: list[AgentPlan] = field(default_factory=list)
     dependencies: DependencyScan | None = None
+    # ``report`` as ``report.json`` holds it, which is what ``render_json`` writes: the
+    # CLI's ``--json`` reuses it rather than serialise thousands of decisions again.
+    report_json: str = ""
 
 
 def exit_code_for(
@@ -328,7 +331,7 @@ def run_scan(
         dry_run=request.dry_run,
         escalate=request.escalate.value,
         analyses=request.analyses,
-        models=specs,
+        models=dict(sorted(specs.items())),  # as render_json orders them
         summary=summarise(decisions),
         usage=RunUsage(
             requests=usage.requests,
@@ -348,8 +351,9 @@ def run_scan(
     report = redactor.model(report).model_copy(
         update={"decisions": decisions_journal.redacted(decisions)}
     )
+    report_json = dumped(report, indent=2)[0] + "\n"
     try:
-        (run_dir / "report.json").write_text(dumped(report, indent=2)[0], encoding="utf-8")
+        (run_dir / "report.json").write_text(report_json, encoding="utf-8")
     except OSError as exc:
         raise RunDirError(
             f"cannot write {run_dir / 'report.json'}: {exc.strerror or exc}",
@@ -364,6 +368,7 @@ def run_scan(
         scan=result,
         plan=plan,
         dependencies=deps,
+        report_json=report_json,
     )
 
 

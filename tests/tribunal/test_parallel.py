@@ -25,6 +25,7 @@ from thresher.findings import Finding
 from thresher.journal import dumped
 from thresher.llm.testing import text_response
 from thresher.redaction import Redactor
+from thresher.reports import render_json
 from thresher.run import ScanRequest, is_public_word, run_scan
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.parallel import (
@@ -41,6 +42,9 @@ from thresher.tribunal.tribunal import Tribunal
 def _run(root: Path, runs: Path, workers: int) -> tuple[list[dict], Path]:  # type: ignore[type-arg]
     request = ScanRequest(root=root, runs_dir=runs, escalate=Escalate.NEVER)
     outcome = run_scan(request, Settings(), environ={}, offline_workers=workers)
+    # report.json is what --json writes: the CLI reuses the run's text
+    report_json = (outcome.run_dir / "report.json").read_text()
+    assert outcome.report_json == report_json == render_json(outcome.report)
     decisions = [d.model_dump(mode="json") for d in outcome.report.decisions]
     return decisions, outcome.run_dir
 

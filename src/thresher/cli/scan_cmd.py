@@ -346,8 +346,12 @@ def _write_outputs(state: RunState, outcome: ScanOutcome, outputs: Outputs) -> N
     from thresher.reports.vex import render_vex
 
     report = outcome.report
+
+    def json_text(report: RunReport) -> str:  # written once by the run, for report.json
+        return outcome.report_json or render_json(report)
+
     for path, render in (
-        (outputs.json, render_json),
+        (outputs.json, json_text),
         (outputs.sarif, render_sarif),
         (outputs.markdown, render_markdown),
     ):
@@ -395,7 +399,7 @@ def _print(
         )
     if output_format is not None:
         render = {
-            FormatChoice.JSON: render_json,
+            FormatChoice.JSON: lambda report: outcome.report_json or render_json(report),
             FormatChoice.SARIF: render_sarif,
             FormatChoice.MARKDOWN: render_markdown,
         }[output_format]
