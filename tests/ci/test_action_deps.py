@@ -8,7 +8,7 @@ import json
 import jsonschema
 from tests.ci.conftest import PullRequestRepo, Tokens
 from tests.ci.test_action_emulation import SCHEMA_PATH, decisions, pr_job
-from tests.cli.deps_project import LODASH_ID, lodash_line, osv_world, package_lock
+from tests.cli.deps_project import LODASH_ID, VEX_SCHEMA, lodash_line, osv_world, package_lock
 from tests.fakes.github import GitHubFake
 from tests.fakes.osv import OsvFake
 
@@ -53,3 +53,30 @@ def test_without_the_deps_input_no_lockfile_is_sent_to_osv(
         assert osv.requests == []
     assert all(rule != LODASH_ID for rule, _, _ in decisions(job))
     assert "Vulnerable dependencies" not in job.summary
+
+
+def test_the_vex_input_writes_openvex_of_the_dependency_decisions(
+    pr_repo: PullRequestRepo, github: GitHubFake, tokens: Tokens
+) -> None:
+    pr_repo.head = pr_repo.commit("lock", {"web/package-lock.json": package_lock("4.17.20")})
+    with OsvFake(osv_world()) as osv:
+        inputs = {"deps": "true", "osv-url": osv.base_url, "vex": "out/deps.vex.json"}
+        job = pr_job(pr_repo, github, tokens.write, "vex", inputs=inputs)
+    assert job.outputs["vex"] == "out/deps.vex.json", job.step.stderr
+    vex = json.loads((pr_repo.root / "out/deps.vex.json").read_text(encoding="utf-8"))
+    schema = json.loads(VEX_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.validators.validator_for(schema)(schema).validate(vex)
+    statements = vex["statements"]
+    assert [s["vulnerability"]["name"] for s in statements] == [LODASH_ID]
+    assert statements[0]["products"] == [{"@id": "pkg:npm/lodash@4.17.20"}]
+    assert statements[0]["status"] in {"affected", "not_affected", "under_investigation"}
+    assert pr_repo.token not in json.dumps(vex)
+
+
+def test_the_vex_input_without_deps_is_a_usage_error_naming_it(
+    pr_repo: PullRequestRepo, github: GitHubFake, tokens: Tokens
+) -> None:
+    job = pr_job(pr_repo, github, tokens.write, "vexnodeps", inputs={"vex": "deps.vex.json"})
+    assert job.exit_code == 2
+    assert "--vex needs --deps" in job.step.stderr
+    assert not (pr_repo.root / "deps.vex.json").exists()

@@ -103,7 +103,7 @@ def test_the_action_declares_what_users_configure() -> None:
     assert action["runs"]["using"] == "composite"
     assert set(action["inputs"]) == {
         "paths", "fail-on", "escalate", "model-analysis", "model-challenger", "model-judge",
-        "config", "comment", "sarif", "deps", "osv-url", "python-version",
+        "config", "comment", "sarif", "deps", "osv-url", "vex", "python-version",
     }  # fmt: skip
     assert action["inputs"]["python-version"]["default"] == "3.12"
     steps = action["runs"]["steps"]
@@ -140,6 +140,7 @@ def test_a_pull_request_gets_sarif_summary_outputs_annotations_and_one_comment(
     assert decisions(first) == [("thresher/github-token", "app/deploy.py", 3)]
     assert first.outputs == {
         "sarif": "thresher.sarif",
+        "vex": "",  # no vex input
         "findings": "1",
         "true-positive": "1",
         "inconclusive": "0",

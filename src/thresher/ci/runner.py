@@ -38,6 +38,7 @@ from thresher.findings.scan import CustomRule
 from thresher.reports import render_finding, render_json, render_sarif, render_summary
 from thresher.reports.catalog import rule_name
 from thresher.reports.io import write_atomic
+from thresher.reports.vex import render_vex
 from thresher.reports.views import by_risk, key_finding
 from thresher.results import Verdict
 from thresher.run import FailOn, ScanRequest, at_or_above, run_scan
@@ -55,6 +56,7 @@ class CiRequest:
     category: str = "thresher/secrets"
     json_out: Path | None = None
     markdown_out: Path | None = None
+    vex_out: Path | None = None  # OpenVEX of the dependency decisions (with ``deps``)
     paths: tuple[Path, ...] = ()  # absolute, inside the workspace
     honour_pragmas: bool = True  # False in a pull-request job (see findings.engine)
     # --deps: also the dependencies the event adds or changes (the whole tree's on a push
@@ -124,6 +126,14 @@ def run_ci(
     write_atomic(request.sarif, clean(render_sarif(report, category=request.category)))
     if request.json_out is not None:
         write_atomic(request.json_out, clean(render_json(report)))
+    vex_written = False
+    if request.vex_out is not None:
+        vex = render_vex(report)
+        if vex is None:
+            info(f"thresher: no dependency decisions; {request.vex_out} not written")
+        else:
+            write_atomic(request.vex_out, clean(vex))
+            vex_written = True
 
     annotations = cap_annotations(annotations_for(report, request.fail_on))
 
@@ -133,7 +143,8 @@ def run_ci(
         write_atomic(request.markdown_out, summary)
     if runner.step_summary is not None:
         append_summary(runner.step_summary, summary)
-    outputs = {k: clean(v) for k, v in step_outputs(request, report, exit_code, comment).items()}
+    produced = step_outputs(request, report, exit_code, comment, vex_written=vex_written)
+    outputs = {k: clean(v) for k, v in produced.items()}
     if runner.output is not None:
         write_outputs(runner.output, outputs)
     if comment.note:
@@ -240,8 +251,14 @@ def job_summary(
 
 
 def step_outputs(
-    request: CiRequest, report: RunReport, exit_code: ExitCode, comment: CommentResult
+    request: CiRequest,
+    report: RunReport,
+    exit_code: ExitCode,
+    comment: CommentResult,
+    *,
+    vex_written: bool = False,
 ) -> dict[str, str]:
+    """The step's outputs; a file output is empty when that file was not written."""
     s = report.summary
     failing = sum(1 for d in report.decisions if at_or_above(d, request.fail_on))
     return {
@@ -254,6 +271,7 @@ def step_outputs(
         "sarif": str(request.sarif),
         "json": str(request.json_out or ""),
         "markdown": str(request.markdown_out or ""),
+        "vex": str(request.vex_out) if vex_written and request.vex_out is not None else "",
         "comment": comment.action.value,
         "comment-url": comment.url or "",
     }

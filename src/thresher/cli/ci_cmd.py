@@ -28,7 +28,13 @@ import typer
 
 from thresher.errors import ConfigError, UsageError
 
-from .deps_options import DEFAULT_OSV_URL, OSV_OFFLINE_OPTION, OSV_URL_OPTION, deps_options
+from .deps_options import (
+    DEFAULT_OSV_URL,
+    OSV_OFFLINE_OPTION,
+    OSV_URL_OPTION,
+    VEX_OPTION,
+    deps_options,
+)
 from .scan_cmd import EscalateChoice, FailOnChoice
 
 if TYPE_CHECKING:
@@ -82,6 +88,7 @@ def ci_command(
     ] = False,
     osv_url: Annotated[str, OSV_URL_OPTION] = DEFAULT_OSV_URL,
     osv_offline: Annotated[Path | None, OSV_OFFLINE_OPTION] = None,
+    vex_out: Annotated[Path | None, VEX_OPTION] = None,
 ) -> None:
     """Scan what a GitHub Actions event adds; report as SARIF, summary, annotations and comment."""
     from thresher.ci.event import RunnerEnv, read_event
@@ -109,7 +116,14 @@ def ci_command(
     event = read_event(runner)
     scope = resolve_scope(event, runner.workspace)
     state.info(f"thresher: scanning {scope.description}")
-    for flag, out in (("--sarif", sarif_out), ("--json", json_out), ("--markdown", markdown_out)):
+    if vex_out is not None and not deps:
+        raise UsageError("--vex needs --deps: OpenVEX states what is known of dependencies")
+    for flag, out in (
+        ("--sarif", sarif_out),
+        ("--json", json_out),
+        ("--markdown", markdown_out),
+        ("--vex", vex_out),
+    ):
         if out is not None:
             check_output_path(out, flag)
     selected = _paths(paths or [], runner.workspace)
@@ -134,6 +148,7 @@ def ci_command(
             category=category,
             json_out=json_out,
             markdown_out=markdown_out,
+            vex_out=vex_out,
             paths=selected,
             honour_pragmas=not pull_request,
             deps=deps_options(selected, scope.diff, osv_url, osv_offline, pull_request=pull_request)
