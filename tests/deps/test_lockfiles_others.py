@@ -13,7 +13,7 @@ def test_go_mod_requires_with_indirect_as_transitive() -> None:
     deps = parse_fixture("go/go.mod")
     assert rows(deps) == {
         ("github.com/gorilla/mux", "1.8.0", 5, D, None),
-        ("github.com/pkg/errors", "0.9.1", 8, D, None),  # replaced at build time: kept
+        ("github.com/pkg/errors", "0.9.0", 16, D, None),  # what the build uses: the replacement
         ("golang.org/x/net", "0.17.0", 9, T, None),
         ("golang.org/x/text", "0.13.0", 10, T, None),
         ("github.com/stretchr/testify", "1.8.4", 11, D, None),
@@ -23,6 +23,59 @@ def test_go_mod_requires_with_indirect_as_transitive() -> None:
     mux = next(d for d in deps if d.name == "github.com/gorilla/mux")
     assert mux.ecosystem is Ecosystem.GO
     assert mux.purl == "pkg:golang/github.com/gorilla/mux@v1.8.0"
+
+
+GO_REPLACING = """module example.com/app
+
+go 1.22
+
+require (
+	golang.org/x/net v0.7.0
+	golang.org/x/text v0.3.7 // indirect
+	github.com/gin-gonic/gin v1.9.0
+	example.com/internal/kit v1.0.0
+	github.com/old/lib v1.2.0
+)
+
+replace (
+	golang.org/x/net v0.6.0 => golang.org/x/net v0.6.1
+	golang.org/x/net v0.7.0 => golang.org/x/net v0.17.0
+	golang.org/x/text => golang.org/x/text v0.3.8
+	example.com/internal/kit => ../kit
+)
+
+replace github.com/old/lib => github.com/fork/lib v1.2.1-patched
+"""
+
+
+def test_go_mod_replacements_are_what_is_checked() -> None:
+    deps = parse("go.mod", GO_REPLACING)
+    assert rows(deps) == {
+        ("golang.org/x/net", "0.17.0", 15, D, None),  # that version's replacement wins
+        ("golang.org/x/text", "0.3.8", 16, T, None),  # every version of it, still indirect
+        ("github.com/gin-gonic/gin", "1.9.0", 8, D, None),  # not replaced
+        ("github.com/fork/lib", "1.2.1-patched", 20, D, None),  # a fork, at its replace line
+    }  # example.com/internal/kit is ../kit: the project's own code, not a registry module
+    fork = next(d for d in deps if d.name == "github.com/fork/lib")
+    assert fork.purl == "pkg:golang/github.com/fork/lib@v1.2.1-patched"
+
+
+@pytest.mark.parametrize(
+    ("directive", "says"),
+    [
+        ("replace golang.org/x/net v0.7.0", "must read"),
+        ("replace golang.org/x/net => golang.org/x/net", "needs a version"),
+        ("replace golang.org/x/net => golang.org/x/net 0.17", "is not a module version"),
+        ("replace a/b => c/d v1.0.0\nreplace a/b => e/f v1.0.0", "replaced twice"),
+    ],
+)
+def test_a_malformed_go_replacement_is_an_error_at_its_line(directive: str, says: str) -> None:
+    text = "module m\n\nrequire golang.org/x/net v0.7.0\n" + directive + "\n"
+    with pytest.raises(LockfileError) as caught:
+        parse("go.mod", text)
+    assert says in caught.value.message
+    assert caught.value.path == "go.mod"
+    assert caught.value.line == len(text.splitlines())
 
 
 def test_cargo_lock_skips_workspace_and_git_crates_and_finds_direct_ones() -> None:
