@@ -35,7 +35,7 @@ from .deps_options import (
     VEX_OPTION,
     deps_options,
 )
-from .scan_cmd import EscalateChoice, FailOnChoice
+from .run_options import EscalateChoice, EscalateOption, FailOnChoice
 
 if TYPE_CHECKING:
     from thresher.ci.comment import CommentApi
@@ -50,9 +50,7 @@ def ci_command(
     fail_on: Annotated[
         FailOnChoice, typer.Option(help="Exit 1 when a decision is at or above this.")
     ] = FailOnChoice.REAL,
-    escalate: Annotated[
-        EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")
-    ] = EscalateChoice.UNCERTAIN,
+    escalate: EscalateOption = EscalateChoice.UNCERTAIN,
     comment: Annotated[
         bool,
         typer.Option(

@@ -24,14 +24,21 @@ from .deps_options import (
     VEX_OPTION,
     deps_options,
 )
-from .scan_cmd import (
+from .run_options import (
+    AnalysesOption,
+    ConcurrencyOption,
     EscalateChoice,
+    EscalateOption,
     FailOnChoice,
-    FormatChoice,
-    Outputs,
-    execute,
-    resolve_paths,
+    FormatOption,
+    JsonOption,
+    MaxRequestsOption,
+    MaxTokensOption,
+    RootOption,
+    SarifOption,
+    TimeoutOption,
 )
+from .scan_cmd import Outputs, execute, resolve_paths
 
 
 def deps_command(
@@ -40,9 +47,7 @@ def deps_command(
         list[Path] | None,
         typer.Argument(help="Lockfiles or directories to read (default: the whole --root)."),
     ] = None,
-    root: Annotated[
-        Path, typer.Option(help="Workspace root; paths in reports are relative to it.")
-    ] = Path(),
+    root: RootOption = Path(),
     diff: Annotated[
         str | None,
         typer.Option(
@@ -53,15 +58,9 @@ def deps_command(
     ] = None,
     osv_url: Annotated[str, OSV_URL_OPTION] = DEFAULT_OSV_URL,
     osv_offline: Annotated[Path | None, OSV_OFFLINE_OPTION] = None,
-    escalate: Annotated[
-        EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")
-    ] = EscalateChoice.UNCERTAIN,
-    analyses: Annotated[
-        int, typer.Option(min=1, max=5, help="Concurrent analyses per escalated finding.")
-    ] = 1,
-    concurrency: Annotated[
-        int, typer.Option(min=1, max=64, help="Findings in flight at once.")
-    ] = 4,
+    escalate: EscalateOption = EscalateChoice.UNCERTAIN,
+    analyses: AnalysesOption = 1,
+    concurrency: ConcurrencyOption = 4,
     fail_on: Annotated[
         FailOnChoice,
         typer.Option(help="Exit 1 when a decision is at or above this (real: affected)."),
@@ -70,28 +69,16 @@ def deps_command(
         bool,
         typer.Option("--dry-run", help="No model is called; show what a real run would send."),
     ] = False,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")] = None,
-    sarif_out: Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0.")] = None,
+    json_out: JsonOption = None,
+    sarif_out: SarifOption = None,
     markdown_out: Annotated[
         Path | None, typer.Option("--markdown", help="Write the Markdown summary.")
     ] = None,
     vex_out: Annotated[Path | None, VEX_OPTION] = None,
-    output_format: Annotated[
-        FormatChoice | None, typer.Option("--format", help="Print this report to stdout.")
-    ] = None,
-    max_requests: Annotated[
-        int | None, typer.Option(min=1, help="Run budget: model requests.")
-    ] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="Run budget: model tokens.")] = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            metavar="SECONDS",
-            min=1,
-            help="Bound the whole run; findings not decided by then are INCONCLUSIVE (exit 3).",
-        ),
-    ] = None,
+    output_format: FormatOption = None,
+    max_requests: MaxRequestsOption = None,
+    max_tokens: MaxTokensOption = None,
+    timeout: TimeoutOption = None,
 ) -> None:
     """Triage the vulnerable dependencies of the project's lockfiles (OSV)."""
     from thresher.run import FailOn, ScanRequest

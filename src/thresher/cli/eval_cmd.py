@@ -13,7 +13,8 @@ from thresher.errors import UsageError
 
 # The CLI's own copy of the policy names: importing thresher.scoring.policy here would pull
 # pydantic into `thresher --help`.
-from .scan_cmd import EscalateChoice, parse_band
+from .run_options import EscalateChoice, EscalateOption
+from .scan_cmd import parse_band
 
 
 class CorpusKind(StrEnum):
@@ -60,9 +61,7 @@ def eval_command(
             "scorer trained on the other folds only (needs numpy).",
         ),
     ] = None,
-    escalate: Annotated[
-        EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")
-    ] = EscalateChoice.UNCERTAIN,
+    escalate: EscalateOption = EscalateChoice.UNCERTAIN,
     escalate_band: Annotated[
         str | None,
         typer.Option(

@@ -21,6 +21,21 @@ from .deps_options import (
     VEX_OPTION,
     deps_options,
 )
+from .run_options import (
+    AnalysesOption,
+    ConcurrencyOption,
+    EscalateChoice,
+    EscalateOption,
+    FailOnChoice,
+    FormatChoice,
+    FormatOption,
+    JsonOption,
+    MaxRequestsOption,
+    MaxTokensOption,
+    RootOption,
+    SarifOption,
+    TimeoutOption,
+)
 
 if TYPE_CHECKING:
     from thresher.config import Settings
@@ -56,30 +71,9 @@ def parse_band(text: str) -> Band:
 TABLE_ROWS = 50  # rows of the decisions table without -v; the reports hold them all
 
 
-class EscalateChoice(StrEnum):
-    """`thresher.scoring.policy.Escalate` for the CLI, which must not import pydantic at start."""
-
-    UNCERTAIN = "uncertain"
-    ALL = "all"
-    NEVER = "never"
-
-
-class FailOnChoice(StrEnum):
-    REAL = "real"
-    UNCERTAIN = "uncertain"
-    ANY = "any"
-    NEVER = "never"
-
-
 class VerifyChoice(StrEnum):
     OFFLINE = "offline"
     LIVE = "live"
-
-
-class FormatChoice(StrEnum):
-    JSON = "json"
-    SARIF = "sarif"
-    MARKDOWN = "markdown"
 
 
 def scan_command(
@@ -88,9 +82,7 @@ def scan_command(
         list[Path] | None,
         typer.Argument(help="Files or directories to scan (default: the whole --root)."),
     ] = None,
-    root: Annotated[
-        Path, typer.Option(help="Workspace root; paths in reports are relative to it.")
-    ] = Path(),
+    root: RootOption = Path(),
     diff: Annotated[
         str | None,
         typer.Option("--diff", metavar="BASE..HEAD", help="Only lines added in this git range."),
@@ -99,9 +91,7 @@ def scan_command(
     baseline: Annotated[
         Path | None, typer.Option(help="Skip entries of a detect-secrets baseline file.")
     ] = None,
-    escalate: Annotated[
-        EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")
-    ] = EscalateChoice.UNCERTAIN,
+    escalate: EscalateOption = EscalateChoice.UNCERTAIN,
     escalate_band: Annotated[
         str | None,
         typer.Option(
@@ -111,12 +101,8 @@ def scan_command(
             "band, see `thresher eval`).",
         ),
     ] = None,
-    analyses: Annotated[
-        int, typer.Option(min=1, max=5, help="Concurrent analyses per escalated finding.")
-    ] = 1,
-    concurrency: Annotated[
-        int, typer.Option(min=1, max=64, help="Findings in flight at once.")
-    ] = 4,
+    analyses: AnalysesOption = 1,
+    concurrency: ConcurrencyOption = 4,
     fail_on: Annotated[
         FailOnChoice, typer.Option(help="Exit 1 when a decision is at or above this.")
     ] = FailOnChoice.REAL,
@@ -129,19 +115,15 @@ def scan_command(
             "--dry-run", help="Nothing leaves the machine; show what a real run would send."
         ),
     ] = False,
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")] = None,
-    sarif_out: Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0.")] = None,
+    json_out: JsonOption = None,
+    sarif_out: SarifOption = None,
     markdown_out: Annotated[
         Path | None,
         typer.Option("--markdown", help="Write the Markdown summary and per-finding reports."),
     ] = None,
-    output_format: Annotated[
-        FormatChoice | None, typer.Option("--format", help="Print this report to stdout.")
-    ] = None,
-    max_requests: Annotated[
-        int | None, typer.Option(min=1, help="Run budget: model requests.")
-    ] = None,
-    max_tokens: Annotated[int | None, typer.Option(min=1, help="Run budget: model tokens.")] = None,
+    output_format: FormatOption = None,
+    max_requests: MaxRequestsOption = None,
+    max_tokens: MaxTokensOption = None,
     history_depth: Annotated[
         int,
         typer.Option(
@@ -152,15 +134,7 @@ def scan_command(
             "added or removed (0: none). The report says how far back the run read.",
         ),
     ] = 10_000,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            metavar="SECONDS",
-            min=1,
-            help="Bound the whole run; findings not decided by then are INCONCLUSIVE (exit 3).",
-        ),
-    ] = None,
+    timeout: TimeoutOption = None,
     deps: Annotated[
         bool,
         typer.Option(

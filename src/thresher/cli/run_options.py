@@ -1,0 +1,63 @@
+"""The options every triage command shares, declared once.
+
+``thresher scan``, ``thresher deps`` and ``thresher ci`` run the same use case, so an
+option they have in common must mean the same thing, with the same limits and help, in
+each. The choices are the CLI's own copies of the core's enums
+(``thresher.scoring.policy.Escalate``, ``thresher.run.FailOn``): ``--help`` must not
+import pydantic, so the commands convert them when they build a request.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+class EscalateChoice(StrEnum):
+    """`thresher.scoring.policy.Escalate` for the CLI, which must not import pydantic at start."""
+
+    UNCERTAIN = "uncertain"
+    ALL = "all"
+    NEVER = "never"
+
+
+class FailOnChoice(StrEnum):
+    REAL = "real"
+    UNCERTAIN = "uncertain"
+    ANY = "any"
+    NEVER = "never"
+
+
+class FormatChoice(StrEnum):
+    JSON = "json"
+    SARIF = "sarif"
+    MARKDOWN = "markdown"
+
+
+RootOption = Annotated[
+    Path, typer.Option(help="Workspace root; paths in reports are relative to it.")
+]
+EscalateOption = Annotated[EscalateChoice, typer.Option(help="When to ask the LLM tribunal.")]
+AnalysesOption = Annotated[
+    int, typer.Option(min=1, max=5, help="Concurrent analyses per escalated finding.")
+]
+ConcurrencyOption = Annotated[int, typer.Option(min=1, max=64, help="Findings in flight at once.")]
+JsonOption = Annotated[Path | None, typer.Option("--json", help="Write the JSON report.")]
+SarifOption = Annotated[Path | None, typer.Option("--sarif", help="Write SARIF 2.1.0.")]
+FormatOption = Annotated[
+    FormatChoice | None, typer.Option("--format", help="Print this report to stdout.")
+]
+MaxRequestsOption = Annotated[int | None, typer.Option(min=1, help="Run budget: model requests.")]
+MaxTokensOption = Annotated[int | None, typer.Option(min=1, help="Run budget: model tokens.")]
+TimeoutOption = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        metavar="SECONDS",
+        min=1,
+        help="Bound the whole run; findings not decided by then are INCONCLUSIVE (exit 3).",
+    ),
+]
