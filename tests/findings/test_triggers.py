@@ -6,6 +6,7 @@ import math
 import random
 import re
 import string
+from pathlib import Path
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 
@@ -210,3 +211,44 @@ def test_generated_matches_of_every_plugin_regex_are_kept() -> None:
                         checked += 1
                         assert plugin in kept.get(index, []), (type(plugin).__name__, line)
     assert checked > 3000
+
+
+def _every_regex(prefilter: Prefilter, lines: list[str]) -> list[tuple[int, list[object]]]:
+    """The prefilter's answer by brute force: each line, each plugin, each exact regex."""
+    out: list[tuple[int, list[object]]] = []
+    for index, raw in enumerate(lines):
+        line = raw.rstrip()
+        chosen: list[object] = [
+            plugin
+            for plugin, group in zip(prefilter.plugins, prefilter._per_plugin, strict=True)
+            if group is None or any(c.exact.search(line) for c in group)
+        ]
+        if chosen:
+            out.append((index, chosen))
+    return out
+
+
+_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dev" / "files"
+
+
+def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
+    """Only the plugins whose triggers hit a line are checked there; the answer is the
+    brute-force one, on generated matches of every plugin regex and on corpus files."""
+    rng = random.Random(99)
+    with detect_secrets_session():
+        plugins = get_plugins()
+        prefilter = Prefilter(plugins)
+        texts: list[list[str]] = []
+        for plugin in plugins:
+            for pattern in _regexes(plugin):
+                lines = [line + "\n" for line in _variants(pattern, rng, 20)]
+                rng.shuffle(lines)
+                texts.append([*lines, "import os\n", "x = 1"])
+        corpus = sorted(p for p in _CORPUS.rglob("*") if p.is_file()) if _CORPUS.is_dir() else []
+        for path in corpus[::7]:
+            data = path.read_bytes()
+            if len(data) < 200_000 and b"\x00" not in data[:8192]:
+                texts.append(data.decode("utf-8", "replace").splitlines(keepends=True))
+        for lines in texts:
+            assert prefilter.candidate_lines(lines) == _every_regex(prefilter, lines)
+    assert len(texts) > 50

@@ -209,43 +209,71 @@ class Prefilter:
             specs = _specs_for(plugin)
             self._per_plugin.append(None if specs is None else tuple(map(_compile, specs)))
         self.complete = all(p is not None for p in self._per_plugin)
-        unique = {(c.fast.pattern, c.lowered): c for g in self._per_plugin if g for c in g}
+        unique = {_key(c): c for g in self._per_plugin if g for c in g}
         self._all = list(unique.values())
+        # For each whole-text trigger, the plugins it stands for, each with the exact
+        # regexes to check on a line that trigger hit (in the plugin's own order).
+        slot = {key: number for number, key in enumerate(unique)}
+        self._by_trigger: list[list[int]] = [[] for _ in self._all]
+        self._exact: list[dict[int, tuple[re.Pattern[str], ...]]] = []
+        for number, group in enumerate(self._per_plugin):
+            exact: dict[int, list[re.Pattern[str]]] = {}
+            for compiled in group or ():
+                exact.setdefault(slot[_key(compiled)], []).append(compiled.exact)
+            self._exact.append({k: tuple(v) for k, v in exact.items()})
+            for trigger in exact:
+                self._by_trigger[trigger].append(number)
 
     def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
-        """(index, plugins to run) for every line some plugin could match on."""
+        """(index, plugins to run) for every line some plugin could match on.
+
+        A plugin is checked on a line only when one of its whole-text triggers hit
+        that line, and then only with the exact regexes behind those triggers: each
+        exact regex hits only where its trigger does, so the answer is the one a check
+        of every plugin's every regex would give."""
         if not lines:
             return []
         if not self.complete:
             return [(i, self.plugins) for i in range(len(lines))]
-        flagged = self._flag(lines)
         out: list[tuple[int, list[Any]]] = []
-        for index in sorted(flagged):
+        for index, triggers in sorted(self._flag(lines).items()):
             line = lines[index].rstrip()
+            numbers = sorted({n for t in triggers for n in self._by_trigger[t]})
             chosen = [
-                plugin
-                for plugin, group in zip(self.plugins, self._per_plugin, strict=True)
-                if group is None or any(c.exact.search(line) for c in group)
+                self.plugins[n]
+                for n in numbers
+                if any(
+                    regex.search(line)
+                    for trigger, regexes in self._exact[n].items()
+                    if trigger in triggers
+                    for regex in regexes
+                )
             ]
             if chosen:
                 out.append((index, chosen))
         return out
 
-    def _flag(self, lines: Sequence[str]) -> set[int]:
+    def _flag(self, lines: Sequence[str]) -> dict[int, set[int]]:
+        """Each line some trigger hits, with the triggers (positions in ``_all``)."""
         text = "\n".join(lines)
         starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
         folded = fold(text)
-        flagged: set[int] = set()
-        for compiled in self._all:
+        flagged: dict[int, set[int]] = {}
+        for number, compiled in enumerate(self._all):
             pattern, haystack = compiled.fast, folded if compiled.lowered else text
             position = 0
             while (match := pattern.search(haystack, position)) is not None:
                 index = bisect_right(starts, match.start()) - 1
-                flagged.add(index)
+                flagged.setdefault(index, set()).add(number)
                 if index + 1 >= len(starts):
                     break
                 position = starts[index + 1]  # one hit per line is enough
         return flagged
+
+
+def _key(compiled: _Compiled) -> tuple[str, bool]:
+    """Triggers with the same whole-text form share one pass."""
+    return compiled.fast.pattern, compiled.lowered
 
 
 def fold(text: str) -> str:
