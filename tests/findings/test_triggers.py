@@ -232,7 +232,8 @@ _CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dev" / "f
 
 
 def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
-    """Only the plugins whose triggers hit a line are checked there; the answer is the
+    """Only the plugins whose triggers hit a line are checked there, and the triggers
+    with an RE2 form hit the same lines as their Python form: the answer is the
     brute-force one, on generated matches of every plugin regex and on corpus files."""
     rng = random.Random(99)
     with detect_secrets_session():
@@ -249,6 +250,24 @@ def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
             data = path.read_bytes()
             if len(data) < 200_000 and b"\x00" not in data[:8192]:
                 texts.append(data.decode("utf-8", "replace").splitlines(keepends=True))
+        run = "aB3_-" * 9
+        texts.append(
+            [
+                f"x = '{run[:30]}\"\n",  # a quoted run between different quotes
+                f'y = "{run[:30]}"\n',
+                f"{run[:43]}\n",
+                f"{run[:44]}\n",
+                f"{run[:43]}\n{run[:1]}",  # a run cut by a line break
+                "aw\ns api_\nkey 1.2.3\n.4\n",  # triggers cut by line breaks
+                "'" + "0123456789abcdef" * 4 + "'",
+            ]
+        )
+        # The same texts with every non-ASCII character replaced: the RE2 forms run.
+        texts += [[line.encode("ascii", "replace").decode() for line in t] for t in texts]
+        python_only = Prefilter(plugins)
+        python_only._linear = [None] * len(python_only._linear)
+        assert any(form is not None for form in prefilter._linear)
         for lines in texts:
             assert prefilter.candidate_lines(lines) == _every_regex(prefilter, lines)
-    assert len(texts) > 50
+            assert prefilter._flag(lines) == python_only._flag(lines)
+    assert len(texts) > 100
