@@ -273,10 +273,13 @@ class Prefilter:
         for number, compiled in enumerate(self._all):
             linear = self._linear[number] if encoded else None
             if linear is not None:
-                # Every match, as RE2 is not searched from an offset without a copy;
-                # no trigger spans lines, so the lines hit are the same.
-                for match in linear.finditer(encoded[compiled.lowered]):
-                    flagged.setdefault(bisect_right(starts, match.start()) - 1, set()).add(number)
+                haystack, position = encoded[compiled.lowered], 0
+                while (start := linear.first(haystack, position)) >= 0:
+                    index = bisect_right(starts, start) - 1
+                    flagged.setdefault(index, set()).add(number)
+                    if index + 1 >= len(starts):
+                        break
+                    position = starts[index + 1]
                 continue
             pattern, haystack = compiled.fast, plain[compiled.lowered]
             position = 0
@@ -322,9 +325,31 @@ def _linear_form(fast: re.Pattern[str]) -> Any | None:
     if form is None:
         return None
     try:
-        return compile_re2(form)
-    except Exception:  # a form RE2 cannot take: the Python pattern stays
+        return _Linear(compile_re2(form))
+    except Exception:  # a form RE2 cannot take, or another binding: the Python pattern stays
         return None
+
+
+class _Linear:
+    """An RE2 program searched from an offset of a byte string.
+
+    The binding's ``search(text, pos)`` copies the text from ``pos`` on each call (and
+    ``finditer`` builds a Python object per match, thousands for the keyword list on a
+    large file); the program's own ``Match`` reads the text in place, so the scan can
+    skip to the next line after a hit as the Python path does."""
+
+    def __init__(self, program: Any) -> None:
+        import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
+        self._match = program._regexp.Match
+        self._unanchored = re2._Anchor.UNANCHORED
+        if self.first(b"", 0) != (0 if program.search(b"") else -1):
+            raise ValueError("the binding's Match does not answer as its search does")
+
+    def first(self, text: bytes, position: int) -> int:
+        """Where the first match at or after ``position`` starts, or -1."""
+        start: int = self._match(self._unanchored, text, position, len(text))[0][0]
+        return start
 
 
 def _key(compiled: _Compiled) -> tuple[str, bool]:
