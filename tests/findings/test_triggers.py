@@ -260,9 +260,15 @@ def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
                 f"{run[:43]}\n{run[:1]}",  # a run cut by a line break
                 "aw\ns api_\nkey 1.2.3\n.4\n",  # triggers cut by line breaks
                 "'" + "0123456789abcdef" * 4 + "'",
+                # Characters whose UTF-8 length changes when folded, a lone surrogate,
+                # a final sigma: the byte offsets of the lines must still be right.
+                "\u023a\u0130\u212a\u017f \ud800 \u03a3\u03a3 " + run[:44] + "\n",
+                "\u023a" * 50 + " api_key 8.8.8.8 '" + run[:30] + "'\n",
+                "\ud800\n",
+                "AKIA \u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663: aws\n",
             ]
         )
-        # The same texts with every non-ASCII character replaced: the RE2 forms run.
+        # The same texts with every non-ASCII character replaced.
         texts += [[line.encode("ascii", "replace").decode() for line in t] for t in texts]
         python_only = Prefilter(plugins)
         python_only._linear = [None] * len(python_only._linear)

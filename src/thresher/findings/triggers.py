@@ -38,13 +38,13 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import Any
 
 from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
-from thresher.findings.re2_classes import compile_re2
+from thresher.findings.re2_classes import compile_re2, searchable
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
 
@@ -260,26 +260,28 @@ class Prefilter:
     def _flag(self, lines: Sequence[str]) -> dict[int, set[int]]:
         """Each line some trigger hits, with the triggers (positions in ``_all``).
 
-        On ASCII text (nearly every file) a byte offset is a character offset, so the
-        triggers with an RE2 form search the encoded text with it (see ``_linear_form``)."""
+        The triggers with an RE2 form search the UTF-8 text with it (see
+        ``_linear_form``); a hit's byte offset is mapped to its line through the lines'
+        byte offsets."""
         text = "\n".join(lines)
         starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
         folded = fold(text)
-        plain: dict[bool, Any] = {False: text, True: folded}
-        encoded: dict[bool, Any] = {}
-        if text.isascii():
-            encoded = {False: text.encode("ascii"), True: folded.encode("ascii")}
+        plain: dict[bool, str] = {False: text, True: folded}
+        encoded: dict[bool, tuple[bytes, list[int]]] = {}
         flagged: dict[int, set[int]] = {}
         for number, compiled in enumerate(self._all):
-            linear = self._linear[number] if encoded else None
+            linear = self._linear[number]
             if linear is not None:
-                haystack, position = encoded[compiled.lowered], 0
-                while (start := linear.first(haystack, position)) >= 0:
-                    index = bisect_right(starts, start) - 1
+                if compiled.lowered not in encoded:
+                    encoded[compiled.lowered] = _utf8(plain[compiled.lowered], starts)
+                data, offsets = encoded[compiled.lowered]
+                position = 0
+                while (start := linear.first(data, position)) >= 0:
+                    index = bisect_right(offsets, start) - 1
                     flagged.setdefault(index, set()).add(number)
-                    if index + 1 >= len(starts):
+                    if index + 1 >= len(offsets):
                         break
-                    position = starts[index + 1]
+                    position = offsets[index + 1]
                 continue
             pattern, haystack = compiled.fast, plain[compiled.lowered]
             position = 0
@@ -301,7 +303,7 @@ _ANCHOR = re.compile(r"\$|(?<!\[)\^")
 
 @cache
 def _linear_form(fast: re.Pattern[str]) -> Any | None:
-    """The trigger on RE2, for ASCII text, when it hits the same lines; or None.
+    """The trigger on RE2, when it hits the same lines; or None.
 
     Python's ``re`` tries the slowest triggers at nearly every position of the text (a
     run of 44 identifier characters, the keyword alternation, the quoted runs), and
@@ -350,6 +352,19 @@ class _Linear:
         """Where the first match at or after ``position`` starts, or -1."""
         start: int = self._match(self._unanchored, text, position, len(text))[0][0]
         return start
+
+
+def _utf8(text: str, starts: list[int]) -> tuple[bytes, list[int]]:
+    """``text`` as RE2 reads it, and the byte offset of each line start in ``starts``.
+
+    A lone surrogate (a YAML escape can make one) becomes U+FFFD, which no trigger
+    class holds either, and which is three bytes long, as the surrogate is."""
+    if text.isascii():
+        return text.encode("ascii"), starts
+    offsets = [0]
+    for begin, end in pairwise(starts):
+        offsets.append(offsets[-1] + len(text[begin:end].encode("utf-8", "surrogatepass")))
+    return searchable(text).encode(), offsets
 
 
 def _key(compiled: _Compiled) -> tuple[str, bool]:
