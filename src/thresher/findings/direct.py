@@ -13,7 +13,8 @@ that answers true ends the chain, and a filter that raises ``TypeError`` counts 
 applying (the injector calls a filter with only the arguments on offer, so a filter
 that needs one more always raises it; such a filter is left out of the chain up front,
 which is the same answer). The ``log.info`` line detect-secrets writes when a filter
-applies is not written: its logger shows errors only, as thresher configures it.
+applies is not written: its logger is at its default level, errors only (thresher never
+changes it), so that line was never shown.
 """
 
 from __future__ import annotations
