@@ -22,16 +22,12 @@ changes:
 
 from __future__ import annotations
 
-import hashlib
-import math
 import re
-from collections import Counter
 from collections.abc import Generator, Iterable
 from functools import cache
 from typing import Any
 
 from detect_secrets.plugins.base import RegexBasedDetector
-from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings import triggers
 from thresher.findings.keyword_re2 import keyword_stand_in
@@ -132,50 +128,6 @@ def _spaced_stand_in(plugin: RegexBasedDetector) -> Any:
     return _copy(plugin, Spaced)
 
 
-# The bytecode of the entropy function analysed (detect-secrets 1.5, CPython 3.11):
-# another release or interpreter keeps the original.
-_ENTROPY_FINGERPRINT = "df953ee0f92a6a11"
-_ENTROPY_PLUGINS = {"Base64HighEntropyString", "HexHighEntropyString"}
-
-
-def entropy_fingerprint() -> str:
-    code = HighEntropyStringsPlugin.calculate_shannon_entropy.__code__
-    material = code.co_code + repr((code.co_consts, code.co_names, code.co_varnames)).encode()
-    return hashlib.sha256(material).hexdigest()[:16]
-
-
-class _CountedEntropy(HighEntropyStringsPlugin):
-    """``calculate_shannon_entropy`` with the characters counted in one pass.
-
-    The original calls ``data.count`` once for each of the charset's 65 characters;
-    this counts the string once and then takes the same terms in the same order
-    (charset order), each computed by the same expression, so the sum is the same
-    float to the last bit. The hex plugin's own adjustment calls it through ``super``."""
-
-    def calculate_shannon_entropy(self, data: str) -> float:
-        if not data:
-            return 0
-        counts = Counter(data)
-        entropy = 0.0
-        for x in self.charset:
-            count = counts.get(x, 0)
-            if count:
-                p_x = float(count) / len(data)
-                entropy += -p_x * math.log(p_x, 2)
-        return entropy
-
-
-def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any | None:
-    if entropy_fingerprint() != _ENTROPY_FINGERPRINT:
-        return None
-
-    class Counted(type(plugin), _CountedEntropy):  # type: ignore[misc]
-        """The plugin with its entropy counted in one pass."""
-
-    Counted.__name__ = Counted.__qualname__ = type(plugin).__name__
-    return _copy(plugin, Counted)
-
-
 def _copy(plugin: Any, cls: Any) -> Any:
     """An instance of ``cls`` carrying the plugin's own settings."""
     clone = cls.__new__(cls)
@@ -195,8 +147,6 @@ def stand_ins(plugins: Iterable[Any]) -> dict[int, Any]:
             continue
         if name == "KeywordDetector":
             replacement = keyword_stand_in(plugin)
-        elif name in _ENTROPY_PLUGINS and isinstance(plugin, HighEntropyStringsPlugin):
-            replacement = _entropy_stand_in(plugin)
         elif not isinstance(plugin, RegexBasedDetector) or not triggers.known_regexes(plugin):
             replacement = None
         elif name in _SPACED:
