@@ -315,7 +315,8 @@ def _linear_form(fast: re.Pattern[str]) -> Any | None:
     from thresher.findings.plugins_re2 import translate  # here: it imports this module
 
     pattern = fast.pattern
-    if fast.flags & ~re.UNICODE or _ANCHOR.search(pattern):  # RE2 anchors at ``pos``
+    # Anchors stay with Python: a search from an offset need not treat them alike.
+    if fast.flags & ~re.UNICODE or _ANCHOR.search(pattern):
         return None
     if _ID_RUN_44.fast is not None and pattern == _ID_RUN_44.fast:
         form: str | None = f"{_ID_RUN}{{44}}"
@@ -335,10 +336,10 @@ def _linear_form(fast: re.Pattern[str]) -> Any | None:
 class _Linear:
     """An RE2 program searched from an offset of a byte string.
 
-    The binding's ``search(text, pos)`` copies the text from ``pos`` on each call (and
-    ``finditer`` builds a Python object per match, thousands for the keyword list on a
-    large file); the program's own ``Match`` reads the text in place, so the scan can
-    skip to the next line after a hit as the Python path does."""
+    The binding's ``search`` and ``finditer`` run a Python generator and build a match
+    object for every hit (thousands for the keyword list on a large file); the
+    program's own ``Match`` answers with the offsets alone, and the scan skips to the
+    next line after a hit as the Python path does."""
 
     def __init__(self, program: Any) -> None:
         import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
