@@ -6,6 +6,7 @@ import math
 import random
 import re
 import string
+from pathlib import Path
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 
@@ -210,3 +211,69 @@ def test_generated_matches_of_every_plugin_regex_are_kept() -> None:
                         checked += 1
                         assert plugin in kept.get(index, []), (type(plugin).__name__, line)
     assert checked > 3000
+
+
+def _every_regex(prefilter: Prefilter, lines: list[str]) -> list[tuple[int, list[object]]]:
+    """The prefilter's answer by brute force: each line, each plugin, each exact regex."""
+    out: list[tuple[int, list[object]]] = []
+    for index, raw in enumerate(lines):
+        line = raw.rstrip()
+        chosen: list[object] = [
+            plugin
+            for plugin, group in zip(prefilter.plugins, prefilter._per_plugin, strict=True)
+            if group is None or any(c.exact.search(line) for c in group)
+        ]
+        if chosen:
+            out.append((index, chosen))
+    return out
+
+
+_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dev" / "files"
+
+
+def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
+    """Only the plugins whose triggers hit a line are checked there, and the triggers
+    with an RE2 form hit the same lines as their Python form: the answer is the
+    brute-force one, on generated matches of every plugin regex and on corpus files."""
+    rng = random.Random(99)
+    with detect_secrets_session():
+        plugins = get_plugins()
+        prefilter = Prefilter(plugins)
+        texts: list[list[str]] = []
+        for plugin in plugins:
+            for pattern in _regexes(plugin):
+                lines = [line + "\n" for line in _variants(pattern, rng, 20)]
+                rng.shuffle(lines)
+                texts.append([*lines, "import os\n", "x = 1"])
+        corpus = sorted(p for p in _CORPUS.rglob("*") if p.is_file()) if _CORPUS.is_dir() else []
+        for path in corpus[::7]:
+            data = path.read_bytes()
+            if len(data) < 200_000 and b"\x00" not in data[:8192]:
+                texts.append(data.decode("utf-8", "replace").splitlines(keepends=True))
+        run = "aB3_-" * 9
+        texts.append(
+            [
+                f"x = '{run[:30]}\"\n",  # a quoted run between different quotes
+                f'y = "{run[:30]}"\n',
+                f"{run[:43]}\n",
+                f"{run[:44]}\n",
+                f"{run[:43]}\n{run[:1]}",  # a run cut by a line break
+                "aw\ns api_\nkey 1.2.3\n.4\n",  # triggers cut by line breaks
+                "'" + "0123456789abcdef" * 4 + "'",
+                # Characters whose UTF-8 length changes when folded, a lone surrogate,
+                # a final sigma: the byte offsets of the lines must still be right.
+                "\u023a\u0130\u212a\u017f \ud800 \u03a3\u03a3 " + run[:44] + "\n",
+                "\u023a" * 50 + " api_key 8.8.8.8 '" + run[:30] + "'\n",
+                "\ud800\n",
+                "AKIA \u0663\u0663\u0663\u0663\u0663\u0663\u0663\u0663: aws\n",
+            ]
+        )
+        # The same texts with every non-ASCII character replaced.
+        texts += [[line.encode("ascii", "replace").decode() for line in t] for t in texts]
+        python_only = Prefilter(plugins)
+        python_only._linear = [None] * len(python_only._linear)
+        assert any(form is not None for form in prefilter._linear)
+        for lines in texts:
+            assert prefilter.candidate_lines(lines) == _every_regex(prefilter, lines)
+            assert prefilter._flag(lines) == python_only._flag(lines)
+    assert len(texts) > 100

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-from detect_secrets.core.scan import _is_filtered_out, _scan_line
+from detect_secrets.core.scan import _is_filtered_out
 from detect_secrets.settings import (
     cache_bust,
     configure_settings_from_baseline,
@@ -44,6 +44,7 @@ from detect_secrets.util.code_snippet import get_code_snippet
 
 from thresher.findings import allowlist_re2, filters_fast
 from thresher.findings.detection import Detection, detections
+from thresher.findings.direct import LineScan
 from thresher.findings.formats import has_format_parser, parsable, transformed
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.plugins_re2 import stand_ins
@@ -163,6 +164,7 @@ class Engine:
         plugins = get_plugins()
         self.prefilter = Prefilter(plugins)
         self._stand_ins = stand_ins(plugins)
+        self._scan = LineScan()
 
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
@@ -264,24 +266,12 @@ class Engine:
             number = numbers[index] if numbers is not None else local
             line = lines[index].rstrip()
             snippet = get_code_snippet(lines=lines, line_number=local)
-            if _is_filtered_out(
-                required_filter_parameters=["line"], filename=path, line=line, context=snippet
-            ):
+            if self._scan.line_filtered({"filename": path, "line": line, "context": snippet}):
                 continue
             for original in plugins:
                 plugin = self._stand_ins.get(id(original), original)
-                for secret in _scan_line(
-                    plugin=plugin, filename=path, line=line, line_number=number, context=snippet
-                ):
-                    if not _is_filtered_out(
-                        required_filter_parameters=["context"],
-                        filename=secret.filename,
-                        secret=secret.secret_value,
-                        plugin=plugin,
-                        line=line,
-                        context=snippet,
-                    ):
-                        out.extend(detections(path, secret, original, line, lines, index))
+                for secret in self._scan.secrets(plugin, path, line, number, snippet):
+                    out.extend(detections(path, secret, original, line, lines, index))
         return out
 
     def _custom_rules(

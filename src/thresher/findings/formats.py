@@ -10,14 +10,19 @@ lines instead, and counted as such.
 from __future__ import annotations
 
 import re
+from functools import cache
+from typing import Any
 
 from detect_secrets.transformers import get_transformed_file
 from detect_secrets.types import NamedIO
 from detect_secrets.util.filetype import FileType, determine_file_type
 
+from thresher.findings.re2_classes import compile_re2, python_class, searchable
+
 # configparser's option regex, which detect-secrets runs on every line of a config file
 # and (eagerly) of any file with no findings, costs the square of each run of blanks.
-_BLANK_RUN = re.compile(r"[^\S\n]{64,}")
+_BLANK = r"[^\S\n]"
+_BLANK_RUN = re.compile(_BLANK + "{64,}")
 PARSE_BUDGET = 20_000_000  # the sum of those squares up to which parsing stays cheap
 
 
@@ -26,13 +31,22 @@ def parsable(text: str) -> bool:
 
     Ordinary files stay far below the budget (indentation is short); a file built of
     long runs of blanks is read as plain lines instead, as any other file is, and is
-    counted, because a value only a parser would have found there is not found."""
+    counted, because a value only a parser would have found there is not found.
+
+    The runs are found by RE2 (one pass of an automaton, where Python's engine tries
+    every blank as a start), with the class spelled as Python's; each run's length is
+    counted in characters, as the Python regex counts it."""
     cost = 0
-    for run in _BLANK_RUN.finditer(text):
-        cost += (run.end() - run.start()) ** 2
+    for run in _blank_run().finditer(searchable(text).encode()):
+        cost += len(run.group().decode()) ** 2
         if cost > PARSE_BUDGET:
             return False
     return True
+
+
+@cache
+def _blank_run() -> Any:
+    return compile_re2(f"[{python_class(_BLANK)}]{{64,}}")
 
 
 _PARSED_TYPES = frozenset(

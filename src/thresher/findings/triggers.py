@@ -37,11 +37,14 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import accumulate
+from functools import cache
+from itertools import accumulate, pairwise
 from typing import Any
 
 from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
+
+from thresher.findings.re2_classes import compile_re2, searchable
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
 
@@ -209,43 +212,165 @@ class Prefilter:
             specs = _specs_for(plugin)
             self._per_plugin.append(None if specs is None else tuple(map(_compile, specs)))
         self.complete = all(p is not None for p in self._per_plugin)
-        unique = {(c.fast.pattern, c.lowered): c for g in self._per_plugin if g for c in g}
+        unique = {_key(c): c for g in self._per_plugin if g for c in g}
         self._all = list(unique.values())
+        self._linear = [_linear_form(c.fast) for c in self._all]
+        # For each whole-text trigger, the plugins it stands for, each with the exact
+        # regexes to check on a line that trigger hit (in the plugin's own order).
+        slot = {key: number for number, key in enumerate(unique)}
+        self._by_trigger: list[list[int]] = [[] for _ in self._all]
+        self._exact: list[dict[int, tuple[re.Pattern[str], ...]]] = []
+        for number, group in enumerate(self._per_plugin):
+            exact: dict[int, list[re.Pattern[str]]] = {}
+            for compiled in group or ():
+                exact.setdefault(slot[_key(compiled)], []).append(compiled.exact)
+            self._exact.append({k: tuple(v) for k, v in exact.items()})
+            for trigger in exact:
+                self._by_trigger[trigger].append(number)
 
     def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
-        """(index, plugins to run) for every line some plugin could match on."""
+        """(index, plugins to run) for every line some plugin could match on.
+
+        A plugin is checked on a line only when one of its whole-text triggers hit
+        that line, and then only with the exact regexes behind those triggers: each
+        exact regex hits only where its trigger does, so the answer is the one a check
+        of every plugin's every regex would give."""
         if not lines:
             return []
         if not self.complete:
             return [(i, self.plugins) for i in range(len(lines))]
-        flagged = self._flag(lines)
         out: list[tuple[int, list[Any]]] = []
-        for index in sorted(flagged):
+        for index, triggers in sorted(self._flag(lines).items()):
             line = lines[index].rstrip()
+            numbers = sorted({n for t in triggers for n in self._by_trigger[t]})
             chosen = [
-                plugin
-                for plugin, group in zip(self.plugins, self._per_plugin, strict=True)
-                if group is None or any(c.exact.search(line) for c in group)
+                self.plugins[n]
+                for n in numbers
+                if any(
+                    regex.search(line)
+                    for trigger, regexes in self._exact[n].items()
+                    if trigger in triggers
+                    for regex in regexes
+                )
             ]
             if chosen:
                 out.append((index, chosen))
         return out
 
-    def _flag(self, lines: Sequence[str]) -> set[int]:
+    def _flag(self, lines: Sequence[str]) -> dict[int, set[int]]:
+        """Each line some trigger hits, with the triggers (positions in ``_all``).
+
+        The triggers with an RE2 form search the UTF-8 text with it (see
+        ``_linear_form``); a hit's byte offset is mapped to its line through the lines'
+        byte offsets."""
         text = "\n".join(lines)
         starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
         folded = fold(text)
-        flagged: set[int] = set()
-        for compiled in self._all:
-            pattern, haystack = compiled.fast, folded if compiled.lowered else text
+        plain: dict[bool, str] = {False: text, True: folded}
+        encoded: dict[bool, tuple[bytes, list[int]]] = {}
+        flagged: dict[int, set[int]] = {}
+        for number, compiled in enumerate(self._all):
+            linear = self._linear[number]
+            if linear is not None:
+                if compiled.lowered not in encoded:
+                    encoded[compiled.lowered] = _utf8(plain[compiled.lowered], starts)
+                data, offsets = encoded[compiled.lowered]
+                position = 0
+                while (start := linear.first(data, position)) >= 0:
+                    index = bisect_right(offsets, start) - 1
+                    flagged.setdefault(index, set()).add(number)
+                    if index + 1 >= len(offsets):
+                        break
+                    position = offsets[index + 1]
+                continue
+            pattern, haystack = compiled.fast, plain[compiled.lowered]
             position = 0
             while (match := pattern.search(haystack, position)) is not None:
                 index = bisect_right(starts, match.start()) - 1
-                flagged.add(index)
+                flagged.setdefault(index, set()).add(number)
                 if index + 1 >= len(starts):
                     break
                 position = starts[index + 1]  # one hit per line is enough
         return flagged
+
+
+# The entropy triggers: a quote, a run of the charset, the same quote.
+_QUOTED_RUN = re.compile(r"\(\?P<q>\['\"\]\)(?P<run>\[[^\]]*\]\{[0-9]+,\})\(\?P=q\)")
+
+
+_ANCHOR = re.compile(r"\$|(?<!\[)\^")
+
+
+@cache
+def _linear_form(fast: re.Pattern[str]) -> Any | None:
+    """The trigger on RE2, when it hits the same lines; or None.
+
+    Python's ``re`` tries the slowest triggers at nearly every position of the text (a
+    run of 44 identifier characters, the keyword alternation, the quoted runs), and
+    these few were two thirds of the prefilter's time; RE2's automaton reads the text
+    once. The forms: the pattern itself as ``plugins_re2.translate`` spells it for RE2
+    (the same matches); the run of 44 without its look-behind, which only spares
+    Python's engine from retrying inside a run (a line holds such a run either way);
+    a quoted run as one alternative per quote character in place of the back-reference."""
+    from thresher.findings.plugins_re2 import translate  # here: it imports this module
+
+    pattern = fast.pattern
+    # Anchors stay with Python: a search from an offset need not treat them alike.
+    if fast.flags & ~re.UNICODE or _ANCHOR.search(pattern):
+        return None
+    if _ID_RUN_44.fast is not None and pattern == _ID_RUN_44.fast:
+        form: str | None = f"{_ID_RUN}{{44}}"
+    elif (quoted := _QUOTED_RUN.fullmatch(pattern)) is not None:
+        run = translate(quoted["run"])
+        form = None if run is None else f"'{run}'|\"{run}\""
+    else:
+        form = translate(pattern)
+    if form is None:
+        return None
+    try:
+        return _Linear(compile_re2(form))
+    except Exception:  # a form RE2 cannot take, or another binding: the Python pattern stays
+        return None
+
+
+class _Linear:
+    """An RE2 program searched from an offset of a byte string.
+
+    The binding's ``search`` and ``finditer`` run a Python generator and build a match
+    object for every hit (thousands for the keyword list on a large file); the
+    program's own ``Match`` answers with the offsets alone, and the scan skips to the
+    next line after a hit as the Python path does."""
+
+    def __init__(self, program: Any) -> None:
+        import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
+        self._match = program._regexp.Match
+        self._unanchored = re2._Anchor.UNANCHORED
+        if self.first(b"", 0) != (0 if program.search(b"") else -1):
+            raise ValueError("the binding's Match does not answer as its search does")
+
+    def first(self, text: bytes, position: int) -> int:
+        """Where the first match at or after ``position`` starts, or -1."""
+        start: int = self._match(self._unanchored, text, position, len(text))[0][0]
+        return start
+
+
+def _utf8(text: str, starts: list[int]) -> tuple[bytes, list[int]]:
+    """``text`` as RE2 reads it, and the byte offset of each line start in ``starts``.
+
+    A lone surrogate (a YAML escape can make one) becomes U+FFFD, which no trigger
+    class holds either, and which is three bytes long, as the surrogate is."""
+    if text.isascii():
+        return text.encode("ascii"), starts
+    offsets = [0]
+    for begin, end in pairwise(starts):
+        offsets.append(offsets[-1] + len(text[begin:end].encode("utf-8", "surrogatepass")))
+    return searchable(text).encode(), offsets
+
+
+def _key(compiled: _Compiled) -> tuple[str, bool]:
+    """Triggers with the same whole-text form share one pass."""
+    return compiled.fast.pattern, compiled.lowered
 
 
 def fold(text: str) -> str:
