@@ -275,7 +275,7 @@ class Redactor:
         return "".join(out)
 
     def text(self, text: str) -> str:
-        if not text or not self:
+        if not text or not (self._values or self._detector is not None):  # ``not self``
             return text
         # Prompts, skill bodies and catalogs repeat in every session: remember them.
         cached = self._cache.get(text)
@@ -329,6 +329,16 @@ class Redactor:
         return value.model_copy(update=updates) if updates else value
 
     def _deep(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is str:  # the common case first; a StrEnum member is structure (below)
+            redacted = self.text(value)
+            return value if redacted is value or redacted == value else redacted
+        if kind is tuple or kind is list:
+            parts = [self._deep(v) for v in value]
+            for new, old in zip(parts, value, strict=True):
+                if new is not old:
+                    return kind(parts)
+            return value
         if isinstance(value, str):
             if isinstance(value, Enum):  # a StrEnum member is structure
                 return value

@@ -383,9 +383,9 @@ class Workspace:
         """``low``, ``high``: ``lines[low:high]`` is the range with the margin it is
         redacted with."""
         low, high = max(0, start - 1 - _REDACTION_LINES), min(len(lines), end + _REDACTION_LINES)
-        if self._narrow and not any(
-            marker in line for line in lines[low:high] for marker in _MULTILINE_MARKERS
-        ):
+        # One text to search: no marker holds a line break, so none is found across two.
+        reach = "\n".join(lines[low:high]) if self._narrow else ""
+        if self._narrow and not any(marker in reach for marker in _MULTILINE_MARKERS):
             low = max(0, start - 1 - _NARROW_LINES)
             high = min(len(lines), end + _NARROW_LINES)
         return low, high
