@@ -14,7 +14,6 @@ The LLM path is untouched: an escalated finding still gets its sessions and tran
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -516,12 +515,13 @@ def _described(
 
 
 def _validated(value: str | None, validations: Sequence[ValidationResult]) -> Handler:
-    """``validate_secret`` answered from the tribunal's own validation of the value."""
+    """``validate_secret`` answered from the tribunal's own validation of the value, as
+    data only: the panel reads nothing else of it (see ``_described``)."""
     results = [r.model_dump(mode="json") for r in validations]
 
     def handler(arguments: dict[str, Any]) -> ToolOutput:
         if not value:
             raise ToolError("the value of this finding is not available to validate")
-        return ToolOutput(json.dumps(results, indent=2), {"results": results})
+        return ToolOutput("", {"results": results})
 
     return handler
