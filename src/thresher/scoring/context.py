@@ -107,6 +107,8 @@ def in_test_block(lines: Sequence[str], number: int) -> bool:
     if not 1 <= number <= len(lines):
         return False
     current = _indent(lines[number - 1])
+    if current == 0:
+        return False  # no line encloses one at the margin (every indent is >= 0)
     for index in range(number - 2, max(-1, number - 2 - _LOOKBACK), -1):
         text = lines[index][:300]
         body = text.lstrip(" \t")  # ``_indent`` inline: this loop runs 400 lines a finding
