@@ -42,6 +42,9 @@ class Conclusion:
     evidence: tuple[EvidenceItem, ...]
 
 
+_CLASSIFICATIONS = frozenset(c.value for c in Classification)  # an offline call's words
+
+
 def _cite(*ids: str | None) -> tuple[str, ...]:
     return tuple(i for i in ids if i)
 
@@ -100,7 +103,7 @@ def conclude(evidence: Evidence) -> Conclusion:
         classification, risk = Classification.REAL, RiskLevel.CRITICAL
         key = "Live verification says the credential is valid right now."
         factors = _factors(verification=10, directness=9)
-    elif call.get("classification") in {c.value for c in Classification}:
+    elif call.get("classification") in _CLASSIFICATIONS:
         classification = Classification(call["classification"])
         probability = float(call.get("probability", 0.5))
         risk = _risk(classification, checksum_ok)

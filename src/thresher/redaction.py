@@ -275,7 +275,7 @@ class Redactor:
         return "".join(out)
 
     def text(self, text: str) -> str:
-        if not text or not self:
+        if not text or not (self._values or self._detector is not None):  # ``not self``
             return text
         # Prompts, skill bodies and catalogs repeat in every session: remember them.
         cached = self._cache.get(text)
@@ -299,6 +299,8 @@ class Redactor:
             return self.text(value)
         if isinstance(value, dict):
             return {k: self.data(v) for k, v in value.items()}
+        if type(value) is list:  # built without a generator: tool data is mostly lists
+            return [self.data(v) for v in value]
         if isinstance(value, list | tuple):
             return type(value)(self.data(v) for v in value)
         return value
@@ -329,24 +331,29 @@ class Redactor:
         return value.model_copy(update=updates) if updates else value
 
     def _deep(self, value: Any) -> Any:
+        # Loops rather than any()/all() over generators: a run walks hundreds of
+        # thousands of values, nearly all of which come back as they were.
         if isinstance(value, str):
-            if isinstance(value, Enum):  # a StrEnum member is structure
-                return value
+            if type(value) is not str and isinstance(value, Enum):
+                return value  # a StrEnum member is structure
             redacted = self.text(value)
-            return value if redacted == value else redacted
+            return value if redacted is value or redacted == value else redacted
         if isinstance(value, BaseModel):
             return self._model(value)
         if isinstance(value, _PLAIN):
             return value
         if isinstance(value, dict):
             items = {k: self._deep(v) for k, v in value.items()}
-            changed = any(items[k] is not v for k, v in value.items())
-            return items if changed else value
+            for k, v in value.items():
+                if items[k] is not v:
+                    return items
+            return value
         if isinstance(value, list | tuple):
             parts = [self._deep(v) for v in value]
-            if all(new is old for new, old in zip(parts, value, strict=True)):
-                return value
-            return type(value)(parts)
+            for new, old in zip(parts, value, strict=True):
+                if new is not old:
+                    return type(value)(parts)
+            return value
         return value
 
     @property

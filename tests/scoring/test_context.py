@@ -3,11 +3,21 @@ file, and the syntax keyword GitHub Actions uses for secrets."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
 from pathlib import Path
 
 from tests.gitrepo import git
 from thresher.findings.model import Finding, Location
-from thresher.scoring.context import in_test_block
+from thresher.scoring.context import (
+    _DEF,
+    _JS_TEST,
+    _LOOKBACK,
+    _RUST_MOD,
+    _RUST_TEST_ATTR,
+    _TEST_NAMES,
+    in_test_block,
+)
 from thresher.scoring.references import Referenced, references, wants_lookup
 from thresher.validators.base import CheckKind, ValidationStatus
 from thresher.validators.placeholder import PlaceholderValidator
@@ -48,6 +58,56 @@ def test_test_blocks_inside_source_files() -> None:
     assert in_test_block(GO.splitlines(), 4)
     assert not in_test_block(GO.splitlines(), 8)
     assert not in_test_block([], 1)
+
+
+def _slow_in_test_block(lines: Sequence[str], number: int) -> bool:
+    """``in_test_block`` as first written: every look-back line's indent by a call."""
+
+    def indent(line: str) -> int:
+        return len(line) - len(line.lstrip(" \t"))
+
+    if not 1 <= number <= len(lines):
+        return False
+    current = indent(lines[number - 1])
+    for index in range(number - 2, max(-1, number - 2 - _LOOKBACK), -1):
+        text = lines[index][:300]
+        if not text.strip() or indent(text) >= current:
+            continue
+        current = indent(text)
+        if _JS_TEST.match(text):
+            return True
+        if _RUST_MOD.match(text):
+            previous = lines[index - 1][:300] if index > 0 else ""
+            if _RUST_TEST_ATTR.match(previous):
+                return True
+            continue
+        match = _DEF.match(text)
+        if match:
+            if match.group(2).startswith(_TEST_NAMES):
+                return True
+            if match.group(1) != "fn":
+                return False
+        if current == 0:
+            return False
+    return False
+
+
+def test_test_blocks_are_found_as_the_plain_look_back_finds_them() -> None:
+    """The look-back with its indents inline, and its early answer for a line at the
+    margin, agrees with the plain one on generated code of every indentation."""
+    rng = random.Random(5)
+    pieces = [
+        *(RUST.splitlines() + PYTHON.splitlines() + GO.splitlines()),
+        "", "   ", "\t\t", "def helper():", "  it('works', () => {", "fn build() {",
+        "\f", "x = 1", "#[cfg(test)]", "mod inner {", "func TestX(t) {", "class A:",
+    ]  # fmt: skip
+    for _ in range(300):
+        lines = [
+            " " * rng.choice([0, 0, 2, 4, 8]) + "\t" * rng.choice([0, 0, 1]) + rng.choice(pieces)
+            for _ in range(rng.randint(1, 60))
+        ]
+        for number in range(0, len(lines) + 2):
+            assert in_test_block(lines, number) == _slow_in_test_block(lines, number)
 
 
 def test_references_tell_test_only_from_code(tmp_path: Path) -> None:

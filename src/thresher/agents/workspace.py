@@ -9,7 +9,7 @@ import copy
 import os
 import re
 import stat
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
 from pathlib import Path, PurePosixPath
 from typing import Any, Protocol
@@ -274,15 +274,28 @@ class Workspace:
             return text, False
         return f"{text[:limit]}\n[output cut at {limit} characters; {hint}]", True
 
-    def read_file(self, args: ReadFileArgs) -> ToolOutput:
-        """Numbered lines, so evidence can cite the exact line; ranges keep it small."""
-        target, shown = self._resolve(args.path)
+    def _text_lines(self, path: str) -> tuple[str, list[str]]:
+        """The path as shown, and the raw lines of the text file: contained, regular,
+        under the size limit and not binary, or a ``ToolError`` saying why not."""
+        target, shown = self._resolve(path)
         if target.is_dir():
             raise ToolError(f"{shown} is a directory; use list_dir")
         data = self._read_regular(target, shown, MAX_READ_BYTES)
         if _is_binary(data):
             raise ToolError(f"{shown} is a binary file; read_file shows text only")
-        lines = _split_lines(data.decode("utf-8", errors="replace"))
+        return shown, _split_lines(data.decode("utf-8", errors="replace"))
+
+    def text_lines(self, path: str) -> list[str]:
+        """The raw, unredacted lines ``read_file`` would number, after the same checks.
+
+        For a caller that shows ranges of one file many times over (the offline panel's
+        shared reads): what it shows must go through ``redacted_range`` first.
+        """
+        return self._text_lines(path)[1]
+
+    def read_file(self, args: ReadFileArgs) -> ToolOutput:
+        """Numbered lines, so evidence can cite the exact line; ranges keep it small."""
+        shown, lines = self._text_lines(args.path)
         start = args.start_line or 1
         end = args.end_line if args.end_line is not None else start + DEFAULT_READ_LINES - 1
         if end < start:
@@ -335,16 +348,54 @@ class Workspace:
         line breaks, so the lines still line up. A redactor that does not keep them gets
         the whole text, as before.
         """
-        low, high = max(0, start - 1 - _REDACTION_LINES), min(len(lines), end + _REDACTION_LINES)
-        if self._narrow and not any(
-            marker in line for line in lines[low:high] for marker in _MULTILINE_MARKERS
-        ):
-            low = max(0, start - 1 - _NARROW_LINES)
-            high = min(len(lines), end + _NARROW_LINES)
-        window = self._redact("\n".join(lines[low:high])).split("\n")
-        if len(window) != high - low:
+        low, high, window = self._window(lines, start, end)
+        if window is None:
             return _split_lines(self._redact("\n".join(lines)))
         return [*lines[:low], *window, *lines[high:]]
+
+    def redacted_ranges(
+        self, lines: list[str], ranges: Iterable[tuple[int, int]]
+    ) -> dict[int, str]:
+        """Lines of ``text_lines`` in each of ``ranges`` (``start``, ``end``: from 1,
+        inclusive, within the file), by number, as ``read_file`` of that range shows them.
+
+        Each range gets the margin ``read_file`` gives it; where margins meet, they are
+        redacted as one text, so a file's many close ranges cost one pass over them and
+        a value across their meeting lines is seen whole.
+        """
+        ranges = sorted(ranges)
+        spans: list[list[int]] = []
+        for low, high in sorted(self._margin(lines, start, end) for start, end in ranges):
+            if spans and low <= spans[-1][1]:
+                spans[-1][1] = max(spans[-1][1], high)
+            else:
+                spans.append([low, high])
+        shown: dict[int, str] = {}
+        for low, high in spans:
+            window = self._redact("\n".join(lines[low:high])).split("\n")
+            if len(window) != high - low:
+                whole = _split_lines(self._redact("\n".join(lines)))
+                return {n: whole[n - 1] for start, end in ranges for n in range(start, end + 1)}
+            shown.update(zip(range(low + 1, high + 1), window, strict=True))
+        return {n: shown[n] for start, end in ranges for n in range(start, end + 1)}
+
+    def _margin(self, lines: list[str], start: int, end: int) -> tuple[int, int]:
+        """``low``, ``high``: ``lines[low:high]`` is the range with the margin it is
+        redacted with."""
+        low, high = max(0, start - 1 - _REDACTION_LINES), min(len(lines), end + _REDACTION_LINES)
+        # One text to search: no marker holds a line break, so none is found across two.
+        reach = "\n".join(lines[low:high]) if self._narrow else ""
+        if self._narrow and not any(marker in reach for marker in _MULTILINE_MARKERS):
+            low = max(0, start - 1 - _NARROW_LINES)
+            high = min(len(lines), end + _NARROW_LINES)
+        return low, high
+
+    def _window(self, lines: list[str], start: int, end: int) -> tuple[int, int, list[str] | None]:
+        """``lines[low:high]``, the range with its margin, redacted as one text; None for
+        the window when redaction did not keep the number of lines."""
+        low, high = self._margin(lines, start, end)
+        window = self._redact("\n".join(lines[low:high])).split("\n")
+        return low, high, window if len(window) == high - low else None
 
     def list_dir(self, args: ListDirArgs) -> ToolOutput:
         """Links are shown as links, never followed, so a listing cannot leave the root."""

@@ -1,28 +1,72 @@
 """Files read once for all their findings: the offline panel's shared reads.
 
 The heuristic reads the lines around each finding, and the workspace redacts a margin
-of a few hundred lines around every read, so a file holding 400 candidates (a test
-fixture of keys and certificates) was redacted 400 times over. A file with several
-findings is instead read once through the workspace, in chunks its output limit
-allows, and each finding's line and context come from those redacted lines; a file
-with one finding is read as before. The reads still go through ``Workspace.read_file``
-(containment, binary and size checks, redaction), so nothing the workspace refuses is
-seen here either.
+around every read, so a file holding 400 candidates (a test fixture of keys and
+certificates) was read, split and redacted 400 times over. A file with several
+findings is instead read once through the workspace (containment, binary and size
+checks: nothing the workspace refuses is seen here either), and each finding's line
+comes from that read, redacted as ``read_file`` redacts it: the lines the panel reads
+around its findings -- their context windows, overlapping ones merged into one range --
+each with the workspace's own margin, on first use. The rest of the file is never
+redacted, since nothing reads it: redacting whole files cost more than deciding their
+findings. A file with one finding is read as before.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from typing import overload
 
 from thresher.agents.tooling import ToolError
-from thresher.agents.toolspecs import ReadFileArgs
 from thresher.agents.workspace import Workspace
 from thresher.findings import Finding
 
-SHARED_FROM = 3  # findings in one file before it is read once for all of them
-_CHUNK_LINES = 2_000  # lines asked for per read; the workspace cuts long output shorter
-_MAX_CHARS = 64 * 1024 * 1024  # redacted text kept for the whole run
+SHARED_FROM = 2  # findings in one file before it is read once for all of them
+CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
+_MAX_CHARS = 64 * 1024 * 1024  # file text kept for the whole run
+
+
+def context_range(line: int) -> tuple[int, int]:
+    """The lines the heuristic reads around a finding on ``line`` (``end`` may lie past
+    the end of the file: ``read_file`` stops at the last line)."""
+    return max(1, line - CONTEXT_LINES), line + CONTEXT_LINES
+
+
+class RedactedLines(Sequence[str]):
+    """A file's lines as ``read_file`` shows them: the findings' context windows
+    (``ranges``) redacted together on the first read of any line, any other line with
+    its own context window when it is read."""
+
+    def __init__(self, workspace: Workspace, raw: list[str], ranges: list[tuple[int, int]]):
+        self._workspace = workspace
+        self._raw = raw
+        self._ranges = ranges
+        self._redacted: dict[int, str] | None = None
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._raw)))]
+        number = range(1, len(self._raw) + 1)[index]  # raises IndexError as a list does
+        if self._redacted is None:
+            self._redacted = self._workspace.redacted_ranges(self._raw, self._ranges)
+        line = self._redacted.get(number)
+        if line is None:
+            start, end = context_range(number)
+            window = [(start, min(end, len(self._raw)))]
+            for n, text in self._workspace.redacted_ranges(self._raw, window).items():
+                self._redacted.setdefault(n, text)
+            line = self._redacted[number]
+        return line
 
 
 class SharedReads:
@@ -31,25 +75,34 @@ class SharedReads:
     def __init__(self, workspace: Workspace | None) -> None:
         self.workspace = workspace
         self.expected: Counter[str] = Counter()
-        self._lines: dict[str, list[str] | None] = {}
+        self._wanted: defaultdict[str, set[int]] = defaultdict(set)
+        self._lines: dict[str, RedactedLines | None] = {}
         self._chars = 0
 
     def expect(self, findings: Iterable[Finding]) -> None:
-        """The findings about to be decided: which files are worth one shared read."""
-        self.expected.update(f.locations[0].path for f in findings)
+        """The findings about to be decided: which files are worth one shared read, and
+        which of their lines the panel will read."""
+        for finding in findings:
+            location = finding.locations[0]
+            self.expected[location.path] += 1
+            self._wanted[location.path].add(location.line)
 
-    def lines(self, path: str) -> list[str] | None:
+    def lines(self, path: str) -> Sequence[str] | None:
         """The file's redacted lines, or None: read it per finding as the heuristic does
         (one finding there, a read error to report exactly, or the memory bound reached)."""
         if self.workspace is None or self.expected[path] < SHARED_FROM:
             return None
         if path not in self._lines:
-            lines = self._read(self.workspace, path)
-            size = sum(len(line) for line in lines) if lines is not None else 0
-            if lines is not None and self._chars + size > _MAX_CHARS:
-                lines = None
+            raw = self._read(self.workspace, path)
+            size = sum(len(line) for line in raw) if raw is not None else 0
+            if raw is not None and self._chars + size > _MAX_CHARS:
+                raw = None
             self._chars += size
-            self._lines[path] = lines
+            self._lines[path] = (
+                None
+                if raw is None
+                else RedactedLines(self.workspace, raw, _merged(self._wanted[path], len(raw)))
+            )
         return self._lines[path]
 
     def context_ok(self, path: str, start_line: int) -> bool | None:
@@ -62,22 +115,24 @@ class SharedReads:
 
     @staticmethod
     def _read(workspace: Workspace, path: str) -> list[str] | None:
-        lines: list[str] = []
-        start = 1
-        while True:
-            try:
-                output = workspace.read_file(
-                    ReadFileArgs(path=path, start_line=start, end_line=start + _CHUNK_LINES - 1)
-                )
-            except ToolError:
-                return None  # an empty, binary or unreadable file: the exact call says why
-            except Exception:  # odd input the exact call reports as a tool failure
-                return None
-            got = [str(line) for line in output.data.get("lines") or []]
-            total = int(output.data.get("total_lines", 0))
-            if not got:
-                return None
-            lines += got
-            start += len(got)
-            if start > total:
-                return lines
+        try:
+            lines = workspace.text_lines(path)
+        except ToolError:
+            return None  # a binary or unreadable file: the exact call says why
+        except Exception:  # odd input the exact call reports as a tool failure
+            return None
+        return lines or None  # an empty file: the exact call says so
+
+
+def _merged(lines: Iterable[int], total: int) -> list[tuple[int, int]]:
+    """The context windows of findings on ``lines`` within a file of ``total`` lines,
+    overlapping or adjacent ones merged, sorted."""
+    merged: list[tuple[int, int]] = []
+    for line in sorted(n for n in lines if 1 <= n <= total):
+        start, end = context_range(line)
+        end = min(end, total)
+        if merged and start <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged

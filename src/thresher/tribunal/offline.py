@@ -14,7 +14,6 @@ The LLM path is untouched: an escalated finding still gets its sessions and tran
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +54,7 @@ from thresher.scoring.policy import OfflineCall
 from thresher.skills.compliance import Compliance, applicable_required, compute_compliance
 from thresher.tribunal.checks import check_report
 from thresher.tribunal.fallbacks import Panel, valid_judgement
-from thresher.tribunal.files import SharedReads
+from thresher.tribunal.files import SharedReads, context_range
 from thresher.validators.base import ValidationResult
 
 # The evidence tools in the order the heuristic calls them (after its skills).
@@ -76,7 +75,6 @@ _READ_BY_RULES: dict[ToolName, tuple[str, ...]] = {
     ToolName.GET_VULNERABILITY: ("id", "summary", "package"),
     ToolName.FIND_IMPORTS: ("names", "imported", "matches", "files_searched", "complete"),
 }
-_CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
 _HISTORY_COMMITS = 10
 
 
@@ -480,11 +478,8 @@ def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[str, ...]:
 
 def _context(path: str, line: int) -> dict[str, Any]:
     """The heuristic's ``read_file`` arguments: the lines around the finding."""
-    return {
-        "path": path,
-        "start_line": max(1, line - _CONTEXT_LINES),
-        "end_line": line + _CONTEXT_LINES,
-    }
+    start, end = context_range(line)
+    return {"path": path, "start_line": start, "end_line": end}
 
 
 def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
@@ -520,12 +515,13 @@ def _described(
 
 
 def _validated(value: str | None, validations: Sequence[ValidationResult]) -> Handler:
-    """``validate_secret`` answered from the tribunal's own validation of the value."""
+    """``validate_secret`` answered from the tribunal's own validation of the value, as
+    data only: the panel reads nothing else of it (see ``_described``)."""
     results = [r.model_dump(mode="json") for r in validations]
 
     def handler(arguments: dict[str, Any]) -> ToolOutput:
         if not value:
             raise ToolError("the value of this finding is not available to validate")
-        return ToolOutput(json.dumps(results, indent=2), {"results": results})
+        return ToolOutput("", {"results": results})
 
     return handler

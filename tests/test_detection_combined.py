@@ -1,0 +1,80 @@
+"""Detection runs its rules combined, a few to a pattern, on short texts: it finds
+exactly what every rule run on its own finds."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.test_redaction_detection import FORMATS, PLUGIN_SAMPLES, pem, rand
+from thresher.detection import Detector
+from thresher.resources import AssetKind, asset_dir
+from thresher.run import is_public_word
+
+_FILLER = [
+    "",
+    "def connect(host, port):",
+    "    return Client(host=host, port=port)",
+    "password = get_password()",
+    'token: "${{ secrets.TOKEN }}"',
+    "# Ünïcödé prose — with a dash and 日本語",
+    "sha = 0123456789abcdef0123456789abcdef01234567",
+    "[REDACTED:github-token:3f2a] and …Xk2 (40 chars)",
+    "x" * 300,
+]
+
+
+def _lines(rng: random.Random) -> list[str]:
+    samples = [body for _, body in PLUGIN_SAMPLES.values()]
+    values = [value for _, value, _ in FORMATS]
+    lines: list[str] = []
+    for _ in range(rng.randint(1, 30)):
+        pick = rng.random()
+        if pick < 0.2:
+            lines.extend(rng.choice(samples).splitlines())
+        elif pick < 0.35:
+            lines.append(f"client = connect({rng.choice(values)!r})")
+        elif pick < 0.4:
+            lines.extend(pem(rng.randrange(1000)).splitlines())
+        elif pick < 0.5:
+            lines.append(f"api_key = '{rand(rng.randint(6, 40), rng.randrange(1000))}'")
+        else:
+            lines.append(rng.choice(_FILLER))
+    return lines
+
+
+def _every_rule(detector: Detector) -> Detector:
+    """The detector with nothing combined: each rule runs on every text, the slow path."""
+    slow = Detector.__new__(Detector)
+    slow.__dict__.update(detector.__dict__)
+    slow._combined = None
+    return slow
+
+
+@pytest.mark.parametrize("custom", [(), (("acme-key", r"acme_[a-z0-9]{16}"),)])
+def test_combined_rules_find_what_each_rule_finds(custom: tuple[tuple[str, str], ...]) -> None:
+    """Generated code and configuration, short and long, of every plugin's shape and the
+    provider formats, with and without a custom rule in front."""
+    detector = Detector(custom, is_public=is_public_word)
+    slow = _every_rule(detector)
+    rng = random.Random(len(custom))
+    for _ in range(400):
+        lines = _lines(rng)
+        if custom and rng.random() < 0.3:
+            lines.append(f"ACME = acme_{rand(16, rng.randrange(1000), 'abcdef0123456789')}")
+        text = "\n".join(lines[: rng.randint(1, len(lines))])
+        assert detector.find(text) == slow.find(text)
+
+
+def test_combined_rules_pass_the_bundled_texts_as_each_rule_does() -> None:
+    """The skills and prompts, cut in pieces short enough to run combined."""
+    detector = Detector(is_public=is_public_word)
+    slow = _every_rule(detector)
+    for kind in (AssetKind.SKILLS, AssetKind.PROMPTS):
+        for path in sorted(Path(asset_dir(kind)).rglob("*.md")):
+            lines = path.read_text(encoding="utf-8").splitlines()
+            for start in range(0, len(lines), 12):
+                text = "\n".join(lines[start : start + 12])
+                assert detector.find(text) == slow.find(text), (path, start)
