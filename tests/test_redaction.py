@@ -370,3 +370,36 @@ def test_model_redaction_copies_only_what_holds_a_value() -> None:
     assert redacted.parts[1].note == f"it is {redact_value(value)}"
     assert redacted.maybe == redact_value(value) and redacted.counts == (1, 2)
     assert redactor.model(clean) is clean
+
+
+def test_subclasses_of_plain_types_are_walked_as_before() -> None:
+    """The walk checks exact ``str``, ``int``, ``float``, ``bool`` and ``None`` by
+    identity first; a ``str`` subclass is still text, a ``StrEnum`` member is text in
+    plain data and structure in a model, and numbers of every kind come back as they are."""
+    from enum import IntEnum, StrEnum
+
+    from pydantic import BaseModel, ConfigDict
+
+    value = random_secret(24, seed=9)
+
+    class Text(str):
+        pass
+
+    class Kind(StrEnum):
+        SAME = "same"
+
+    class Level(IntEnum):
+        ONE = 1
+
+    class Holder(BaseModel):
+        model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
+        items: list[Any]
+
+    redactor = Redactor([value, "same"])
+    data: list[Any] = [Text(f"a {value}"), Kind.SAME, Level.ONE, True, 2, 2.5, None, value]
+    redacted = redactor.data(data)
+    assert redacted[0] == f"a {redact_value(value)}" and redacted[-1] == redact_value(value)
+    assert redacted[1] == redact_value("same") and redacted[2:7] == [Level.ONE, True, 2, 2.5, None]
+    walked = redactor.model(Holder(items=data)).items
+    assert walked[0] == f"a {redact_value(value)}" and walked[-1] == redact_value(value)
+    assert walked[1] is Kind.SAME and walked[2:7] == [Level.ONE, True, 2, 2.5, None]

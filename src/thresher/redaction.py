@@ -67,6 +67,8 @@ _REDACTED_FORMS = re.compile(
 T = TypeVar("T")
 # Leaves of a model that hold no text: returned as they are.
 _PLAIN = (Enum, int, float, type(None))
+# The exact types of the commonest such leaves, checked by identity before ``_PLAIN``.
+_LEAVES: frozenset[type] = frozenset({int, float, bool, type(None)})
 
 
 @final
@@ -295,6 +297,11 @@ class Redactor:
         data carries no declaration of which values are structure, so every value is
         redacted: a model is redacted with ``model`` before it is dumped, never after.
         """
+        kind = type(value)
+        if kind is str:  # exact types first: tool data is mostly plain str, int and bool
+            return self.text(value)
+        if kind in _LEAVES:
+            return value
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
@@ -332,7 +339,14 @@ class Redactor:
 
     def _deep(self, value: Any) -> Any:
         # Loops rather than any()/all() over generators: a run walks hundreds of
-        # thousands of values, nearly all of which come back as they were.
+        # thousands of values, nearly all of which come back as they were. The exact
+        # types come first, by identity: most values are plain str, int, float or None.
+        kind = type(value)
+        if kind is str:
+            redacted = self.text(value)
+            return value if redacted is value or redacted == value else redacted
+        if kind in _LEAVES:
+            return value
         if isinstance(value, str):
             if type(value) is not str and isinstance(value, Enum):
                 return value  # a StrEnum member is structure
