@@ -21,6 +21,17 @@ _REFERENCE = re.compile(
     r"^ENC\(.*\)$|^vault:|^<[^>]+>$|^\[[^\]]+\]$|^%[A-Z_]+%$|^\{[A-Za-z_][A-Za-z0-9_.]*\}$|"
     r"process\.env|os\.environ|getenv|System\.getenv|secrets\.[A-Z_]+)",
 )
+# Text that every branch of ``_REFERENCE`` needs (``System.getenv`` holds ``getenv``):
+# a value holding none of it is no reference, without the pattern's pass over it.
+_REFERENCE_NEEDS = ("$", "%", "{", "<", "[", "ENC(", "vault:", "process.env", "os.environ",
+                    "getenv", "secrets.")  # fmt: skip
+
+
+def is_reference(text: str) -> bool:
+    """Whether ``_REFERENCE`` finds a reference in ``text``."""
+    return any(part in text for part in _REFERENCE_NEEDS) and bool(_REFERENCE.search(text))
+
+
 PLACEHOLDER_WORDS = frozenset(
     {
         "password",
@@ -111,8 +122,11 @@ _PLACEHOLDER_SHAPE = re.compile(
 _KEY_NAME = re.compile(r"([A-Za-z_][A-Za-z0-9_.\-]*)\s*[\"']?\s*(?::|=|=>|:=)\s*\S*$")
 
 
+_NOT_NORMAL = re.compile(r"[^a-z0-9]")
+
+
 def _normal(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+    return _NOT_NORMAL.sub("", text.lower())
 
 
 _KEY_WINDOW = 200
@@ -137,7 +151,8 @@ def entropy(value: str) -> float:
     if not value:
         return 0.0
     counts = Counter(value)
-    return -sum(c / len(value) * math.log2(c / len(value)) for c in counts.values())
+    n = len(value)  # the same terms, summed in the same order: the same float
+    return -sum([c / n * math.log2(c / n) for c in counts.values()])
 
 
 _DESCRIPTOR_WORDS = frozenset(
@@ -259,11 +274,15 @@ _FILLER_WORDS = frozenset(
 _ALL_WORDS = PLACEHOLDER_WORDS | _FILLER_WORDS
 
 
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+
+
 def vocabulary_only(text: str) -> bool:
     """A value built only from placeholder vocabulary ("unsecure_session_secret",
     "somePASSWORD", "apiKeyVariable"): a name for a secret, not a secret."""
-    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
-    tokens = [t.lower() for t in re.split(r"[^A-Za-z0-9]+", spaced) if t]
+    spaced = _CAMEL.sub(" ", text)
+    tokens = [t.lower() for t in _NOT_ALNUM.split(spaced) if t]
     return len(tokens) >= 2 and all(t in _ALL_WORDS or t in _DESCRIPTOR_WORDS for t in tokens)
 
 
@@ -290,20 +309,29 @@ def _descriptive(text: str) -> bool:
     )
 
 
+# Compiled once: ``shape`` runs on every finding, and the ``re`` module's own cache
+# lookup cost as much as the matching on short values.
+_DIGITS = re.compile(r"[0-9]+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_BLANK = re.compile(r"\s")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=_-]+")
+_ALNUM = re.compile(r"[A-Za-z0-9]+")
+
+
 def shape(value: str) -> str:
     if "PRIVATE KEY" in value or value.startswith("PuTTY-User-Key-File"):
         return "private-key"
     if _UUID.match(value):
         return "uuid"
-    if re.fullmatch(r"[0-9]+", value):
+    if _DIGITS.fullmatch(value):
         return "digits"
-    if re.fullmatch(r"[0-9a-fA-F]+", value) and len(value) >= 16:
+    if _HEX.fullmatch(value) and len(value) >= 16:
         return "hex"
-    if re.search(r"\s", value.strip()):
+    if _BLANK.search(value.strip()):
         return "words"
-    if re.fullmatch(r"[A-Za-z0-9+/=_-]+", value) and len(value) >= 20:
+    if _BASE64.fullmatch(value) and len(value) >= 20:
         return "base64"
-    if re.fullmatch(r"[A-Za-z0-9]+", value):
+    if _ALNUM.fullmatch(value):
         return "alphanumeric"
     return "mixed"
 
@@ -351,7 +379,7 @@ def profile_value(value: str, line: str | None = None) -> dict[str, Any]:
         for n, t in (("lower", str.islower), ("upper", str.isupper), ("digit", str.isdigit))
         if any(map(t, stripped))
     ]
-    if any(not ch.isalnum() for ch in stripped):
+    if stripped and not stripped.isalnum():  # some character is not alphanumeric
         classes.append("symbol")
     repeats_key = (
         bool(name)
@@ -377,7 +405,7 @@ def profile_value(value: str, line: str | None = None) -> dict[str, Any]:
         "shape": kind,
         "public_key": stripped.startswith(_PUBLIC_KEY_PREFIXES),
         "placeholder_word": placeholder,
-        "reference": bool(_REFERENCE.search(head)),
+        "reference": is_reference(head),
         "descriptive_text": kind == "words" and _descriptive(head),
         "repeats_key_name": repeats_key,
         "hash_like": hex_digest,
