@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.test_redaction_detection import FORMATS, PLUGIN_SAMPLES, pem, rand
-from thresher.detection import Detector
+from thresher.detection import _COMBINED_MAX_BYTES, Detector
 from thresher.resources import AssetKind, asset_dir
 from thresher.run import is_public_word
 
@@ -60,16 +60,23 @@ def test_combined_rules_find_what_each_rule_finds(custom: tuple[tuple[str, str],
     detector = Detector(custom, is_public=is_public_word)
     slow = _every_rule(detector)
     rng = random.Random(len(custom))
+    combined = 0
     for _ in range(400):
         lines = _lines(rng)
         if custom and rng.random() < 0.3:
             lines.append(f"ACME = acme_{rand(16, rng.randrange(1000), 'abcdef0123456789')}")
         text = "\n".join(lines[: rng.randint(1, len(lines))])
         assert detector.find(text) == slow.find(text)
+        # Cut to the combined path's bound, anywhere: inside a value, a key block, a line.
+        short = text[: rng.randint(1, _COMBINED_MAX_BYTES)]
+        combined += len(short.encode("utf-8", errors="replace")) <= _COMBINED_MAX_BYTES
+        assert detector.find(short) == slow.find(short)
+    assert combined >= 300  # most of the cut texts took the combined path
 
 
 def test_combined_rules_pass_the_bundled_texts_as_each_rule_does() -> None:
-    """The skills and prompts, cut in pieces short enough to run combined."""
+    """The skills and prompts, in pieces of twelve lines and line by line: each line is
+    short enough to run combined."""
     detector = Detector(is_public=is_public_word)
     slow = _every_rule(detector)
     for kind in (AssetKind.SKILLS, AssetKind.PROMPTS):
@@ -78,3 +85,5 @@ def test_combined_rules_pass_the_bundled_texts_as_each_rule_does() -> None:
             for start in range(0, len(lines), 12):
                 text = "\n".join(lines[start : start + 12])
                 assert detector.find(text) == slow.find(text), (path, start)
+                for line in lines[start : start + 12]:  # one line: short enough to combine
+                    assert detector.find(line) == slow.find(line), (path, line)

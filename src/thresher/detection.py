@@ -59,8 +59,12 @@ from thresher.errors import UsageError
 _RE2_MAX_MEM = 64 << 20  # the combined patterns' DFAs; RE2 falls back to its NFA beyond it
 # Below this, a search with the rules combined answers "nothing here" at the cost of a
 # few calls (most texts are short: ids, dates, names). Above it the combined automata
-# have too many states to stay fast, and each rule runs on its own.
-_COMBINED_MAX_BYTES = 2048
+# have too many states to stay fast, and each rule runs on its own. On the 6,945 texts
+# the offline panel redacts on the dev corpus tree (ids, paths, rationales, windows of
+# code) the combined automata of two of the four groups cost about 300 us a window of
+# 1-2 kB, three times what the rules alone cost there: 512 bytes took half the time
+# 2048 did (0.45 s against 0.85 s), and both 256 and 1024 did worse than 512.
+_COMBINED_MAX_BYTES = 512
 # Rules to a combined pattern. All sixty in one made a DFA whose states thrashed its
 # cache: a 1.5 kB text took about 120 us, as long as every rule on its own. Fifteen to a
 # pattern kept each DFA warm: about 12 us, measured on windows of the dev corpus.
