@@ -297,7 +297,7 @@ class Redactor:
         data carries no declaration of which values are structure, so every value is
         redacted: a model is redacted with ``model`` before it is dumped, never after.
         """
-        kind = type(value)
+        kind: type = type(value)
         if kind is str:  # exact types first: tool data is mostly plain str, int and bool
             return self.text(value)
         if kind in _LEAVES:
@@ -341,12 +341,27 @@ class Redactor:
         # Loops rather than any()/all() over generators: a run walks hundreds of
         # thousands of values, nearly all of which come back as they were. The exact
         # types come first, by identity: most values are plain str, int, float or None.
-        kind = type(value)
+        kind: type = type(value)
         if kind is str:
             redacted = self.text(value)
             return value if redacted is value or redacted == value else redacted
         if kind in _LEAVES:
             return value
+        if kind is tuple or kind is list:
+            parts = [self._deep(v) for v in value]
+            for new, old in zip(parts, value, strict=True):
+                if new is not old:
+                    return kind(parts)
+            return value
+        if _is_model(kind):
+            return self._model(value)
+        if kind is dict:
+            items = {k: self._deep(v) for k, v in value.items()}
+            for k, v in value.items():
+                if items[k] is not v:
+                    return items
+            return value
+        # Anything else (subclasses of str, enums, other containers) as it always was.
         if isinstance(value, str):
             if type(value) is not str and isinstance(value, Enum):
                 return value  # a StrEnum member is structure
@@ -380,6 +395,13 @@ class Redactor:
         text redacted then may still hold."""
         with self._lock:
             return list(self._values.items())[known:]
+
+
+@functools.cache
+def _is_model(kind: type) -> bool:
+    """``isinstance(value, BaseModel)`` for a value of type ``kind``, once per class: the
+    check through pydantic's metaclass cost more than the walk's other steps together."""
+    return issubclass(kind, BaseModel)
 
 
 @functools.cache
