@@ -46,12 +46,12 @@ from thresher.scoring.vocabulary import (
     KEY_TOKENS,
     LINE_WORDS,
     PROVIDER_PREFIX,
-    REFERENCE,
     SPLIT,
     SUFFIXES,
     UI_KEYS,
     URL_CREDS,
     WORD,
+    is_reference,
 )
 
 Features = dict[str, float]
@@ -103,18 +103,27 @@ def key_name(before: str) -> str | None:
     return name or None
 
 
+# Compiled once, and the per-character tests below run as C loops (``map``, set
+# operations): every finding is scored, and generators over the value's characters were
+# most of the scoring's time on long values. Each gives what the character loop gave.
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_BASE64 = re.compile(r"[A-Za-z0-9+/=_-]+")
+_DOTTED = re.compile(r"[A-Za-z0-9_]\.[A-Za-z_]")
+_IDENTIFIER = re.compile(r"[a-z]+(?:_[a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+")
+_NOT_NORMAL = re.compile(r"[^a-z0-9]")
+
+
 def _shape(value: str) -> str:
-    if re.fullmatch(
-        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", value
-    ):
+    if _UUID.fullmatch(value):
         return "uuid"
     if value.isdigit():
         return "digits"
-    if len(value) >= 16 and all(c in "0123456789abcdefABCDEF" for c in value):
+    if len(value) >= 16 and _HEX_DIGITS.issuperset(value):
         return "hex"
-    if any(c.isspace() for c in value.strip()):
+    if any(map(str.isspace, value.strip())):
         return "words"
-    if len(value) >= 20 and re.fullmatch(r"[A-Za-z0-9+/=_-]+", value):
+    if len(value) >= 20 and _BASE64.fullmatch(value):
         return "base64"
     if value.isalnum():
         return "alphanumeric"
@@ -137,10 +146,11 @@ def value_features(value: str, key: str | None) -> Features:
         if low <= n < high:
             f[f"len_{low}_{high if high < 10**9 else 'inf'}"] = 1.0
     classes = [
-        any(c.islower() for c in v),
-        any(c.isupper() for c in v),
-        any(c.isdigit() for c in v),
-        any(not c.isalnum() and not c.isspace() for c in v),
+        any(map(str.islower, v)),
+        any(map(str.isupper, v)),
+        any(map(str.isdigit, v)),
+        # All alphanumeric (``isalnum``): no symbol, without the loop.
+        not v.isalnum() and any(not c.isalnum() and not c.isspace() for c in v),
     ]
     for name, present in zip(("lower", "upper", "digit", "symbol"), classes, strict=True):
         if present:
@@ -153,15 +163,15 @@ def value_features(value: str, key: str | None) -> Features:
     f["entropy_per_char"] = _entropy(v) / math.log2(max(2, min(n, 64))) if n > 1 else 0.0
     if n and len(set(v)) <= 2:
         f["few_distinct_chars"] = 1.0
-    if any(ch in CODE_CHARS for ch in v):
+    if not CODE_CHARS.isdisjoint(v):
         f["value_code_chars"] = 1.0
     if v.endswith(("(", ")", "{", ";", ",")) or v.startswith(("(", ")")):
         f["value_code_edge"] = 1.0
-    if re.search(r"[A-Za-z0-9_]\.[A-Za-z_]", v) and not URL_CREDS.match(v):
+    if _DOTTED.search(v) and not URL_CREDS.match(v):
         f["value_dotted_name"] = 1.0
-    if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+", v):
+    if _IDENTIFIER.fullmatch(v):
         f["value_identifier_case"] = 1.0
-    if REFERENCE.search(v):
+    if is_reference(v):
         f["value_reference"] = 1.0
     if v.startswith(("$", "%", "@", "#{", "{")):
         f["value_sigil"] = 1.0
@@ -184,8 +194,8 @@ def value_features(value: str, key: str | None) -> Features:
     if "PRIVATE KEY" in v or "BEGIN" in v:
         f["value_pem_marker"] = 1.0
     if key is not None:
-        norm_v = re.sub(r"[^a-z0-9]", "", v.lower())
-        norm_k = re.sub(r"[^a-z0-9]", "", key.lower())
+        norm_v = _NOT_NORMAL.sub("", v.lower())
+        norm_k = _NOT_NORMAL.sub("", key.lower())
         if norm_v and len(norm_v) >= 3 and (norm_v == norm_k or norm_v in norm_k):
             f["value_repeats_key"] = 1.0
     return f

@@ -62,6 +62,17 @@ REFERENCE = re.compile(
     r"^\{[A-Za-z_][A-Za-z0-9_.]*\}$|^<[A-Za-z_][^<>]*>$|^\[[A-Za-z_ -]+\]$|^ENC\(|^vault:|"
     r"^#\{|^@[A-Za-z_]+@$|^__[A-Z_]+__$"
 )
+# Text that every branch of ``REFERENCE`` needs: a value holding none of it is no
+# reference, without the pattern's pass over it (its anchored branches are retried at
+# every position of a long value).
+_REFERENCE_NEEDS = ("$", "%", "{", "}", "<", "[", "@", "ENC(", "vault:", "__")
+
+
+def is_reference(value: str) -> bool:
+    """Whether ``REFERENCE`` finds a reference in ``value``."""
+    return any(part in value for part in _REFERENCE_NEEDS) and REFERENCE.search(value) is not None
+
+
 ENV_ACCESS = re.compile(
     r"getenv|environ|process\.env|System\.getenv|ENV\[|env\(|secrets\.|config\[|settings\.",
     re.IGNORECASE,

@@ -1,0 +1,170 @@
+"""The value features use compiled patterns and C loops over the value's characters:
+they give exactly what the per-character generators gave."""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+
+from tests.tokens import github_token, random_secret
+from thresher.scoring import features as fx
+from thresher.scoring.features import Features, value_features
+from thresher.scoring.vocabulary import (
+    CODE_CHARS,
+    EXPLICIT_PLACEHOLDER,
+    PROVIDER_PREFIX,
+    REFERENCE,
+    URL_CREDS,
+)
+
+_MAX_VALUE = fx._MAX_VALUE
+_entropy = fx._entropy
+
+
+def _reference_shape(value: str) -> str:
+    if re.fullmatch(
+        r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", value
+    ):
+        return "uuid"
+    if value.isdigit():
+        return "digits"
+    if len(value) >= 16 and all(c in "0123456789abcdefABCDEF" for c in value):
+        return "hex"
+    if any(c.isspace() for c in value.strip()):
+        return "words"
+    if len(value) >= 20 and re.fullmatch(r"[A-Za-z0-9+/=_-]+", value):
+        return "base64"
+    if value.isalnum():
+        return "alphanumeric"
+    return "mixed"
+
+
+def _reference_features(value: str, key: str | None) -> Features:
+    """``value_features`` as it was written before its fast paths."""
+    v = value.strip().strip("\"'`")[:_MAX_VALUE]
+    f: Features = {}
+    n = len(v)
+    f["len_log2"] = math.log2(1 + n) / 8
+    for low, high in ((0, 5), (5, 8), (8, 12), (12, 20), (20, 32), (32, 64), (64, 10**9)):
+        if low <= n < high:
+            f[f"len_{low}_{high if high < 10**9 else 'inf'}"] = 1.0
+    classes = [
+        any(c.islower() for c in v),
+        any(c.isupper() for c in v),
+        any(c.isdigit() for c in v),
+        any(not c.isalnum() and not c.isspace() for c in v),
+    ]
+    for name, present in zip(("lower", "upper", "digit", "symbol"), classes, strict=True):
+        if present:
+            f[f"has_{name}"] = 1.0
+    f[f"classes_{sum(classes)}"] = 1.0
+    shape = _reference_shape(v)
+    f[f"shape_{shape}"] = 1.0
+    if shape == "hex" and n in (32, 40, 56, 64, 96, 128):
+        f["hex_digest_length"] = 1.0
+    f["entropy_per_char"] = _entropy(v) / math.log2(max(2, min(n, 64))) if n > 1 else 0.0
+    if n and len(set(v)) <= 2:
+        f["few_distinct_chars"] = 1.0
+    if any(ch in CODE_CHARS for ch in v):
+        f["value_code_chars"] = 1.0
+    if v.endswith(("(", ")", "{", ";", ",")) or v.startswith(("(", ")")):
+        f["value_code_edge"] = 1.0
+    if re.search(r"[A-Za-z0-9_]\.[A-Za-z_]", v) and not URL_CREDS.match(v):
+        f["value_dotted_name"] = 1.0
+    if re.fullmatch(r"[a-z]+(?:_[a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+", v):
+        f["value_identifier_case"] = 1.0
+    if REFERENCE.search(v):
+        f["value_reference"] = 1.0
+    if v.startswith(("$", "%", "@", "#{", "{")):
+        f["value_sigil"] = 1.0
+    if EXPLICIT_PLACEHOLDER.match(v):
+        f["value_explicit_placeholder"] = 1.0
+    if URL_CREDS.match(v):
+        f["value_url_credentials"] = 1.0
+    elif "://" in v:
+        f["value_url"] = 1.0
+    if "/" in v and not URL_CREDS.match(v) and v.count("/") >= 2 and shape != "base64":
+        f["value_path_like"] = 1.0
+    if "@" in v and "." in v.split("@")[-1] and " " not in v:
+        f["value_email_like"] = 1.0
+    if PROVIDER_PREFIX.match(v):
+        f["value_provider_prefix"] = 1.0
+    if v.startswith(("MII", "MFk", "MCow", "MFw")):
+        f["value_der_base64"] = 1.0
+    if v.count(".") == 2 and v.startswith("eyJ"):
+        f["value_jwt_shape"] = 1.0
+    if "PRIVATE KEY" in v or "BEGIN" in v:
+        f["value_pem_marker"] = 1.0
+    if key is not None:
+        norm_v = re.sub(r"[^a-z0-9]", "", v.lower())
+        norm_k = re.sub(r"[^a-z0-9]", "", key.lower())
+        if norm_v and len(norm_v) >= 3 and (norm_v == norm_k or norm_v in norm_k):
+            f["value_repeats_key"] = 1.0
+    return f
+
+
+def test_value_features_equal_the_reference_on_generated_values() -> None:
+    """Every shape and class: Unicode letters, digits and spaces, symbols, code
+    characters, hex of digest lengths, UUIDs, URLs, dotted names, identifiers, keys, and
+    every branch of the reference pattern (its literal pre-check)."""
+    fixed = [
+        "",
+        " ",
+        "a",
+        "A",
+        "1",
+        "_",
+        "(",
+        "é",
+        "\u216b",
+        "\u0661\u0662\u0663",
+        "\u00a0x",
+        "tab\there",
+        "12345678-1234-1234-1234-123456789abc",
+        "0123456789abcdef" * 2,
+        "DEADBEEF" * 5,
+        "settings.SECRET_KEY",
+        "DB_PASSWORD",
+        "db_password",
+        "https://u:p@host/x",
+        "http://example.com/a/b",
+        "a/b/c",
+        "me@example.com",
+        "${TOKEN}",
+        "{{ x }}",
+        "eyJhbGciOi.eyJzdWIi.sig",
+        "MIIBIjANBgkq",
+        "-----BEGIN PRIVATE KEY-----",
+        "ENC(x)",
+        "vault:a/b",
+        "#{x}",
+        "@VAR@",
+        "__KEY__",
+        "<%= x %>",
+        "%VAR%",
+        "%(name)s",
+        "{%x",
+        "}}",
+        "[some key]",
+        "<tag>",
+        "{name.x}",
+        "$(cmd)",
+        "$X",
+        "a${b}",
+        "call(x);",
+        "(a)",
+        "your-api-key-here",
+        github_token(seed=7),
+        random_secret(seed=8),
+    ]
+    alphabet = "aZ9_-+/=.$%{}()<>[];,@#:é€ \t\u0661\u216b"
+    rng = random.Random(99)
+    generated = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 70))) for _ in range(4000)
+    ]
+    generated += ["".join(rng.choice("0123456789abcdefABCDEF") for _ in range(n)) for n in
+                  (16, 32, 40, 56, 64, 96, 128, 15)]  # fmt: skip
+    for value in fixed + generated:
+        for key in (None, "password", value, "api_key_" + value[:5]):
+            assert value_features(value, key) == _reference_features(value, key), (value, key)
