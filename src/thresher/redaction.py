@@ -175,6 +175,10 @@ class Redactor:
         # automaton over thousands of values for each of them cost seconds per run.
         self._pending: list[str] = []
         self._pending_automaton: Any = None
+        # What ``_compiled`` returns, until a value is added: every text redacted asks
+        # for it, and taking the lock to rebuild the same tuple cost as much as matching
+        # a short text.
+        self._automata: tuple[Any, ...] | None = None
         self._cache: dict[str, str] = {}
         # What the detector found in a text. Unlike ``_cache`` it holds across learned
         # values: detection does not depend on them, and it is the costly part.
@@ -193,6 +197,7 @@ class Redactor:
                 self._values[value] = redacted or redact_value(value)
                 if len(self._pending) > _PENDING_MAX:
                     self._automaton, self._pending = None, []  # fold them into the main one
+                self._automata = None
                 self._cache.clear()
 
     def __bool__(self) -> bool:
@@ -200,14 +205,18 @@ class Redactor:
 
     def _compiled(self) -> tuple[Any, ...]:
         """The automata to match: the main one, and the pending values' when there are any."""
+        automata = self._automata
+        if automata is not None:
+            return automata
         with self._lock:
             if self._automaton is None and self._values:
                 self._automaton = _automaton_of(self._values)
                 self._pending, self._pending_automaton = [], None
             if self._pending and self._pending_automaton is None:
                 self._pending_automaton = _automaton_of(self._pending)
-            automata = (self._automaton, self._pending_automaton if self._pending else None)
-            return tuple(a for a in automata if a is not None)
+            both = (self._automaton, self._pending_automaton if self._pending else None)
+            self._automata = tuple(a for a in both if a is not None)
+            return self._automata
 
     def _known(self, text: str) -> list[tuple[int, int, str]]:
         if not self._values:
