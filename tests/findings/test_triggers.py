@@ -10,6 +10,7 @@ from pathlib import Path
 from re import _constants as C  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 
+import pytest
 from detect_secrets.plugins import keyword
 from detect_secrets.plugins.high_entropy_strings import (
     Base64HighEntropyString,
@@ -277,3 +278,32 @@ def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
             assert prefilter.candidate_lines(lines) == _every_regex(prefilter, lines)
             assert prefilter._flag(lines) == python_only._flag(lines)
     assert len(texts) > 100
+
+
+def test_a_binding_without_the_private_match_leaves_the_trigger_on_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The RE2 form uses the binding's private ``Match``: a google-re2 release without it
+    (or answering differently) must leave every trigger on Python, with the same lines."""
+    import thresher.findings.triggers as triggers
+
+    class _NoPrivateMatch:  # a compiled program as another binding might give it
+        def __init__(self, form: str) -> None:
+            self.form = form
+
+        def search(self, data: bytes) -> None:
+            return None
+
+    with detect_secrets_session():
+        plugins = get_plugins()
+        reference = Prefilter(plugins)
+        monkeypatch.setattr(triggers, "compile_re2", _NoPrivateMatch)
+        triggers._linear_form.cache_clear()
+        try:
+            fallback = Prefilter(plugins)
+        finally:
+            triggers._linear_form.cache_clear()
+        assert all(form is None for form in fallback._linear)
+        lines = ["api_key = 'aB3_-aB3_-aB3_-aB3_-aB3_-aB3_'\n", "AKIAIOSFODNN7EXAMPLE\n", "x = 1"]
+        assert fallback.candidate_lines(lines) == reference.candidate_lines(lines)
+        assert fallback.candidate_lines(lines)  # the secret-shaped lines are still flagged

@@ -10,6 +10,12 @@ around its findings -- their context windows, overlapping ones merged into one r
 each with the workspace's own margin, on first use. The rest of the file is never
 redacted, since nothing reads it: redacting whole files cost more than deciding their
 findings. A file with one finding is read as before.
+
+So the redactor learns the values detection finds where the panel reads, as it always
+did for a file with one finding, and no longer every value anywhere in a file that
+holds several (it did while those were redacted whole). Nothing the panel reads reaches
+a model, and its decisions are redacted whole, by detection and by every value learned,
+before they are written; the LLM path reads through the workspace with its wide margin.
 """
 
 from __future__ import annotations
