@@ -117,11 +117,11 @@ class ScanOutcome:
     exit_code: ExitCode
     run_dir: Path
     scan: ScanResult
-    plan: list[AgentPlan] = field(default_factory=list)
-    dependencies: DependencyScan | None = None
     # ``report`` as ``report.json`` holds it, which is what ``render_json`` writes: the
     # CLI's ``--json`` reuses it rather than serialise thousands of decisions again.
-    report_json: str = ""
+    report_json: str
+    plan: list[AgentPlan] = field(default_factory=list)
+    dependencies: DependencyScan | None = None
 
 
 def exit_code_for(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from enum import StrEnum
@@ -316,16 +317,12 @@ class Outputs:
 
 
 def _write_outputs(state: RunState, outcome: ScanOutcome, outputs: Outputs) -> None:
-    from thresher.reports import render_json, render_sarif, write_atomic
+    from thresher.reports import render_sarif, write_atomic
     from thresher.reports.vex import render_vex
 
     report = outcome.report
-
-    def json_text(report: RunReport) -> str:  # written once by the run, for report.json
-        return outcome.report_json or render_json(report)
-
     for path, render in (
-        (outputs.json, json_text),
+        (outputs.json, _run_json(outcome)),
         (outputs.sarif, render_sarif),
         (outputs.markdown, render_markdown),
     ):
@@ -345,13 +342,18 @@ def _write_outputs(state: RunState, outcome: ScanOutcome, outputs: Outputs) -> N
     state.info(f"transcripts and decisions: {outcome.run_dir}")
 
 
+def _run_json(outcome: ScanOutcome) -> Callable[[RunReport], str]:
+    """``render_json`` of the outcome's report, as the run already wrote it for report.json."""
+    return lambda _report: outcome.report_json
+
+
 def _print(
     state: RunState,
     outcome: ScanOutcome,
     output_format: FormatChoice | None,
     json_out: Path | None = None,
 ) -> None:
-    from thresher.reports import render_json, render_sarif
+    from thresher.reports import render_sarif
 
     report = outcome.report
     _errors(state, report)
@@ -373,7 +375,7 @@ def _print(
         )
     if output_format is not None:
         render = {
-            FormatChoice.JSON: lambda report: outcome.report_json or render_json(report),
+            FormatChoice.JSON: _run_json(outcome),
             FormatChoice.SARIF: render_sarif,
             FormatChoice.MARKDOWN: render_markdown,
         }[output_format]
