@@ -66,6 +66,11 @@ def test_eval_scores_against_labels(cli: Cli, tmp_path: Path) -> None:
     assert scores["detection_recall"] == 0.5
     assert scores["decided_without_model"] == 1.0
     assert "precision" in result.stdout and "baseline" in result.stdout
+    # The operating-point-free figures lead: average precision and P@R0.9 of P(real).
+    ranking = scores["ranking"]["all"]
+    assert ranking["lines"] == 3 and ranking["real_lines"] == 1
+    assert ranking["average_precision"] == 1.0 and ranking["precision_at_recall_90"] == 1.0
+    assert "avg-prec" in result.stdout.split("flagged lines")[0]
 
 
 def test_eval_rejects_a_bad_corpus(cli: Cli, tmp_path: Path) -> None:
@@ -152,6 +157,7 @@ def test_eval_folds_cross_validate_by_repository(cli: Cli, tmp_path: Path) -> No
         assert 0.0 <= fold["band"][0] < fold["band"][1] <= 1.0
         assert {"precision", "recall", "f1"} <= set(fold["thresher"])
         assert 0.0 <= fold["escalation_rate"] <= 1.0
+        assert 0.0 <= fold["ranking"]["all"]["average_precision"] <= 1.0
     assert {"precision", "recall", "f1", "escalation_rate"} <= set(scores["fold_summary"])
     assert "cross-validation" in result.stdout and "in-sample" not in result.stdout
 

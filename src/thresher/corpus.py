@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -48,6 +48,9 @@ class Label(BaseModel):
 class Corpus:
     files: Path
     labels: dict[tuple[str, int], str]  # (path relative to files/, line) -> merged label
+    # repository directory -> where its labels come from (``source`` of labels.jsonl:
+    # creddata's human annotations apart from the synthetic leaky-repo and SEDATED)
+    sources: dict[str, str] = field(default_factory=dict)
 
     def repositories(self) -> list[str]:
         return sorted(p.name for p in self.files.iterdir() if p.is_dir())
@@ -70,6 +73,7 @@ def load_corpus(directory: Path) -> Corpus:
             f"{labels_file}: cannot read it: {reason}", hint="labels.jsonl is UTF-8 JSON lines"
         ) from None
     grouped: dict[tuple[str, int], set[str]] = {}
+    sources: dict[str, str] = {}
     for number, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
@@ -88,8 +92,11 @@ def load_corpus(directory: Path) -> Corpus:
                 "directory (files/<owner>__<repo>/...)"
             )
         grouped.setdefault((label.path, label.line), set()).add(label.label)
+        source = (label.model_extra or {}).get("source")
+        if isinstance(source, str) and source:
+            sources.setdefault(label.path.split("/", 1)[0], source)
     merged = {key: next(name for name in LABELS if name in names) for key, names in grouped.items()}
-    return Corpus(files=files, labels=merged)
+    return Corpus(files=files, labels=merged, sources=sources)
 
 
 @dataclass(frozen=True)
@@ -150,7 +157,7 @@ def scan_repositories(
         yield RepoScan(repo, root, result, lines, contexts, validations)
 
 
-def samples_of(scanned: RepoScan) -> list[Sample]:
+def samples_of(scanned: RepoScan, source: str = "") -> list[Sample]:
     """One sample per finding of a scanned repository, with its lines' labels."""
     by_finding: dict[str, Counter[str]] = {}
     for line in scanned.lines:
@@ -170,6 +177,7 @@ def samples_of(scanned: RepoScan) -> list[Sample]:
                 labels=dict(sorted(by_finding.get(finding.id, Counter()).items())),
                 rule=finding.rule_id,
                 file_kind=file_kind(ctx.path),
+                source=source,
             )
         )
     return samples

@@ -46,7 +46,13 @@ from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.findings.sources.dedupe import in_test_code
 from thresher.results import Classification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
-from thresher.scoring.metrics import CalibrationRow, calibration, spread
+from thresher.scoring.metrics import (
+    CalibrationRow,
+    average_precision,
+    calibration,
+    precision_at_recall,
+    spread,
+)
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
 
@@ -77,6 +83,23 @@ class Breakdown(BaseModel):
     scores: Scores
 
 
+class Ranking(BaseModel):
+    """Operating-point-free figures of P(real) (average precision, precision at recall
+    0.9) and the operating point's two decisive promises, over labelled flagged lines."""
+
+    model_config = ConfigDict(frozen=True)
+
+    lines: int
+    real_lines: int
+    average_precision: float
+    precision_at_recall_90: float
+    decisive_real_lines: int  # called real and not escalated
+    decisive_wrong_real: int
+    decisive_real_precision: float
+    decisive_misses: int  # real lines dismissed and not escalated
+    dismissal_miss_rate: float
+
+
 class FoldResult(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -89,6 +112,7 @@ class FoldResult(BaseModel):
     escalation_rate: float
     band: tuple[float, float]
     real_threshold: float
+    ranking: dict[str, Ranking]  # "all" and each label source
 
 
 class EvalResult(BaseModel):
@@ -112,6 +136,7 @@ class EvalResult(BaseModel):
     by_rule: dict[str, Breakdown]
     by_file_kind: dict[str, Breakdown]
     calibration: list[CalibrationRow]
+    ranking: dict[str, Ranking]  # "all" and each label source (creddata, ...)
     folds: list[FoldResult]
     fold_summary: dict[str, dict[str, float]]
     labelled_real_lines: int
@@ -151,6 +176,7 @@ class _Line:
     predicted: Classification
     oracle_real: bool
     p_real: float | None
+    escalated: bool = False
 
 
 @dataclass
@@ -188,6 +214,7 @@ class _Tally:
                 predicted=decision.classification,
                 oracle_real=(truth == "real") if escalated else is_real,
                 p_real=decision.assessment.p_real if decision.assessment else None,
+                escalated=escalated,
             )
             key = (candidate.path, candidate.line)
             # One line, several findings: the most severe classification stands, and the
@@ -236,6 +263,45 @@ def _calibration(lines: list[_Line]) -> list[CalibrationRow]:
         for line in lines
         if line.truth is not None and line.p_real is not None
     )
+
+
+def _ranking(lines: list[_Line]) -> Ranking:
+    labelled = [line for line in lines if line.truth is not None]
+    points = [
+        (line.p_real if line.p_real is not None else 0.0, line.truth == "real", 1.0)
+        for line in labelled
+    ]
+    real_lines = sum(1 for line in labelled if line.truth == "real")
+    decisive = [
+        line for line in labelled if not line.escalated and line.predicted is Classification.REAL
+    ]
+    wrong = sum(1 for line in decisive if line.truth != "real")
+    misses = sum(
+        1
+        for line in labelled
+        if not line.escalated and line.predicted is not Classification.REAL and line.truth == "real"
+    )
+    return Ranking(
+        lines=len(labelled),
+        real_lines=real_lines,
+        average_precision=average_precision(points),
+        precision_at_recall_90=precision_at_recall(points, 0.9),
+        decisive_real_lines=len(decisive),
+        decisive_wrong_real=wrong,
+        decisive_real_precision=round((len(decisive) - wrong) / len(decisive), 4)
+        if decisive
+        else 0.0,
+        decisive_misses=misses,
+        dismissal_miss_rate=round(misses / real_lines, 4) if real_lines else 0.0,
+    )
+
+
+def _rankings(lines: list[_Line], sources: Mapping[str, str]) -> dict[str, Ranking]:
+    """``all``, then one entry per label source of the corpus's repositories."""
+    result = {"all": _ranking(lines)}
+    for source in sorted({sources[line.repo] for line in lines if line.repo in sources}):
+        result[source] = _ranking([line for line in lines if sources.get(line.repo) == source])
+    return result
 
 
 def _escalation_rate(decisions: list[Decision]) -> float:
@@ -310,6 +376,7 @@ def evaluate(
                     escalation_rate=_escalation_rate(tally.decisions),
                     band=(band.low, band.high),
                     real_threshold=point.real_threshold,
+                    ranking=_rankings(tally.lines, corpus.sources),
                 )
             )
             total.lines += tally.lines
@@ -335,20 +402,23 @@ def _digest_matches(corpus: Corpus, scorer: Scorer) -> bool:
 def _fold_scorers(corpus: Corpus, repos: list[str], k: int) -> list[tuple[list[str], Scorer]]:
     """Per fold: its repositories and a scorer trained on the other folds only."""
     try:
-        from thresher.scoring import train
+        from thresher.scoring import crossval, train
     except ImportError as exc:
         raise UsageError(
-            f"--folds needs numpy to train the per-fold scorers ({exc})",
+            f"--folds needs the training libraries to train the per-fold scorers ({exc})",
             hint="pip install 'thresher[train]'",
         ) from None
-    samples = [s for scanned in scan_repositories(corpus, repos=repos) for s in samples_of(scanned)]
+    samples = [
+        s
+        for scanned in scan_repositories(corpus, repos=repos)
+        for s in samples_of(scanned, corpus.sources.get(scanned.repo, ""))
+    ]
     if len({s.group for s in samples}) < k:
         raise UsageError(f"--folds {k}: the corpus has fewer repositories with findings than {k}")
     result: list[tuple[list[str], Scorer]] = []
     for fold in train.grouped_folds(samples, k):
         training = [s for s in samples if s.group not in fold]
-        lam, point = train.select(training, max(2, k - 1))
-        scorer = train.scorer_from(train.fit(training, lam), point, lam)
+        scorer = crossval.build_scorer(training)
         members = [r for r in repos if r in fold]
         result.append((members, scorer))
     return result
@@ -404,6 +474,7 @@ def _result(
         by_rule=_breakdown(tally.lines, lambda line: line.rule),
         by_file_kind=_breakdown(tally.lines, lambda line: file_kind(line.path).value),
         calibration=_calibration(tally.lines),
+        ranking=_rankings(tally.lines, corpus.sources),
         folds=folds,
         fold_summary=summary,
         labelled_real_lines=all_real,

@@ -32,6 +32,19 @@ def render_text(result: EvalResult) -> str:
             "use --folds 5 for held-out figures"
         )
     lines += [
+        "",
+        "ranking of P(real) (no operating point), and the operating point's promises:",
+        "source        lines   real  avg-prec  P@R0.9  decisive-real-prec (wrong)  "
+        "decisive-misses (share)",
+    ]
+    for source, r in result.ranking.items():
+        lines.append(
+            f"{source[:12]:<12} {r.lines:>6} {r.real_lines:>6} {r.average_precision:9.3f} "
+            f"{r.precision_at_recall_90:7.3f}  {r.decisive_real_precision:18.3f} "
+            f"({r.decisive_wrong_real:>4})  {r.decisive_misses:>15} ({r.dismissal_miss_rate:.3f})"
+        )
+    lines += [
+        "",
         f"flagged lines: {result.flagged_lines} ({result.labelled_flagged_lines} labelled, "
         f"{result.unlabelled_flagged_lines} unlabelled and not scored)",
         f"labels on flagged lines: {json.dumps(result.label_counts, sort_keys=True)}",
@@ -49,15 +62,25 @@ def render_text(result: EvalResult) -> str:
     if result.folds:
         lines += [
             "",
-            "fold  repos  lines   prec  recall     f1  escal  oracle-p  oracle-r  band",
+            "fold  repos  lines  avg-prec  P@R0.9   prec  recall     f1  escal  oracle-p  "
+            "oracle-r  band",
         ]
         for f in result.folds:
+            r = f.ranking["all"]
             lines.append(
-                f"{f.fold:>4} {len(f.repositories):>6} {f.lines:>6} {f.thresher.precision:6.3f} "
+                f"{f.fold:>4} {len(f.repositories):>6} {f.lines:>6} {r.average_precision:9.3f} "
+                f"{r.precision_at_recall_90:7.3f} {f.thresher.precision:6.3f} "
                 f"{f.thresher.recall:7.3f} {f.thresher.f1:6.3f} {f.escalation_rate:6.3f} "
                 f"{f.oracle.precision:9.3f} {f.oracle.recall:9.3f}  "
                 f"({f.band[0]:g}, {f.band[1]:g})"
             )
+            for source, rs in f.ranking.items():
+                if source != "all":
+                    lines.append(
+                        f"     {source}: {rs.lines} lines, avg-prec {rs.average_precision:.3f}, "
+                        f"P@R0.9 {rs.precision_at_recall_90:.3f}, decisive real precision "
+                        f"{rs.decisive_real_precision:.3f}, decisive misses {rs.decisive_misses}"
+                    )
         for name, spread in result.fold_summary.items():
             lines.append(
                 f"  {name}: mean {spread['mean']:.3f}, stdev {spread['stdev']:.3f}, "

@@ -201,3 +201,34 @@ def test_lockfile_integrity_is_not_a_secret() -> None:
     )
     line = f'      "integrity": "{value}"'
     assert _call(value, line, "package-lock.json", "Base64 High Entropy String") in NOT_REAL
+
+
+def _decisive_real(value: str, line: str, path: str, rule: str = "Secret Keyword") -> bool:
+    """Called real with P(real) at or above the band: no model would ever see it."""
+    scorer = shipped_scorer()
+    ctx = CandidateContext(value=value, rule_id=rule, path=path, line=line, paths=(path,))
+    assessment = scorer.assess(ctx)
+    call = offline_call(assessment, [], scorer.operating_point)
+    return (
+        call.classification is Classification.REAL
+        and assessment.p_real >= scorer.operating_point.band_high
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "line", "path"),
+    [
+        # Issue 17: not a literal secret at all, seen on clean open-source repositories.
+        ("true", "  disablePasswordAuthentication: true", "deploy/vm.yaml"),
+        ("_EMPTY_", "\topts.Cluster.Password = _EMPTY_", "server/opts.go"),
+        ("body", "\tsecrets[opts.SecretName] = body", "pkg/cmd/secret/set.go"),
+        ("0x8", "#define SOME_KEY_FLAG 0x8", "third_party/include/sys/keys.h"),
+        # UI and locale strings.
+        ("Mot de passe", "  password: Mot de passe", "config/locales/fr.yml"),
+        ("Kennwort", "    'labelPassword' => 'Kennwort',", "resources/lang/de/auth.php"),
+    ],
+)
+def test_values_that_are_no_literal_secret_are_never_decisively_real(
+    value: str, line: str, path: str
+) -> None:
+    assert not _decisive_real(value, line, path)

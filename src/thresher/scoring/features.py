@@ -29,6 +29,13 @@ from dataclasses import dataclass, field
 
 from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens
 from thresher.scoring.references import Referenced
+from thresher.scoring.shape import (
+    clean_value,
+    file_features,
+    line_features,
+    type_features,
+    word_features,
+)
 from thresher.scoring.vocabulary import (
     ASSERTION,
     CAMEL,
@@ -83,7 +90,10 @@ class CandidateContext:
 
 
 def _tokens(text: str) -> list[str]:
-    return [t for t in SPLIT.split(CAMEL.sub(" ", text).lower()) if t]
+    """Lower-case words of a name; a word ending in digits also counts without them
+    (``sha2``, ``password1``), so a numbered key still says what it holds."""
+    tokens = [t for t in SPLIT.split(CAMEL.sub(" ", text).lower()) if t]
+    return tokens + [b for t in tokens if (b := t.rstrip("0123456789")) and b != t]
 
 
 def key_name(before: str) -> str | None:
@@ -311,10 +321,18 @@ def _slug(text: str) -> str:
 
 def features(ctx: CandidateContext) -> Features:
     """The full feature vector of one candidate."""
-    assignment, key = assignment_features(ctx.line[: 64 * 1024], ctx.value)
+    line = ctx.line[: 64 * 1024]
+    assignment, key = assignment_features(line, ctx.value)
     f: Features = {"bias": 1.0}
-    f.update(value_features(ctx.value, key))
+    value = clean_value(ctx.value[:_MAX_VALUE])
+    f.update(value_features(value, key))
     f.update(assignment)
+    index = line.find(value) if value else -1
+    f.update(type_features(value, line[max(0, index - _BEFORE) : index] if index > 0 else ""))
+    f.update(word_features(value))
+    f.update(line_features(line, key))
+    if not ctx.outside_tree:
+        f.update(file_features(ctx.path))
     if ctx.outside_tree:
         f[f"file_{FileKind.TEXT.value}"] = 1.0
     elif ctx.referenced is Referenced.TESTS_ONLY:

@@ -57,3 +57,46 @@ def spread(values: list[float]) -> dict[str, float]:
         "min": round(min(values), 4),
         "max": round(max(values), 4),
     }
+
+
+def _curve(points: Iterable[tuple[float, bool, float]]) -> list[tuple[float, float, float]]:
+    """(threshold, true positives, false positives) at each distinct score, highest
+    first; ``points`` are (score, is positive, weight)."""
+    ordered = sorted(points, key=lambda p: -p[0])
+    curve: list[tuple[float, float, float]] = []
+    tp = fp = 0.0
+    for index, (score, positive, weight) in enumerate(ordered):
+        if positive:
+            tp += weight
+        else:
+            fp += weight
+        if index + 1 == len(ordered) or ordered[index + 1][0] != score:
+            curve.append((score, tp, fp))
+    return curve
+
+
+def average_precision(points: Iterable[tuple[float, bool, float]]) -> float:
+    """Area under the precision-recall curve as a step function (scikit-learn's
+    definition): the mean precision at each threshold, weighted by the recall it adds.
+    Ties are one threshold, so a model that scores many lines alike gains nothing."""
+    curve = _curve(points)
+    total = curve[-1][1] if curve else 0.0
+    if not total:
+        return 0.0
+    area = previous = 0.0
+    for _, tp, fp in curve:
+        recall = tp / total
+        area += (recall - previous) * (tp / (tp + fp) if tp + fp else 0.0)
+        previous = recall
+    return round(area, 4)
+
+
+def precision_at_recall(points: Iterable[tuple[float, bool, float]], recall: float) -> float:
+    """The best precision of any threshold that keeps at least ``recall`` of the
+    positives (0 when none does)."""
+    curve = _curve(points)
+    total = curve[-1][1] if curve else 0.0
+    if not total:
+        return 0.0
+    best = max((tp / (tp + fp) for _, tp, fp in curve if tp / total >= recall - 1e-12), default=0.0)
+    return round(best, 4)

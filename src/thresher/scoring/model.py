@@ -1,13 +1,14 @@
 """The calibrated offline scorer: P(real), P(test), P(not_secret) for one candidate.
 
-A multinomial logistic regression over the named features of ``features.py``,
-shipped as a small JSON artifact (``scorer.json``) beside its model card. It was
-chosen over trees or embeddings because its probabilities come out reasonably
-calibrated without a separate step, every weight can be read in the model card,
-each decision can cite the few features that moved it, and inference is a dot
-product in pure Python: deterministic, dependency-free and far under a
-millisecond per candidate. ``benchmarks/train_scorer.py`` rebuilds the artifact
-bit for bit from ``../shared/corpus/dev``.
+Gradient-boosted trees over the named features of ``features.py`` (they see
+interactions a linear model cannot: a hex string is a digest under a ``sha`` key and a
+secret under ``api_key``), on top of a fixed margin of analyst priors (the failure
+classes written down once: a lockfile digest, a boolean, a locale string), with the
+probability of ``real`` calibrated by Platt scaling fitted on grouped out-of-fold
+predictions. Shipped as a JSON artifact (``scorer.json``) beside its model card;
+inference walks the trees in pure Python (``trees.py``): deterministic,
+dependency-free and well under a millisecond per candidate.
+``benchmarks/train_scorer.py`` rebuilds the artifact from ``../shared/corpus/dev``.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from thresher.errors import ThresherError, UsageError
 from thresher.redaction import Structural
 from thresher.scoring.features import CandidateContext, Features, features
+from thresher.scoring.trees import Tree, attribute, predict
 
-ARTIFACT_FORMAT = "thresher-scorer/1"
+ARTIFACT_FORMAT = "thresher-scorer/2"
 CLASSES = ("real", "test", "not_secret")
 _TOP = 5
 
@@ -72,18 +74,39 @@ class OperatingPoint(BaseModel):
     band_high: float = Field(gt=0, le=1)
 
 
+class Calibration(BaseModel):
+    """Platt scaling of P(real): ``sigmoid(slope * logit(p) + intercept)``."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    slope: float = 1.0
+    intercept: float = 0.0
+
+    def apply(self, p: float) -> float:
+        p = min(max(p, 1e-9), 1 - 1e-9)
+        z = self.slope * math.log(p / (1 - p)) + self.intercept
+        return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+
+
 class Artifact(BaseModel):
-    """The shipped scorer: weights per feature and class, the operating point, provenance."""
+    """The shipped scorer: feature names, analyst priors, trees, calibration, the
+    operating point and provenance."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     format: str
     classes: tuple[str, ...]
-    weights: dict[str, tuple[float, float, float]]
+    features: tuple[str, ...]
+    priors: dict[str, tuple[float, float, float]] = Field(default_factory=dict)
+    trees: tuple[Tree, ...] = ()
+    calibration: Calibration = Calibration()
     operating_point: OperatingPoint
-    regularisation: float
     training: dict[str, str | int | float]
     cross_validation: dict[str, object] = Field(default_factory=dict)
+
+
+# The real-vs-rest margin each class's score moves: what a feature's share is told in.
+_MARGIN = (1.0, -0.5, -0.5)
 
 
 class Scorer:
@@ -95,9 +118,15 @@ class Scorer:
                 f"scorer '{name}': format {artifact.format!r} with classes "
                 f"{list(artifact.classes)} is not {ARTIFACT_FORMAT} {list(CLASSES)}"
             )
+        for number, tree in enumerate(artifact.trees):
+            problem = tree.check(len(artifact.features), len(CLASSES))
+            if problem is not None:
+                raise ScorerError(f"scorer '{name}': tree {number}: {problem}")
         self.artifact = artifact
         self.name = name
-        self._weights = artifact.weights
+        self._index = {feature: i for i, feature in enumerate(artifact.features)}
+        self._priors = artifact.priors
+        self._trees = artifact.trees
 
     @property
     def operating_point(self) -> OperatingPoint:
@@ -114,32 +143,62 @@ class Scorer:
     def assess(self, ctx: CandidateContext) -> Assessment:
         return self.assess_features(features(ctx))
 
-    def assess_features(self, vector: Features) -> Assessment:
+    def raw_probabilities(self, vector: Features) -> tuple[float, float, float]:
+        """The uncalibrated class probabilities (what training calibrates)."""
+        logits, _, _ = self._logits(vector)
+        return _softmax(logits)
+
+    def _logits(self, vector: Features) -> tuple[list[float], list[float], list[tuple[float, str]]]:
+        row = [0.0] * len(self._index)
+        priors: list[tuple[float, str]] = []
         logits = [0.0, 0.0, 0.0]
-        pulls: list[tuple[float, str]] = []
         for name, x in vector.items():
-            w = self._weights.get(name)
-            if w is None or x == 0.0:
-                continue
-            logits[0] += w[0] * x
-            logits[1] += w[1] * x
-            logits[2] += w[2] * x
+            j = self._index.get(name)
+            if j is not None:
+                row[j] = x
+            prior = self._priors.get(name)
+            if prior is not None and x:
+                logits[0] += prior[0] * x
+                logits[1] += prior[1] * x
+                logits[2] += prior[2] * x
+                priors.append((x * (prior[0] - (prior[1] + prior[2]) / 2), name))
+        scores = predict(self._trees, row, len(CLASSES))
+        return [a + b for a, b in zip(logits, scores, strict=True)], row, priors
+
+    def assess_features(self, vector: Features) -> Assessment:
+        logits, row, priors = self._logits(vector)
+        p_real, p_test, p_not = _softmax(logits)
+        calibrated = self.artifact.calibration.apply(p_real)
+        rest = p_test + p_not
+        share = p_test / rest if rest > 0 else 0.5
+        pulls: dict[str, float] = {}
+        for contribution, name in priors:
+            pulls[name] = pulls.get(name, 0.0) + contribution
+        for j, contribution in attribute(self._trees, row, _MARGIN).items():
+            name = self.artifact.features[j]
             if name != "bias":
-                pulls.append((x * (w[0] - (w[1] + w[2]) / 2), name))
-        top = max(logits)
-        exps = [math.exp(z - top) for z in logits]
-        total = sum(exps)
-        probs = [e / total for e in exps]
-        pulls.sort(key=lambda p: (-abs(p[0]), p[1]))
+                # A split can move the score because a feature is absent: say so.
+                label = name if row[j] else f"no {name}"
+                pulls[label] = pulls.get(label, 0.0) + contribution
+        ranked = sorted(
+            ((c, n) for n, c in pulls.items() if abs(c) >= 5e-4), key=lambda p: (-abs(p[0]), p[1])
+        )
         return Assessment(
-            p_real=round(probs[0], 4),
-            p_test=round(probs[1], 4),
-            p_not_secret=round(probs[2], 4),
+            p_real=round(calibrated, 4),
+            p_test=round((1 - calibrated) * share, 4),
+            p_not_secret=round((1 - calibrated) * (1 - share), 4),
             top_features=tuple(
-                FeatureWeight(feature=n, contribution=round(c, 3)) for c, n in pulls[:_TOP]
+                FeatureWeight(feature=n, contribution=round(c, 3)) for c, n in ranked[:_TOP]
             ),
             scorer=self.name,
         )
+
+
+def _softmax(logits: list[float]) -> tuple[float, float, float]:
+    top = max(logits)
+    exps = [math.exp(z - top) for z in logits]
+    total = sum(exps)
+    return exps[0] / total, exps[1] / total, exps[2] / total
 
 
 def _parse(text: str, where: str) -> Artifact:
@@ -162,5 +221,8 @@ def shipped_scorer() -> Scorer:
 
 
 def dump_artifact(artifact: Artifact) -> str:
-    """Canonical bytes: sorted keys, fixed separators, so retraining is comparable bit for bit."""
-    return json.dumps(artifact.model_dump(mode="json"), indent=1, sort_keys=True) + "\n"
+    """Canonical bytes: sorted keys, fixed separators, so retraining is comparable bit
+    for bit (one line: the trees are thousands of numbers)."""
+    return (
+        json.dumps(artifact.model_dump(mode="json"), separators=(",", ":"), sort_keys=True) + "\n"
+    )

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 import ahocorasick  # type: ignore[import-not-found]
 
 from thresher.findings import gitscope
-from thresher.findings.filekind import in_test_scope
+from thresher.findings.filekind import FileKind, file_kind, in_test_scope
 from thresher.findings.options import ScanError
 
 MAX_FILE_BYTES = 512 * 1024
@@ -40,12 +40,23 @@ class Referenced(StrEnum):
     CODE = "code"
 
 
+# Kinds of file whose candidates a lookup can reclassify: configuration and data files
+# (``server/configs/authorization.conf``, ``one.creds``) that only tests load are test
+# material wherever they sit. Source code is named by imports, not by file name.
+_LOOKUP_KINDS = frozenset({FileKind.CONFIG, FileKind.OTHER})
+
+
 def wants_lookup(path: str, rule_id: str) -> bool:
-    """Key material kept in its own file, outside test code, is worth a lookup."""
+    """Key material kept in its own file, and configuration or data files, outside test
+    code, are worth a lookup."""
     if in_test_scope(path):
         return False
     suffix = PurePosixPath(path).suffix.lower()
-    return suffix in KEY_FILE_SUFFIXES or rule_id in {"Private Key", "JSON Web Token"}
+    return (
+        suffix in KEY_FILE_SUFFIXES
+        or rule_id in {"Private Key", "JSON Web Token"}
+        or file_kind(path) in _LOOKUP_KINDS
+    )
 
 
 def references(root: Path, paths: Iterable[str]) -> dict[str, Referenced]:

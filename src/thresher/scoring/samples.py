@@ -23,3 +23,4 @@ class Sample:
     labels: dict[str, int] = field(default_factory=dict)
     rule: str = ""
     file_kind: FileKind = FileKind.OTHER
+    source: str = ""  # the corpus's label source of the repository (creddata, ...)

@@ -1,134 +1,252 @@
-"""Training and grouped cross-validation of the offline scorer (needs numpy: dev only).
+"""Training the offline scorer (needs the ``train`` extra: numpy and LightGBM).
 
-Everything learned is fitted on training folds only. Folds group whole
-repositories, because candidates of one repository share conventions (key
-names, layouts, fixtures) that would leak between folds and flatter the scores.
-Hyper-parameters (the L2 strength) and the operating point (the ``real``
-threshold and the escalation band) are chosen by an inner grouped
-cross-validation inside each outer training split, so the outer-fold figures
-are honest estimates for repositories the scorer has not seen.
+The model is gradient-boosted trees (LightGBM, multiclass) on top of a fixed margin of
+analyst priors, then Platt scaling of P(real) fitted on grouped out-of-fold
+predictions. Folds group whole repositories, because candidates of one repository
+share conventions (key names, layouts, fixtures) that would leak between folds and
+flatter the scores. The trees are written out as plain arrays (``trees.py``) and the
+scan never imports LightGBM.
 
-The optimiser is full-batch Adam from zeros with a fixed number of steps, and the
-weights are rounded before they are written: the same corpus gives the same
-artifact bytes.
+Why priors as a fixed margin: the trees learn only what the training repositories
+show, and grouped CV proves a pattern unique to one repository (a checksum manifest, a
+locale file) is not learned from it. The priors are the failure classes seen on code
+nobody tuned for, written down once, not fitted: each adds its weights to the class
+scores whenever its feature fires, and boosting starts from that margin, so the data
+corrects a prior where it has evidence and the prior stands where it has none.
+
+Determinism: one thread, LightGBM's deterministic mode, fixed seeds and rounded
+numbers in the artifact, so the same corpus gives the same artifact bytes.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from thresher.errors import UsageError
-from thresher.results import Classification
-from thresher.scoring.model import ARTIFACT_FORMAT, CLASSES, Artifact, OperatingPoint, Scorer
-from thresher.scoring.policy import Band, Escalate, escalation_for, offline_call
+from thresher.scoring.model import (
+    ARTIFACT_FORMAT,
+    CLASSES,
+    Artifact,
+    Calibration,
+    OperatingPoint,
+    Scorer,
+)
 from thresher.scoring.samples import Sample
-from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
+from thresher.scoring.trees import Tree
 
 Matrix = npt.NDArray[np.float64]
 
-LAMBDAS = (0.3, 1.0, 3.0)
-STEPS = 1500
-LEARNING_RATE = 0.05
-WEIGHT_DECIMALS = 4
-RECALL_TARGET = 0.975  # the offline 'real' threshold keeps this share of real lines
-CEILING_TARGET = 0.998  # at most this share of real lines may be dismissed confidently
-CONFIDENT_PRECISION = 0.95  # confident 'real' calls must be at least this precise
-MAX_ESCALATION = 0.30
-# Analyst knowledge as prior weights (real, test, not_secret): the L2 penalty pulls each
-# weight toward its prior instead of toward zero, and training starts from it. Where the
-# corpus has evidence the data moves the weight; where it has none (lockfiles, test-only
-# key files, i18n calls are rare in it) the prior stands. These are the failure classes
-# seen on repositories nobody tuned for, written down once, not fitted to any data.
-_NOT_SECRET = (-2.0, 0.0, 2.0)
+# Fixed during development under grouped CV on the dev corpus (see the model card).
+TREE_PARAMS: dict[str, Any] = {
+    "objective": "multiclass",
+    "num_class": len(CLASSES),
+    "learning_rate": 0.1,
+    "num_leaves": 15,
+    "min_data_in_leaf": 20,
+    "verbose": -1,
+    "deterministic": True,
+    "force_row_wise": True,
+    "num_threads": 1,
+    "seed": 1,
+}
+ROUNDS = 100
+DECIMALS = 6
+INNER_FOLDS = 4
+LOGISTIC_L2 = 3.0  # the strength the logistic model's own selection chose on this corpus
+LOGISTIC_STEPS = 1500
+_N = (-2.0, 0.0, 2.0)
 PRIORS: dict[str, tuple[float, float, float]] = {
     "file_lockfile": (-3.0, 0.0, 3.0),
     "lockfile_digest": (-4.0, 0.0, 4.0),
     "hash_named_digest": (-4.0, 0.0, 4.0),
     "value_reference": (-3.0, 0.0, 3.0),
     "value_code_edge": (-3.0, 0.0, 3.0),
-    "value_code_chars": _NOT_SECRET,
+    "value_code_chars": _N,
     "followed_by_call": (-1.5, 0.0, 1.5),
-    "comparison_before": _NOT_SECRET,
+    "comparison_before": _N,
     "i18n_call": (-3.0, 0.0, 3.0),
     "ui_text": (-3.0, 0.0, 3.0),
     "key_ui": (-1.5, 0.0, 1.5),
-    "value_explicit_placeholder": _NOT_SECRET,
-    "referenced_by_tests_only": (-3.0, 3.0, 0.0),
-    "value_repeats_key": _NOT_SECRET,
+    "value_explicit_placeholder": _N,
+    "referenced_by_tests_only": (-6.0, 6.0, 0.0),
+    "value_repeats_key": _N,
     "expression_value": (-3.0, 0.0, 3.0),
     "in_test_block": (-2.0, 2.0, 0.0),
     "line_hash_words": (-1.0, 0.0, 1.0),
-    "no_credential_context": (-2.0, 0.0, 2.0),
+    "no_credential_context": _N,
     "entropy_only": (-3.0, 0.0, 3.0),
+    # Not a literal secret at all (issue 17's failure classes on clean repositories).
+    "key_file_name": (-3.0, 0.0, 3.0),
+    "value_boolean": (-3.0, 0.0, 3.0),
+    "value_null": (-3.0, 0.0, 3.0),
+    "value_empty": (-3.0, 0.0, 3.0),
+    "value_number": _N,
+    "value_type_name": _N,
+    "value_member_access": _N,
+    "value_call": _N,
+    "value_indexed": _N,
+    "value_constant_name": _N,
+    "value_env_default": _N,
+    "line_define": _N,
+    "file_locale": _N,
+    "file_generated": _N,
+    "path_third_party": (-1.0, 0.0, 1.0),
 }
-_GRID = tuple(round(x, 3) for x in np.arange(0.005, 1.0, 0.005))
 
 
 class TrainingError(UsageError):
     """The data cannot train a scorer (too few labelled findings or repositories)."""
 
 
-def _validations(checks: Iterable[tuple[str, str]]) -> list[ValidationResult]:
-    return [
-        ValidationResult(
-            validator="offline", kind=CheckKind(k), status=ValidationStatus(s), detail=""
-        )
-        for k, s in checks
-    ]
-
-
-class _Design:
-    """Samples expanded to one row per (finding, label) with that label's line count."""
-
-    def __init__(self, samples: Sequence[Sample], names: Sequence[str]) -> None:
-        index = {n: i for i, n in enumerate(names)}
-        rows: list[int] = []
-        labels: list[int] = []
-        weights: list[float] = []
-        for i, sample in enumerate(samples):
-            for label, count in sorted(sample.labels.items()):
-                rows.append(i)
-                labels.append(CLASSES.index(label))
-                weights.append(float(count))
-        self.x = np.zeros((len(samples), len(names)))
-        for i, sample in enumerate(samples):
-            for name, value in sample.features.items():
-                j = index.get(name)
-                if j is not None:
-                    self.x[i, j] = value
-        self.rows = np.array(rows, dtype=np.int64)
-        self.y = np.array(labels, dtype=np.int64)
-        self.w = np.array(weights)
+# Features only the priors read, never the trees: the corpus labels the few key files
+# only tests load by their path (``real``), while the analyst knows what they are; a
+# tree that saw this feature would learn those few labels back.
+PRIOR_ONLY = frozenset({"referenced_by_tests_only"})
 
 
 def feature_names(samples: Iterable[Sample]) -> list[str]:
     names = {name for s in samples for name in s.features}
-    return ["bias", *sorted(names - {"bias"})]
+    return ["bias", *sorted(names - {"bias"} - PRIOR_ONLY)]
 
 
-def fit(samples: Sequence[Sample], lam: float) -> dict[str, tuple[float, float, float]]:
-    """Weighted multinomial logistic regression with L2 (bias not penalised)."""
-    if not any(s.labels for s in samples):
+def matrix(samples: Sequence[Sample], names: Sequence[str]) -> Matrix:
+    index = {n: i for i, n in enumerate(names)}
+    x = np.zeros((len(samples), len(names)))
+    for i, sample in enumerate(samples):
+        for name, value in sample.features.items():
+            j = index.get(name)
+            if j is not None:
+                x[i, j] = value
+    return x
+
+
+def prior_margin(samples: Sequence[Sample]) -> Matrix:
+    margin = np.zeros((len(samples), len(CLASSES)))
+    for i, sample in enumerate(samples):
+        for name, value in sample.features.items():
+            prior = PRIORS.get(name)
+            if prior is not None and value:
+                margin[i] += np.array(prior) * value
+    return margin
+
+
+def _rows(samples: Sequence[Sample]) -> tuple[list[int], list[int], list[float]]:
+    """One row per (finding, label), weighted by that label's line count."""
+    rows: list[int] = []
+    labels: list[int] = []
+    weights: list[float] = []
+    for i, sample in enumerate(samples):
+        for label, count in sorted(sample.labels.items()):
+            rows.append(i)
+            labels.append(CLASSES.index(label))
+            weights.append(float(count))
+    return rows, labels, weights
+
+
+def fit_booster(samples: Sequence[Sample]) -> tuple[tuple[str, ...], Any]:
+    """LightGBM on the labelled samples, boosting from the prior margin: the feature
+    names (column order) and the fitted booster."""
+    import lightgbm as lgb  # the train extra; never imported by a scan
+
+    labelled = [s for s in samples if s.labels]
+    if not labelled:
         raise TrainingError("no labelled findings to train on")
-    names = sorted((set(feature_names(s for s in samples if s.labels)) | set(PRIORS)) - {"bias"})
+    names = feature_names(labelled)
+    rows, labels, weights = _rows(labelled)
+    data = lgb.Dataset(
+        matrix(labelled, names)[rows],
+        label=np.array(labels),
+        weight=np.array(weights),
+        init_score=prior_margin(labelled)[rows].ravel(order="F"),
+        feature_name=[f"f{i}" for i in range(len(names))],
+        free_raw_data=False,
+    )
+    return tuple(names), lgb.train(dict(TREE_PARAMS), data, num_boost_round=ROUNDS)
+
+
+def fit_trees(samples: Sequence[Sample]) -> tuple[tuple[str, ...], tuple[Tree, ...]]:
+    """Boosted trees on the labelled samples, exported for ``trees.py``."""
+    names, booster = fit_booster(samples)
+    return names, export_trees(booster.dump_model())
+
+
+class _Flattener:
+    """One LightGBM tree structure -> the parallel arrays of ``Tree``: split nodes in
+    pre-order (children after their parent), leaves in the order they are met."""
+
+    def __init__(self) -> None:
+        self.feature: list[int] = []
+        self.threshold: list[float] = []
+        self.left: list[int] = []
+        self.right: list[int] = []
+        self.node_value: list[float] = []
+        self.leaf: list[float] = []
+
+    def visit(self, node: dict[str, Any]) -> int:
+        if "leaf_value" in node:
+            self.leaf.append(round(float(node["leaf_value"]), DECIMALS))
+            return ~(len(self.leaf) - 1)
+        if node["decision_type"] != "<=" or node.get("missing_type") not in ("None", "NaN"):
+            raise TrainingError(f"cannot export a split of type {node['decision_type']}")
+        index = len(self.feature)
+        self.feature.append(int(node["split_feature"]))
+        self.threshold.append(float(node["threshold"]))
+        self.node_value.append(round(float(node["internal_value"]), DECIMALS))
+        self.left.append(0)
+        self.right.append(0)
+        self.left[index] = self.visit(node["left_child"])
+        self.right[index] = self.visit(node["right_child"])
+        return index
+
+    def tree(self, klass: int) -> Tree:
+        return Tree(
+            klass=klass,
+            feature=tuple(self.feature),
+            threshold=tuple(self.threshold),
+            left=tuple(self.left),
+            right=tuple(self.right),
+            node_value=tuple(self.node_value),
+            leaf=tuple(self.leaf),
+        )
+
+
+def export_trees(dump: dict[str, Any]) -> tuple[Tree, ...]:
+    """LightGBM's ``dump_model()`` -> flat trees; refuses what ``trees.py`` cannot
+    evaluate exactly (categorical splits, zero-as-missing)."""
+    per_iteration = int(dump["num_tree_per_iteration"])
+    trees: list[Tree] = []
+    for info in dump["tree_info"]:
+        flat = _Flattener()
+        flat.visit(info["tree_structure"])
+        trees.append(flat.tree(int(info["tree_index"]) % per_iteration))
+    return tuple(trees)
+
+
+def fit_logistic_weights(
+    samples: Sequence[Sample], lam: float = LOGISTIC_L2
+) -> tuple[list[str], Matrix]:
+    """Issue 7's model, kept for the comparison: weighted multinomial logistic
+    regression, L2 pulling each weight toward its prior, full-batch Adam from the priors."""
+    labelled = [s for s in samples if s.labels]
+    names = sorted((set(feature_names(labelled)) | set(PRIORS)) - {"bias"})
     names = ["bias", *names]
-    design = _Design([s for s in samples if s.labels], names)
-    x = design.x[design.rows]
-    targets = np.eye(len(CLASSES))[design.y]
-    total = float(design.w.sum())
-    sw = (design.w / total)[:, None]
-    penalty = np.ones((len(names), 1)) * lam / total
+    rows, labels, weights_ = _rows(labelled)
+    x = matrix(labelled, names)[rows]
+    targets = np.eye(len(CLASSES))[np.array(labels)]
+    w = np.array(weights_)
+    sw = (w / w.sum())[:, None]
+    penalty = np.ones((len(names), 1)) * lam / w.sum()
     penalty[0] = 0.0
     prior = np.array([PRIORS.get(name, (0.0, 0.0, 0.0)) for name in names])
     weights = prior.copy()
     m = np.zeros_like(weights)
     v = np.zeros_like(weights)
-    for step in range(1, STEPS + 1):
+    for step in range(1, LOGISTIC_STEPS + 1):
         logits = x @ weights
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
@@ -136,15 +254,62 @@ def fit(samples: Sequence[Sample], lam: float) -> dict[str, tuple[float, float, 
         grad = x.T @ ((probs - targets) * sw) + penalty * (weights - prior)
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad * grad
-        m_hat = m / (1 - 0.9**step)
-        v_hat = v / (1 - 0.999**step)
-        weights -= LEARNING_RATE * m_hat / (np.sqrt(v_hat) + 1e-8)
-    rounded = np.round(weights, WEIGHT_DECIMALS)
-    return {
-        name: (float(row[0]) + 0.0, float(row[1]) + 0.0, float(row[2]) + 0.0)
-        for name, row in zip(names, rounded, strict=True)
-        if np.any(row != 0.0)
-    }
+        weights -= 0.05 * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)
+    return names, weights
+
+
+def predict_logistic(model: tuple[list[str], Matrix], samples: Sequence[Sample]) -> Matrix:
+    names, weights = model
+    logits = matrix(samples, names) @ weights
+    logits -= logits.max(axis=1, keepdims=True)
+    probs = np.exp(logits)
+    return np.asarray(probs[:, 0] / probs.sum(axis=1), dtype=np.float64)
+
+
+def real_weights(samples: Sequence[Sample]) -> tuple[Matrix, Matrix]:
+    """Per sample: labelled real lines, labelled other lines."""
+    real = np.array([s.labels.get("real", 0) for s in samples], dtype=np.float64)
+    rest = np.array([sum(s.labels.values()) - s.labels.get("real", 0) for s in samples], float)
+    return real, rest
+
+
+def platt(p_real: Matrix, samples: Sequence[Sample]) -> Calibration:
+    """Slope and intercept on logit(P(real)) by Newton's method on the line-weighted
+    log-loss (a tiny ridge keeps it finite when the classes separate)."""
+    real, rest = real_weights(samples)
+    keep = real + rest > 0
+    if not keep.any() or not real[keep].any() or not rest[keep].any():
+        return Calibration()
+    p = np.clip(p_real[keep], 1e-9, 1 - 1e-9)
+    z = np.clip(np.log(p / (1 - p)), -30.0, 30.0)
+    x = np.stack([z, np.ones_like(z)], axis=1)
+    y = np.concatenate([np.ones(int(keep.sum())), np.zeros(int(keep.sum()))])
+    xx = np.concatenate([x, x])
+    w = np.concatenate([real[keep], rest[keep]])
+    theta = np.array([1.0, 0.0])
+
+    def loss(t: Matrix) -> float:
+        margin = xx @ t
+        # log(1 + e^m) - y m, computed without overflow
+        return float((w * (np.logaddexp(0.0, margin) - y * margin)).sum() + 5e-4 * t @ t)
+
+    current = loss(theta)
+    for _ in range(100):
+        q = 1 / (1 + np.exp(-np.clip(xx @ theta, -500, 500)))
+        grad = xx.T @ (w * (q - y)) + 1e-3 * theta
+        hess = (xx * (w * q * (1 - q))[:, None]).T @ xx + 1e-3 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        scale = 1.0
+        while scale > 1e-6 and loss(theta - scale * step) > current:
+            scale /= 2  # damped: Newton from far away can overshoot
+        theta = theta - scale * step
+        updated = loss(theta)
+        if current - updated < 1e-12:
+            break
+        current = updated
+    return Calibration(
+        slope=round(float(theta[0]), DECIMALS), intercept=round(float(theta[1]), DECIMALS)
+    )
 
 
 def grouped_folds(samples: Sequence[Sample], k: int) -> list[list[str]]:
@@ -163,173 +328,48 @@ def grouped_folds(samples: Sequence[Sample], k: int) -> list[list[str]]:
     return [sorted(f) for f in folds]
 
 
-def _p_real(scorer: Scorer, samples: Sequence[Sample]) -> Matrix:
-    return np.array([scorer.assess_features(s.features).p_real for s in samples])
-
-
-@dataclass(frozen=True)
-class Scores:
-    precision: float
-    recall: float
-    f1: float
-
-
-def scores(tp: float, fp: float, fn: float) -> Scores:
-    p = tp / (tp + fp) if tp + fp else 0.0
-    r = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * p * r / (p + r) if p + r else 0.0
-    return Scores(round(p, 4), round(r, 4), round(f1, 4))
-
-
-def choose_point(p_real: Matrix, samples: Sequence[Sample]) -> OperatingPoint:
-    """The operating point from out-of-fold P(real) of labelled lines."""
-    real = np.array([s.labels.get("real", 0) for s in samples], dtype=np.float64)
-    rest = np.array([sum(s.labels.values()) - s.labels.get("real", 0) for s in samples], float)
-    all_real = float(real.sum()) or 1.0
-    threshold = _GRID[0]
-    for t in _GRID:
-        if real[p_real >= t].sum() / all_real >= RECALL_TARGET:
-            threshold = t
-    low = 0.0
-    for t in _GRID:
-        if real[p_real <= t].sum() / all_real <= 1 - CEILING_TARGET:
-            low = t
-    low = min(low, round(threshold - 0.005, 3))
-
-    def escalated(lo: float, hi: float) -> float:
-        return float(np.mean((p_real > lo) & (p_real < hi))) if len(p_real) else 0.0
-
-    # The most decisive upper edge whose confident 'real' calls are precise enough.
-    above = [t for t in _GRID if t > threshold]
-    precise = [
-        t
-        for t in above
-        if real[p_real >= t].sum()
-        >= CONFIDENT_PRECISION * max(1.0, (real + rest)[p_real >= t].sum())
-    ]
-    high = min(precise) if precise else max(above, default=threshold)
-    # Within the escalation budget: raise the lower edge first (the ceiling target may
-    # ask for more than the budget allows), then lower the upper one.
-    while low < threshold - 0.005 and escalated(low, high) > MAX_ESCALATION:
-        low = round(low + 0.005, 3)
-    while high > threshold and escalated(low, high) > MAX_ESCALATION:
-        high = round(high - 0.005, 3)
-    return OperatingPoint(real_threshold=threshold, band_low=max(0.0, low), band_high=high)
-
-
-@dataclass(frozen=True)
-class FoldReport:
-    fold: int
-    repositories: int
-    findings: int
-    lines: int
-    offline: Scores
-    oracle: Scores
-    escalation_rate: float
-    operating_point: OperatingPoint
-    regularisation: float
-
-
-def evaluate_fold(
-    scorer: Scorer, samples: Sequence[Sample], point: OperatingPoint
-) -> tuple[Scores, Scores, float, list[tuple[float, int, int]]]:
-    """Offline and oracle scores for 'real', the escalation rate, calibration rows."""
-    tp = fp = fn = otp = ofp = ofn = 0
-    escalated = 0
-    calibration: list[tuple[float, int, int]] = []
-    band = Band.of(point)
-    for sample in samples:
-        assessment = scorer.assess_features(sample.features)
-        call = offline_call(assessment, _validations(sample.checks), point)
-        escalation = escalation_for(call, assessment, Escalate.UNCERTAIN, band)
-        escalated += escalation.would_escalate
-        is_real = call.classification is Classification.REAL
-        for label, count in sample.labels.items():
-            truth = label == "real"
-            calibration.append((assessment.p_real, int(truth) * count, count))
-            tp += count * (is_real and truth)
-            fp += count * (is_real and not truth)
-            fn += count * (not is_real and truth)
-            oracle_real = truth if escalation.would_escalate else is_real
-            otp += count * (oracle_real and truth)
-            ofp += count * (oracle_real and not truth)
-            ofn += count * (not oracle_real and truth)
-    rate = escalated / len(samples) if samples else 0.0
-    return scores(tp, fp, fn), scores(otp, ofp, ofn), round(rate, 4), calibration
-
-
 def scorer_from(
-    weights: dict[str, tuple[float, float, float]], point: OperatingPoint, lam: float = 0.0
+    names: tuple[str, ...],
+    trees: tuple[Tree, ...],
+    calibration: Calibration,
+    point: OperatingPoint,
+    training: dict[str, str | int | float] | None = None,
+    cross_validation: dict[str, object] | None = None,
+    name: str = "fold",
 ) -> Scorer:
-    """An in-memory scorer (a fold's), without provenance."""
     artifact = Artifact(
         format=ARTIFACT_FORMAT,
         classes=CLASSES,
-        weights=weights,
+        features=names,
+        priors=dict(sorted(PRIORS.items())),
+        trees=trees,
+        calibration=calibration,
         operating_point=point,
-        regularisation=lam,
-        training={},
+        training=training or {},
+        cross_validation=cross_validation or {},
     )
-    return Scorer(artifact, name="fold")
+    return Scorer(artifact, name=name)
 
 
-def select(samples: Sequence[Sample], k: int) -> tuple[float, OperatingPoint]:
-    """L2 strength (lowest out-of-fold log-loss) and operating point by grouped CV."""
-    labelled = {s.group for s in samples if s.labels}
-    if len(labelled) < 2:
+def raw_p_real(scorer: Scorer, samples: Sequence[Sample]) -> Matrix:
+    return np.array([scorer.raw_probabilities(s.features)[0] for s in samples])
+
+
+def out_of_fold(samples: Sequence[Sample], k: int) -> Matrix:
+    """Uncalibrated P(real) of every sample from trees trained without its repository."""
+    groups = {s.group for s in samples if s.labels}
+    if len(groups) < 2:
         raise TrainingError(
-            f"choosing the operating point needs at least 2 repositories with labelled "
-            f"lines, got {len(labelled)}"
+            f"calibrating the scorer needs at least 2 repositories with labelled lines, "
+            f"got {len(groups)}"
         )
-    folds = [f for f in grouped_folds(samples, min(k, len(labelled))) if f]
-    best: tuple[float, float, Matrix] | None = None
     placeholder = OperatingPoint(real_threshold=0.5, band_low=0.0, band_high=1.0)
-    for lam in LAMBDAS:
-        p = np.zeros(len(samples))
-        for fold in folds:
-            held = np.array([s.group in fold for s in samples])
-            train = [s for s, h in zip(samples, held, strict=True) if not h]
-            scorer = scorer_from(fit(train, lam), placeholder)
-            p[held] = _p_real(scorer, [s for s, h in zip(samples, held, strict=True) if h])
-        loss = _log_loss(p, samples)
-        if best is None or loss < best[1] - 1e-9:
-            best = (lam, loss, p)
-    assert best is not None
-    return best[0], choose_point(best[2], samples)
-
-
-def _log_loss(p_real: Matrix, samples: Sequence[Sample]) -> float:
-    real = np.array([s.labels.get("real", 0) for s in samples], dtype=np.float64)
-    rest = np.array([sum(s.labels.values()) - s.labels.get("real", 0) for s in samples], float)
-    p = np.clip(p_real, 1e-6, 1 - 1e-6)
-    return float(-(real * np.log(p) + rest * np.log(1 - p)).sum() / max(1.0, (real + rest).sum()))
-
-
-def cross_validate(
-    samples: Sequence[Sample], k: int = 5, inner: int = 4
-) -> tuple[list[FoldReport], list[tuple[float, int, int]]]:
-    """Nested grouped CV: per outer fold, choose on the training repositories, fit on
-    them, and score the held-out repositories."""
-    reports: list[FoldReport] = []
-    calibration: list[tuple[float, int, int]] = []
-    for number, fold in enumerate(grouped_folds(samples, k), 1):
-        held = [s for s in samples if s.group in fold]
-        train = [s for s in samples if s.group not in fold]
-        lam, point = select(train, inner)
-        scorer = scorer_from(fit(train, lam), point)
-        offline, oracle, rate, rows = evaluate_fold(scorer, held, point)
-        calibration += rows
-        reports.append(
-            FoldReport(
-                fold=number,
-                repositories=len(fold),
-                findings=len(held),
-                lines=sum(sum(s.labels.values()) for s in held),
-                offline=offline,
-                oracle=oracle,
-                escalation_rate=rate,
-                operating_point=point,
-                regularisation=lam,
-            )
-        )
-    return reports, calibration
+    p = np.zeros(len(samples))
+    for fold in grouped_folds(samples, min(k, len(groups))):
+        if not fold:
+            continue
+        held = np.array([s.group in fold for s in samples])
+        names, trees = fit_trees([s for s, h in zip(samples, held, strict=True) if not h])
+        scorer = scorer_from(names, trees, Calibration(), placeholder)
+        p[held] = raw_p_real(scorer, [s for s, h in zip(samples, held, strict=True) if h])
+    return p

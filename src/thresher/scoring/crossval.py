@@ -1,0 +1,224 @@
+"""Nested grouped cross-validation of the offline scorer, and the one way a scorer is
+built from labelled samples (needs the ``train`` extra).
+
+``build_scorer`` is what ``train_scorer.py`` ships and what each fold of ``thresher
+eval --folds`` uses: trees fitted on the samples, Platt scaling and the operating
+point chosen from an inner grouped CV of the same samples. ``cross_validate`` wraps
+it in an outer grouped CV, so every figure it reports is measured on repositories
+the fold's scorer never saw, per label source (creddata's human labels apart from
+the synthetic leaky-repo and SEDATED parts), with the operating-point-free figures
+first: average precision of P(real) and precision at recall 0.9.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from thresher.results import Classification
+from thresher.scoring import metrics
+from thresher.scoring.model import Calibration, Scorer
+from thresher.scoring.operating import choose_point
+from thresher.scoring.policy import Band, Escalate, escalation_for, offline_call
+from thresher.scoring.samples import Sample
+from thresher.scoring.train import (
+    INNER_FOLDS,
+    Matrix,
+    fit_logistic_weights,
+    fit_trees,
+    grouped_folds,
+    out_of_fold,
+    platt,
+    predict_logistic,
+    scorer_from,
+)
+from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
+
+ALL = "all"
+
+
+def _validations(checks: Sequence[tuple[str, str]]) -> list[ValidationResult]:
+    return [
+        ValidationResult(
+            validator="offline", kind=CheckKind(k), status=ValidationStatus(s), detail=""
+        )
+        for k, s in checks
+    ]
+
+
+def calibrate(p: Matrix, calibration: Calibration) -> Matrix:
+    return np.array([calibration.apply(float(x)) for x in p])
+
+
+def build_scorer(
+    samples: Sequence[Sample],
+    *,
+    training: dict[str, str | int | float] | None = None,
+    cross_validation: dict[str, object] | None = None,
+    name: str = "fold",
+) -> Scorer:
+    """Trees on every sample; calibration and operating point by inner grouped CV."""
+    oof = out_of_fold(samples, INNER_FOLDS)
+    calibration = platt(oof, samples)
+    point = choose_point(calibrate(oof, calibration), samples)
+    names, trees = fit_trees(samples)
+    return scorer_from(names, trees, calibration, point, training, cross_validation, name)
+
+
+@dataclass(frozen=True)
+class Figures:
+    """What one set of held-out lines says about a scorer."""
+
+    lines: int
+    real_lines: int
+    average_precision: float
+    precision_at_recall_90: float
+    precision: float  # offline 'real' calls (--escalate never)
+    recall: float
+    decisive_real_precision: float
+    decisive_real_lines: int
+    decisive_wrong_real: int
+    dismissal_miss_rate: float  # real lines dismissed decisively / real lines
+    decisive_misses: int
+    escalation_rate: float  # share of findings the policy escalates
+    oracle_precision: float
+    oracle_recall: float
+
+
+@dataclass(frozen=True)
+class Judged:
+    """One held-out sample as the fold's scorer and policy decided it."""
+
+    sample: Sample
+    p_real: float
+    real: bool  # the offline call
+    escalated: bool
+
+
+def judge(scorer: Scorer, samples: Sequence[Sample]) -> list[Judged]:
+    point = scorer.operating_point
+    band = Band.of(point)
+    judged: list[Judged] = []
+    for sample in samples:
+        assessment = scorer.assess_features(sample.features)
+        call = offline_call(assessment, _validations(sample.checks), point)
+        escalation = escalation_for(call, assessment, Escalate.UNCERTAIN, band)
+        judged.append(
+            Judged(
+                sample=sample,
+                p_real=assessment.p_real,
+                real=call.classification is Classification.REAL,
+                escalated=escalation.would_escalate,
+            )
+        )
+    return judged
+
+
+def _ratio(a: float, b: float) -> float:
+    return round(a / b, 4) if b else 0.0
+
+
+def figures(judged: Sequence[Judged]) -> Figures:
+    points: list[tuple[float, bool, float]] = []
+    tp = fp = fn = otp = ofp = ofn = 0
+    decisive_real = decisive_wrong = misses = 0
+    for j in judged:
+        for label, count in j.sample.labels.items():
+            truth = label == "real"
+            points.append((j.p_real, truth, float(count)))
+            tp += count * (j.real and truth)
+            fp += count * (j.real and not truth)
+            fn += count * (not j.real and truth)
+            oracle = truth if j.escalated else j.real
+            otp += count * (oracle and truth)
+            ofp += count * (oracle and not truth)
+            ofn += count * (not oracle and truth)
+            if not j.escalated and j.real:
+                decisive_real += count
+                decisive_wrong += count * (not truth)
+            if not j.escalated and not j.real and truth:
+                misses += count
+    lines = int(sum(w for _, _, w in points))
+    real_lines = tp + fn
+    return Figures(
+        lines=lines,
+        real_lines=real_lines,
+        average_precision=metrics.average_precision(points),
+        precision_at_recall_90=metrics.precision_at_recall(points, 0.9),
+        precision=_ratio(tp, tp + fp),
+        recall=_ratio(tp, real_lines),
+        decisive_real_precision=_ratio(decisive_real - decisive_wrong, decisive_real),
+        decisive_real_lines=decisive_real,
+        decisive_wrong_real=decisive_wrong,
+        dismissal_miss_rate=_ratio(misses, real_lines),
+        decisive_misses=misses,
+        escalation_rate=_ratio(sum(j.escalated for j in judged), len(judged)),
+        oracle_precision=_ratio(otp, otp + ofp),
+        oracle_recall=_ratio(otp, otp + ofn),
+    )
+
+
+@dataclass(frozen=True)
+class FoldReport:
+    fold: int
+    repositories: int
+    findings: int
+    real_threshold: float
+    band: tuple[float, float]
+    by_source: dict[str, Figures]  # "all" and each label source
+    logistic: dict[str, tuple[float, float]]  # source -> (AP, P@R0.9) of issue 7's model
+
+
+def by_source(judged: Sequence[Judged]) -> dict[str, Figures]:
+    sources = sorted({j.sample.source for j in judged if j.sample.source})
+    result = {ALL: figures(judged)}
+    for source in sources:
+        result[source] = figures([j for j in judged if j.sample.source == source])
+    return result
+
+
+def _logistic(train: Sequence[Sample], held: Sequence[Sample]) -> dict[str, tuple[float, float]]:
+    p = predict_logistic(fit_logistic_weights(train), held)
+    result: dict[str, tuple[float, float]] = {}
+    for source in [ALL, *sorted({s.source for s in held if s.source})]:
+        points = [
+            (float(pr), label == "real", float(count))
+            for s, pr in zip(held, p, strict=True)
+            if source == ALL or s.source == source
+            for label, count in s.labels.items()
+        ]
+        result[source] = (
+            metrics.average_precision(points),
+            metrics.precision_at_recall(points, 0.9),
+        )
+    return result
+
+
+def cross_validate(
+    samples: Sequence[Sample], k: int = 5, *, compare: bool = True
+) -> tuple[list[FoldReport], list[Judged]]:
+    """Outer grouped CV: per fold, ``build_scorer`` on the other repositories, then
+    judge the fold's. Returns the fold reports and every held-out judgement."""
+    reports: list[FoldReport] = []
+    everything: list[Judged] = []
+    for number, fold in enumerate(grouped_folds(samples, k), 1):
+        held = [s for s in samples if s.group in fold]
+        train = [s for s in samples if s.group not in fold]
+        scorer = build_scorer(train)
+        judged = judge(scorer, held)
+        everything += judged
+        point = scorer.operating_point
+        reports.append(
+            FoldReport(
+                fold=number,
+                repositories=len(fold),
+                findings=len(held),
+                real_threshold=point.real_threshold,
+                band=(point.band_low, point.band_high),
+                by_source=by_source(judged),
+                logistic=_logistic(train, held) if compare else {},
+            )
+        )
+    return reports, everything

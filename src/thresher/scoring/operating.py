@@ -1,0 +1,121 @@
+"""The operating point a user can reason about, chosen from grouped out-of-fold
+P(real) of labelled lines.
+
+Three promises, each with a safety margin over what the issue asks, because the
+out-of-fold figures of one corpus are optimistic for code nobody tuned for:
+
+- a *decisive* ``real`` (P(real) at or above the band's upper edge) is right at least
+  9 times in 10 (chosen at ``DECISIVE_PRECISION``);
+- a *decisive dismissal* (P(real) at or below the lower edge) misses at most 1 real
+  line in 100 (chosen at ``DISMISSAL_MISS``);
+- everything between is escalated, at most 30% of findings (``MAX_ESCALATION`` below
+  says how the selection reaches that).
+
+The upper edge is the lowest threshold from which precision stays above the target
+at *every* higher threshold, not the first one that happens to reach it: precision
+is not monotone in the threshold, and an edge picked at a lucky dip made hundreds of
+wrong ``real`` calls decisive on a hold-out. Inside the band the call is still
+``real`` only at ``real_threshold`` (chosen to keep ``RECALL_TARGET`` of real lines),
+so an uncertain finding is not defaulted to ``real`` and ``--fail-on uncertain``
+still catches what the policy would escalate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from thresher.scoring.model import OperatingPoint
+from thresher.scoring.samples import Sample
+
+Vector = npt.NDArray[np.float64]
+
+DECISIVE_PRECISION = 0.92
+DISMISSAL_MISS = 0.005
+# The escalation budget as the *selection* sees it. The inner folds' trees learn from
+# three fifths of the data and score less sharply than the shipped model, so their
+# out-of-fold P(real) puts more findings in the middle than the shipped model will:
+# on the dev corpus's outer folds a selection budget of 0.40 escalates 0.30 of
+# findings (pooled), and the issue's 0.30 as a selection budget escalated 0.17 while
+# breaking both decisive promises.
+MAX_ESCALATION = 0.40
+RECALL_TARGET = 0.93
+MIN_DECISIVE_LINES = (
+    100.0  # a precision over fewer lines is noise (label noise sits at the top too)
+)
+STEP = 0.005
+# Finer near zero: the lower edge of the band lives among P(real) of a few thousandths,
+# where one coarse step moves a whole share of the findings.
+GRID = tuple(
+    sorted(
+        {round(x, 4) for x in np.arange(0.0005, 0.05, 0.0005)}
+        | {round(x, 3) for x in np.arange(0.05, 1.0, STEP)}
+    )
+)
+
+
+def _weights(samples: Sequence[Sample]) -> tuple[Vector, Vector]:
+    real = np.array([s.labels.get("real", 0) for s in samples], dtype=np.float64)
+    rest = np.array([sum(s.labels.values()) - s.labels.get("real", 0) for s in samples], float)
+    return real, rest
+
+
+def _upper_edge(p: Vector, real: Vector, rest: Vector) -> float:
+    """Lowest grid threshold from which every higher threshold is precise enough."""
+    edge = 1.0
+    for t in reversed(GRID):
+        above = p >= t
+        hits, total = real[above].sum(), (real + rest)[above].sum()
+        if total < MIN_DECISIVE_LINES:
+            continue  # too few lines to judge: neither accept nor stop here
+        if hits < DECISIVE_PRECISION * total:
+            break
+        edge = t
+    return edge
+
+
+def choose_point(p: Vector, samples: Sequence[Sample]) -> OperatingPoint:
+    """Band and in-band threshold from calibrated out-of-fold P(real)."""
+    real, rest = _weights(samples)
+    all_real = float(real.sum()) or 1.0
+    high = _upper_edge(p, real, rest)
+    low = 0.0
+    for t in GRID:
+        if t >= high:
+            break
+        if real[p <= t].sum() / all_real <= DISMISSAL_MISS:
+            low = t
+
+    def escalated(lo: float, hi: float) -> float:
+        return float(np.mean((p > lo) & (p < hi))) if len(p) else 0.0
+
+    def strain(lo: float, hi: float) -> float:
+        """How close the worse of the two promises is to breaking (1.0 = at target)."""
+        missed = real[p <= lo].sum() / all_real / 0.01
+        decisive = (real + rest)[p >= hi].sum()
+        wrong = rest[p >= hi].sum() / decisive / 0.10 if decisive else 0.0
+        return float(max(missed, wrong))
+
+    def above(t: float) -> float:
+        return next((g for g in GRID if g > t), t)
+
+    def below(t: float) -> float:
+        return next((g for g in reversed(GRID) if g < t), t)
+
+    while escalated(low, high) > MAX_ESCALATION and above(low) < below(high):
+        up, down = above(low), below(high)
+        if strain(up, high) <= strain(low, down):
+            low = up
+        else:
+            high = down
+    threshold = above(low)
+    for t in GRID:
+        if low < t <= high and real[p >= t].sum() / all_real >= RECALL_TARGET:
+            threshold = t
+    return OperatingPoint(
+        real_threshold=min(max(threshold, GRID[0]), GRID[-1]),
+        band_low=low,
+        band_high=max(high, threshold),
+    )

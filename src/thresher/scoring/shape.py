@@ -1,0 +1,212 @@
+"""What kind of value a candidate holds, read as an analyst reads it: a literal at all
+(a boolean, a null, a number, a type name, an expression), and if so whether it reads
+as a word, a passphrase, a human-made password or random characters.
+
+Why these features exist: on code nobody tuned for, most false `real` calls were not
+secrets at all (``disablePasswordAuthentication: true``, ``Password = _EMPTY_``,
+``users:``), and the dev corpus keeps the *shape* of every value (words are replaced
+by words, guessable defaults are kept), so the shape of a value is learnable. The
+words themselves are not the originals, so no feature here names a word of the
+value: only its type and its shape.
+
+Every test is a character-class scan or an anchored pattern over a value capped in
+length by the caller, so hostile text costs no more than a short value.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import PurePosixPath
+
+from thresher.findings.filekind import path_tokens, words
+
+Features = dict[str, float]
+
+_BOOLEANS = words("true false yes no on off enabled disabled enable disable")
+_NULLS = words("null none nil undefined empty blank n/a na")
+# Type and keyword names a key is compared with or declared as, never a credential.
+_TYPE_NAMES = words(
+    """
+    function string object number boolean bool int integer str bytes array list dict map
+    char float double long text password secret token required optional
+    """
+)
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|0[xX][0-9a-fA-F]+|\.\d+)")
+_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_MEMBER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*(?:(?:\.|->|::)[A-Za-z_$][A-Za-z0-9_$]*)+")
+_CALL = re.compile(r"[A-Za-z_$][A-Za-z0-9_$.]*\(.*\)")
+_INDEXED = re.compile(r"[A-Za-z_$][A-Za-z0-9_$.]*\[[^\]]*\]")
+_CONSTANT = re.compile(r"_*[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_*")
+_LETTER_RUNS = re.compile(r"[A-Za-z]+")
+_DIGIT_RUNS = re.compile(r"[0-9]+")
+_HUMAN = re.compile(
+    r"[A-Za-z]{3,}[0-9]{1,6}[^A-Za-z0-9\s]{0,3}|[A-Za-z]{3,}[^A-Za-z0-9\s][0-9]{1,6}"
+)
+_PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?:[-_ .][A-Za-z]{3,}){1,7}[-_ .]?[0-9]{0,4}")
+_CAMEL_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}){2,5}[0-9]{0,4}[^A-Za-z0-9\s]{0,2}")
+_VOWELS = frozenset("aeiouyAEIOUY")
+_CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]{4,}")
+_ENV_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_.]*:-?$")
+
+
+def clean_value(value: str) -> str:
+    """The value as the file's own parser would read it: quotes, a shell line
+    continuation and a trailing separator left by the scanner's extraction removed."""
+    v = value.strip()
+    if v.endswith("\\"):
+        v = v[:-1].rstrip()
+    if v.endswith((",", ";")) and v[:-1].endswith(('"', "'", "`")):
+        v = v[:-1]  # a separator after the closing quote
+    if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'`":
+        v = v[1:-1]
+    return v.strip("\"'`")
+
+
+def type_features(value: str, before: str) -> Features:
+    """Is it a literal secret at all: booleans, nulls, numbers, type names, member
+    access, calls, constants, an env lookup's default."""
+    f: Features = {}
+    v = value
+    low = v.lower()
+    if not v:
+        f["value_empty"] = 1.0
+        return f
+    if low in _BOOLEANS:
+        f["value_boolean"] = 1.0
+    if low in _NULLS or v in ("''", '""', "~", "-"):
+        f["value_null"] = 1.0
+    if _NUMBER.fullmatch(v):
+        f["value_number"] = 1.0
+    if low in _TYPE_NAMES:
+        f["value_type_name"] = 1.0
+    if _MEMBER.fullmatch(v):
+        f["value_member_access"] = 1.0
+    if _CALL.fullmatch(v):
+        f["value_call"] = 1.0
+    if _INDEXED.fullmatch(v):
+        f["value_indexed"] = 1.0
+    if _CONSTANT.fullmatch(v) and "_" in v:
+        f["value_constant_name"] = 1.0
+    if _ENV_DEFAULT.search(before[-80:]):
+        f["value_env_default"] = 1.0
+    return f
+
+
+def word_features(value: str) -> Features:
+    """Does it read as a word, words run together, a passphrase, a human-made password
+    (``Summer2019!``) or random characters."""
+    f: Features = {}
+    v = value[:256]
+    n = len(v)
+    if not n:
+        return f
+    letters = sum(1 for c in v if c.isalpha())
+    runs = _LETTER_RUNS.findall(v)
+    digit_runs = _DIGIT_RUNS.findall(v)
+    f["letter_share"] = letters / n
+    f["letter_runs"] = min(len(runs), 8) / 8
+    f["digit_runs"] = min(len(digit_runs), 8) / 8
+    if letters:
+        vowels = sum(1 for c in v if c in _VOWELS)
+        share = vowels / letters
+        f["vowel_share"] = share
+        if 0.25 <= share <= 0.6 and not _CONSONANT_RUN.search(v):
+            f["pronounceable"] = 1.0
+    if v.isalpha():
+        f["value_letters_only"] = 1.0
+        if v.islower():
+            f["value_lower_word"] = 1.0
+        elif v[0].isupper() and v[1:].islower():
+            f["value_capitalized_word"] = 1.0
+    longest = max((len(r) for r in runs), default=0)
+    f["longest_letter_run"] = min(longest, 24) / 24
+    if _HUMAN.fullmatch(v):
+        f["value_human_password"] = 1.0
+    if _PASSPHRASE.fullmatch(v):
+        f["value_passphrase"] = 1.0
+    if _CAMEL_WORDS.fullmatch(v):
+        f["value_camel_words"] = 1.0
+    if any(ord(c) > 127 for c in v):
+        f["value_non_ascii"] = 1.0
+    case_flips = sum(
+        1
+        for a, b in itertools.pairwise(v)
+        if a.isalpha() and b.isalpha() and a.isupper() != b.isupper()
+    )
+    f["case_flips"] = min(case_flips, 16) / 16
+    return f
+
+
+# Where code nobody wrote by hand, or text nobody deploys, lives.
+_THIRD_PARTY = words(
+    """
+    vendor vendored third thirdparty third_party node_modules bower_components external
+    extern externals deps godeps site-packages dist-packages
+    """
+)
+_LOCALE_DIRS = words("i18n locale locales lang langs language languages translations l10n nls")
+_LOCALE_SUFFIXES = frozenset({".po", ".pot", ".xliff", ".xlf", ".resx", ".strings", ".arb", ".ftl"})
+_LOCALE_STEM = re.compile(
+    r"(?:[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?|messages[-_.][a-z]{2}(?:[-_][A-Za-z]{2})?)"
+)
+_GENERATED = re.compile(r"(?:\.pb\.|_pb2|\.generated\.|_generated\b|\.g\.|\.min\.|\.bundle\.)")
+
+
+def file_features(path: str) -> Features:
+    """Vendored or generated code, locale and translation files."""
+    f: Features = {}
+    posix = PurePosixPath(path)
+    parts = {p.lower() for p in posix.parts[:-1]}
+    if parts & _THIRD_PARTY:
+        f["path_third_party"] = 1.0
+    name = posix.name.lower()
+    if _GENERATED.search(name) or "generated" in path_tokens(path):
+        f["file_generated"] = 1.0
+    stem = name.split(".", 1)[0]
+    locale_dir = bool(parts & _LOCALE_DIRS)
+    if (
+        posix.suffix.lower() in _LOCALE_SUFFIXES
+        or (
+            (
+                locale_dir
+                or posix.suffix.lower() in (".yml", ".yaml", ".json", ".properties", ".php")
+            )
+            and _LOCALE_STEM.fullmatch(stem)
+            and stem not in ("app", "api", "db", "env", "dev", "web", "ci", "run", "main", "key")
+        )
+        or locale_dir
+    ):
+        f["file_locale"] = 1.0
+    return f
+
+
+_FILE_SUFFIXES = words(
+    """
+    rb py js ts pp go java json yml yaml xml md txt sh c h cc cpp php html css erb lock gz
+    tar zip jar war exe dll so png jpg svg rs kt swift cs vue jsx tsx scss less
+    """
+)
+_CONSTANT_DECL = re.compile(
+    r"(?:export\s+)?(?:const|final|static|readonly|public\s+static|private\s+static)\b"
+)
+
+
+def line_features(line: str, key: str | None) -> Features:
+    """The declaration around the value: a C macro, a constant, a key that is a file
+    name (a checksum manifest), a key with nothing after it."""
+    f: Features = {}
+    head = line.lstrip()[:40]
+    if head.startswith(("#define", "# define")):
+        f["line_define"] = 1.0
+    if _CONSTANT_DECL.match(head):
+        f["line_constant"] = 1.0
+    if key is not None:
+        suffix = PurePosixPath(key).suffix.lower()[1:]
+        if "/" in key or suffix in _FILE_SUFFIXES:
+            f["key_file_name"] = 1.0
+        if key.isupper() and "_" in key:
+            f["key_env_style"] = 1.0
+        if "." in key.strip("."):
+            f["key_dotted"] = 1.0
+    return f
