@@ -34,7 +34,7 @@ from thresher.scoring.crossval import (
     cross_validate,
 )
 from thresher.scoring.model import Artifact, dump_artifact
-from thresher.scoring.train import LOGISTIC_L2, PRIORS, ROUNDS, TREE_PARAMS
+from thresher.scoring.train import BLEND, LOGISTIC_L2, PRIORS, ROUNDS, TREE_PARAMS
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDS = 5
@@ -49,7 +49,10 @@ def _fold_dict(report: FoldReport) -> dict[str, object]:
         "real_threshold": report.real_threshold,
         "band": list(report.band),
         "by_source": {k: dataclasses.asdict(v) for k, v in report.by_source.items()},
-        "logistic": {k: list(v) for k, v in report.logistic.items()},
+        "families": {
+            source: {family: list(v) for family, v in rows.items()}
+            for source, rows in report.families.items()
+        },
     }
 
 
@@ -84,18 +87,20 @@ def model_card(artifact: Artifact) -> str:
         "",
         "## What it is",
         "",
-        f"Gradient-boosted trees (LightGBM, multiclass, {ROUNDS} rounds, "
+        f"A blend of gradient-boosted trees (LightGBM, multiclass, {ROUNDS} rounds, "
         f"{TREE_PARAMS['num_leaves']} leaves, learning rate {TREE_PARAMS['learning_rate']})",
-        "giving P(real), P(test) and P(not_secret) for one secret-scanner candidate from named",
+        "and a multinomial logistic regression over the same features, averaging their",
+        "class scores, giving P(real), P(test) and P(not_secret) for one candidate from named",
         "features of the value (length, classes, shape; whether it is a literal at all:",
         "boolean, null, number, member access, call; whether it reads as a word, a passphrase,",
         "a human-made password or random characters), its assignment (key-name tokens,",
         "literal/expression/reference, comment, UI string, environment lookup), its file",
         "(kind, path tokens, test scope, vendored, generated, locale) and its repository (how",
         "many places hold the value, who references a key file), plus the offline validators'",
-        "checks. Boosting starts from a fixed margin of analyst priors (below). P(real) is",
-        "calibrated by Platt scaling fitted on grouped out-of-fold predictions. The trees",
-        "ship as arrays in `scorer.json` and are walked in pure Python at scan time.",
+        "checks. Boosting starts from a fixed margin of analyst priors (below); the logistic",
+        "weights are pulled toward the same priors. P(real) is calibrated by Platt scaling",
+        "fitted on grouped out-of-fold predictions. Trees and weights ship as data in",
+        "`scorer.json`; scanning walks the trees in pure Python.",
         "",
         "Words inside a value are not features: the corpus replaced them by other words.",
         "",
@@ -137,25 +142,32 @@ def model_card(artifact: Artifact) -> str:
         "",
         "## Model comparison (same folds, average precision / P@R0.9 of P(real))",
         "",
-        "| fold | source | trees | logistic (issue 7) |",
-        "|---|---|---|---|",
+        "Each family alone is the fold scorer's own component, ranked on the same held-out",
+        "lines; the blend is what ships.",
+        "",
+        "| fold | source | trees | logistic (issue 7's family) | blend (shipped) |",
+        "|---|---|---|---|---|",
     ]
     for fold in folds:
         for source in SOURCES:
-            trees = fold["by_source"].get(source)
-            logistic = fold["logistic"].get(source)
-            if trees and logistic:
+            blend = fold["by_source"].get(source)
+            family = fold["families"].get(source)
+            if blend and family:
                 lines.append(
-                    f"| {fold['fold']} | {source} | {trees['average_precision']:.3f} / "
-                    f"{trees['precision_at_recall_90']:.3f} "
-                    f"| {logistic[0]:.3f} / {logistic[1]:.3f} |"
+                    f"| {fold['fold']} | {source} | {family['trees'][0]:.3f} / "
+                    f"{family['trees'][1]:.3f} | {family['logistic'][0]:.3f} / "
+                    f"{family['logistic'][1]:.3f} | {blend['average_precision']:.3f} / "
+                    f"{blend['precision_at_recall_90']:.3f} |"
                 )
-    for source, (trees_ap, logistic_ap) in sorted(comparison.items()):
-        lines.append(f"| mean | {source} | {trees_ap:.3f} | {logistic_ap:.3f} |")
+    for source, means in sorted(comparison.items()):
+        lines.append(
+            f"| mean | {source} | {means[0]:.3f} / {means[1]:.3f} | {means[2]:.3f} / "
+            f"{means[3]:.3f} | {means[4]:.3f} / {means[5]:.3f} |"
+        )
     lines += [
         "",
-        f"The trees won and ship. The logistic model is issue 7's (L2 {LOGISTIC_L2:g} toward",
-        "the same priors), retrained per fold on the same samples.",
+        f"Shipped: the blend, class scores {BLEND:g} x trees (on the prior margin) + "
+        f"{1 - BLEND:g} x logistic (L2 {LOGISTIC_L2:g} toward the same priors).",
         "",
         "## Calibration (out-of-fold P(real) against the observed share of real lines)",
         "",
@@ -228,11 +240,13 @@ def main() -> int:
             f = r.by_source.get(source)
             if f is None:
                 continue
-            lr = r.logistic.get(source, (0.0, 0.0))
+            fam = r.families.get(source, {})
+            trees, lr = fam.get("trees", (0.0, 0.0)), fam.get("logistic", (0.0, 0.0))
             print(
                 f"fold {r.fold} {source}: {f.lines} lines ({f.real_lines} real): AP "
                 f"{f.average_precision:.3f} P@R0.9 {f.precision_at_recall_90:.3f} "
-                f"(logistic {lr[0]:.3f} / {lr[1]:.3f}); precision {f.precision:.3f} recall "
+                f"(trees {trees[0]:.3f} / {trees[1]:.3f}, logistic {lr[0]:.3f} / {lr[1]:.3f}); "
+                f"precision {f.precision:.3f} recall "
                 f"{f.recall:.3f}; decisive real precision {f.decisive_real_precision:.3f} "
                 f"({f.decisive_wrong_real} wrong), decisive misses {f.decisive_misses} "
                 f"({f.dismissal_miss_rate:.3f}); escalation {f.escalation_rate:.3f}; band "
@@ -240,13 +254,21 @@ def main() -> int:
                 file=sys.stderr,
             )
     pooled = {k: dataclasses.asdict(v) for k, v in by_source(judged).items()}
+
+    def mean(values: list[float]) -> float:
+        return round(sum(values) / len(values), 4)
+
     comparison = {
-        source: (
-            round(sum(r.by_source[source].average_precision for r in reports) / len(reports), 4),
-            round(sum(r.logistic[source][0] for r in reports) / len(reports), 4),
-        )
+        source: [
+            mean([r.families[source]["trees"][0] for r in reports]),
+            mean([r.families[source]["trees"][1] for r in reports]),
+            mean([r.families[source]["logistic"][0] for r in reports]),
+            mean([r.families[source]["logistic"][1] for r in reports]),
+            mean([r.by_source[source].average_precision for r in reports]),
+            mean([r.by_source[source].precision_at_recall_90 for r in reports]),
+        ]
         for source in SOURCES
-        if all(source in r.by_source and source in r.logistic for r in reports)
+        if all(source in r.by_source and source in r.families for r in reports)
     }
     training: dict[str, str | int | float] = {
         "corpus": "shared/corpus/dev",
@@ -254,12 +276,13 @@ def main() -> int:
         "repositories": len({s.group for s in samples}),
         "findings": len(samples),
         "labelled_lines": sum(sum(s.labels.values()) for s in samples),
-        "model": f"LightGBM multiclass, {ROUNDS} rounds, priors as initial margin, Platt",
+        "model": f"{BLEND:g} x LightGBM trees ({ROUNDS} rounds, priors as initial margin) + "
+        f"{1 - BLEND:g} x logistic regression, Platt-calibrated",
     }
     cross_validation: dict[str, object] = {
         "folds": [_fold_dict(r) for r in reports],
         "pooled": pooled,
-        "comparison": {k: list(v) for k, v in comparison.items()},
+        "comparison": comparison,
         "calibration": _calibration(judged),
     }
     scorer = build_scorer(

@@ -26,12 +26,10 @@ from thresher.scoring.samples import Sample
 from thresher.scoring.train import (
     INNER_FOLDS,
     Matrix,
-    fit_logistic_weights,
-    fit_trees,
+    fit_components,
     grouped_folds,
     out_of_fold,
     platt,
-    predict_logistic,
     scorer_from,
 )
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
@@ -63,8 +61,9 @@ def build_scorer(
     oof = out_of_fold(samples, INNER_FOLDS)
     calibration = platt(oof, samples)
     point = choose_point(calibrate(oof, calibration), samples)
-    names, trees = fit_trees(samples)
-    return scorer_from(names, trees, calibration, point, training, cross_validation, name)
+    return scorer_from(
+        fit_components(samples), calibration, point, training, cross_validation, name
+    )
 
 
 @dataclass(frozen=True)
@@ -168,7 +167,8 @@ class FoldReport:
     real_threshold: float
     band: tuple[float, float]
     by_source: dict[str, Figures]  # "all" and each label source
-    logistic: dict[str, tuple[float, float]]  # source -> (AP, P@R0.9) of issue 7's model
+    # source -> family ("trees", "logistic") -> (AP, P@R0.9) of that family alone
+    families: dict[str, dict[str, tuple[float, float]]]
 
 
 def by_source(judged: Sequence[Judged]) -> dict[str, Figures]:
@@ -179,26 +179,27 @@ def by_source(judged: Sequence[Judged]) -> dict[str, Figures]:
     return result
 
 
-def _logistic(train: Sequence[Sample], held: Sequence[Sample]) -> dict[str, tuple[float, float]]:
-    p = predict_logistic(fit_logistic_weights(train), held)
-    result: dict[str, tuple[float, float]] = {}
+def families(scorer: Scorer, held: Sequence[Sample]) -> dict[str, dict[str, tuple[float, float]]]:
+    """Each model family of the fold's scorer alone, ranked on the same held-out lines."""
+    parts = [scorer.component_p_real(s.features) for s in held]
+    result: dict[str, dict[str, tuple[float, float]]] = {}
     for source in [ALL, *sorted({s.source for s in held if s.source})]:
-        points = [
-            (float(pr), label == "real", float(count))
-            for s, pr in zip(held, p, strict=True)
-            if source == ALL or s.source == source
-            for label, count in s.labels.items()
-        ]
-        result[source] = (
-            metrics.average_precision(points),
-            metrics.precision_at_recall(points, 0.9),
-        )
+        chosen = [(s, p) for s, p in zip(held, parts, strict=True) if source in (ALL, s.source)]
+        result[source] = {}
+        for index, family in enumerate(("trees", "logistic")):
+            points = [
+                (p[index], label == "real", float(count))
+                for s, p in chosen
+                for label, count in s.labels.items()
+            ]
+            result[source][family] = (
+                metrics.average_precision(points),
+                metrics.precision_at_recall(points, 0.9),
+            )
     return result
 
 
-def cross_validate(
-    samples: Sequence[Sample], k: int = 5, *, compare: bool = True
-) -> tuple[list[FoldReport], list[Judged]]:
+def cross_validate(samples: Sequence[Sample], k: int = 5) -> tuple[list[FoldReport], list[Judged]]:
     """Outer grouped CV: per fold, ``build_scorer`` on the other repositories, then
     judge the fold's. Returns the fold reports and every held-out judgement."""
     reports: list[FoldReport] = []
@@ -218,7 +219,7 @@ def cross_validate(
                 real_threshold=point.real_threshold,
                 band=(point.band_low, point.band_high),
                 by_source=by_source(judged),
-                logistic=_logistic(train, held) if compare else {},
+                families=families(scorer, held),
             )
         )
     return reports, everything

@@ -99,6 +99,10 @@ class Artifact(BaseModel):
     features: tuple[str, ...]
     priors: dict[str, tuple[float, float, float]] = Field(default_factory=dict)
     trees: tuple[Tree, ...] = ()
+    # A multinomial logistic model over the same features (weights per class), blended
+    # with the trees: ``blend`` is the trees' share of the class scores.
+    linear: dict[str, tuple[float, float, float]] = Field(default_factory=dict)
+    blend: float = Field(default=1.0, ge=0.0, le=1.0)
     calibration: Calibration = Calibration()
     operating_point: OperatingPoint
     training: dict[str, str | int | float]
@@ -127,6 +131,7 @@ class Scorer:
         self._index = {feature: i for i, feature in enumerate(artifact.features)}
         self._priors = artifact.priors
         self._trees = artifact.trees
+        self._linear = artifact.linear
 
     @property
     def operating_point(self) -> OperatingPoint:
@@ -144,37 +149,61 @@ class Scorer:
         return self.assess_features(features(ctx))
 
     def raw_probabilities(self, vector: Features) -> tuple[float, float, float]:
-        """The uncalibrated class probabilities (what training calibrates)."""
-        logits, _, _ = self._logits(vector)
-        return _softmax(logits)
+        """The uncalibrated class probabilities of the blend (what training calibrates)."""
+        trees, linear, _, _ = self._parts(vector)
+        return _softmax(self._blend(trees, linear))
 
-    def _logits(self, vector: Features) -> tuple[list[float], list[float], list[tuple[float, str]]]:
+    def component_p_real(self, vector: Features) -> tuple[float, float]:
+        """Uncalibrated P(real) of the trees alone and of the linear model alone: how the
+        model card compares the two families under the same folds."""
+        trees, linear, _, _ = self._parts(vector)
+        return _softmax(trees)[0], _softmax(linear)[0]
+
+    def _blend(self, trees: list[float], linear: list[float]) -> list[float]:
+        share = self.artifact.blend
+        return [share * t + (1 - share) * lin for t, lin in zip(trees, linear, strict=True)]
+
+    def _parts(
+        self, vector: Features
+    ) -> tuple[list[float], list[float], list[float], dict[str, float]]:
+        """Class scores of the trees (on the prior margin) and of the linear model, the
+        dense row the trees read, and each present feature's pull on real-vs-rest."""
         row = [0.0] * len(self._index)
-        priors: list[tuple[float, str]] = []
-        logits = [0.0, 0.0, 0.0]
+        trees = [0.0, 0.0, 0.0]
+        linear = [0.0, 0.0, 0.0]
+        share = self.artifact.blend
+        pulls: dict[str, float] = {}
         for name, x in vector.items():
+            if not x:
+                continue
             j = self._index.get(name)
             if j is not None:
                 row[j] = x
+            pull = 0.0
             prior = self._priors.get(name)
-            if prior is not None and x:
-                logits[0] += prior[0] * x
-                logits[1] += prior[1] * x
-                logits[2] += prior[2] * x
-                priors.append((x * (prior[0] - (prior[1] + prior[2]) / 2), name))
-        scores = predict(self._trees, row, len(CLASSES))
-        return [a + b for a, b in zip(logits, scores, strict=True)], row, priors
+            if prior is not None:
+                for c in range(3):
+                    trees[c] += prior[c] * x
+                pull += share * x * (prior[0] - (prior[1] + prior[2]) / 2)
+            weight = self._linear.get(name)
+            if weight is not None:
+                for c in range(3):
+                    linear[c] += weight[c] * x
+                pull += (1 - share) * x * (weight[0] - (weight[1] + weight[2]) / 2)
+            if pull and name != "bias":
+                pulls[name] = pull
+        for c, score in enumerate(predict(self._trees, row, len(CLASSES))):
+            trees[c] += score
+        return trees, linear, row, pulls
 
     def assess_features(self, vector: Features) -> Assessment:
-        logits, row, priors = self._logits(vector)
-        p_real, p_test, p_not = _softmax(logits)
+        trees, linear, row, pulls = self._parts(vector)
+        p_real, p_test, p_not = _softmax(self._blend(trees, linear))
         calibrated = self.artifact.calibration.apply(p_real)
         rest = p_test + p_not
         share = p_test / rest if rest > 0 else 0.5
-        pulls: dict[str, float] = {}
-        for contribution, name in priors:
-            pulls[name] = pulls.get(name, 0.0) + contribution
-        for j, contribution in attribute(self._trees, row, _MARGIN).items():
+        weights = tuple(self.artifact.blend * m for m in _MARGIN)
+        for j, contribution in attribute(self._trees, row, weights).items():
             name = self.artifact.features[j]
             if name != "bias":
                 # A split can move the score because a feature is absent: say so.
