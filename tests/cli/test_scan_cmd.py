@@ -45,10 +45,12 @@ def test_offline_scan_of_the_demo(cli: Cli, tmp_path: Path, demo) -> None:  # ty
     assert by_path["config/settings.example.env"]["classification"] == "not_secret"
     # Every decision records its offline assessment and what the escalation policy says.
     assert all(d["assessment"] and d["escalation"] for d in report["decisions"])
+    # The git commit SHA in source is a digest, not a credential.
+    assert by_path["release/version.py"]["classification"] == "not_secret"
+    # What the policy would escalate, it escalates for a reason it names; hard evidence
+    # and the checksum-valid tokens called real are never among it.
     would = {path for path, d in by_path.items() if d["escalation"]["would_escalate"]}
-    # A weak default password in deployable config and a hex digest in source are
-    # uncertain offline: they are what a configured model would look at, nothing else.
-    assert would == {"config/database.yml", "release/version.py"}
+    assert not would & {"docs/aws-setup.md", "tests/fixtures/test_github_client.py"}
     for path in would:
         assert "uncertainty band" in by_path[path]["escalation"]["reason"]
     # Hard evidence settles a finding whatever the scorer says.

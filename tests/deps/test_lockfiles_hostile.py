@@ -53,7 +53,9 @@ def test_undecodable_bytes_name_their_line() -> None:
 )
 def test_deep_nesting_is_an_error_not_a_crash(path: str, text: str) -> None:
     # The C YAML composer segfaults on ~100k levels; json and tomllib raise RecursionError.
-    with pytest.raises(LockfileError, match="nests deeper"):
+    # Ours, or the parser's own limit (PyYAML 6.0.4 and packaging 26 stop deep nesting
+    # themselves, with their own words): either way an error naming the file, no crash.
+    with pytest.raises(LockfileError, match="nests deeper|nesting depth|nested more than"):
         parse(path, text)
 
 

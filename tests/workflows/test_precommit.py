@@ -73,7 +73,7 @@ def test_a_staged_placeholder_passes(tmp_path: Path) -> None:
     project = _project(
         tmp_path,
         {
-            "app/settings.py": 'password = "changeme"\n',
+            "app/settings.py": 'password = "your-password-here"\n',
             "docs/aws.md": "Example: `aws_access_key_id = AKIAIOSFODNN7EXAMPLE`\n",
         },
     )
@@ -85,7 +85,7 @@ def test_a_staged_placeholder_passes(tmp_path: Path) -> None:
 
 def test_only_what_is_staged_counts(tmp_path: Path) -> None:
     """A token in the working tree but not in the index is not what the commit adds."""
-    project = _project(tmp_path, {"app/settings.py": 'password = "changeme"\n'})
+    project = _project(tmp_path, {"app/settings.py": 'password = "your-password-here"\n'})
     (project / "scratch.py").write_text(f'TOKEN = "{github_token(seed=29)}"\n')
     code, output = _try_repo(tmp_path, project, "thresher-system")
     assert code == 0, output

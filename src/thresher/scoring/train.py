@@ -78,7 +78,7 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "i18n_call": (-3.0, 0.0, 3.0),
     "ui_text": (-3.0, 0.0, 3.0),
     "key_ui": (-1.5, 0.0, 1.5),
-    "value_explicit_placeholder": _N,
+    "value_explicit_placeholder": (-3.0, 0.0, 3.0),
     "referenced_by_tests_only": (-6.0, 6.0, 0.0),
     "value_repeats_key": _N,
     "expression_value": (-3.0, 0.0, 3.0),
@@ -249,6 +249,8 @@ def fit_logistic_weights(
     penalty = np.ones((len(names), 1)) * lam / w.sum()
     penalty[0] = 0.0
     prior = np.array([PRIORS.get(name, (0.0, 0.0, 0.0)) for name in names])
+    # Prior-only features keep their prior weights: the data never moves them.
+    free = np.array([[0.0] if name in PRIOR_ONLY else [1.0] for name in names])
     weights = prior.copy()
     m = np.zeros_like(weights)
     v = np.zeros_like(weights)
@@ -257,7 +259,7 @@ def fit_logistic_weights(
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         probs /= probs.sum(axis=1, keepdims=True)
-        grad = x.T @ ((probs - targets) * sw) + penalty * (weights - prior)
+        grad = (x.T @ ((probs - targets) * sw) + penalty * (weights - prior)) * free
         m = 0.9 * m + 0.1 * grad
         v = 0.999 * v + 0.001 * grad * grad
         weights -= 0.05 * (m / (1 - 0.9**step)) / (np.sqrt(v / (1 - 0.999**step)) + 1e-8)

@@ -83,9 +83,12 @@ I18N_CALL = re.compile(r"(?:\b_|\bt|gettext|translate|i18n|__|trans|lang)\s*\(\s
 ASSERTION = re.compile(r"assert|expect\(|should|\.to(Be|Equal)|mock|stub|fake", re.IGNORECASE)
 COMPARISON = re.compile(r"(===?|!==?|\.equals\(|\bis\b|\bcase\b)\s*[\"'`]?$")
 CLI_FLAG = re.compile(r"(?:^|\s)(-p|--password|--pass|--token|--secret|-P|--api-key|-u)[ =]?$")
+# Filler nobody deploys. ``changeme`` is deliberately not here: it is the default
+# password most often left in deployed configs, and the corpus labels it real outside
+# test code every time it appears there.
 EXPLICIT_PLACEHOLDER = re.compile(
     r"^(x{3,}|X{3,}|\*{3,}|\.{3,}|-{3,}|_{3,}|0{6,}|<.*>|\[.*\]|\{.*\}|your[_-].*|.*[_-]here|"
-    r"changeme|change[_-]?me|replace[_-]?me|todo|tbd|redacted|placeholder)$",
+    r"replace[_-]?me|todo|tbd|redacted|placeholder)$",
     re.IGNORECASE,
 )
 URL_CREDS = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]*@", re.IGNORECASE)
