@@ -59,6 +59,9 @@ class Hold(StrEnum):
     ALREADY_APPLIED = "already_applied"  # thresher resolved it in an earlier run
     APPLY_CAP = "apply_cap"  # --max-apply reached
     ACTIVE = "active"  # GitHub's validity check says the secret works
+    # The last look before the change (``triage.apply``) found the alert open but changed
+    # since it was listed: someone reopened or edited it, so it is theirs this run.
+    CHANGED_SINCE_LISTED = "changed_since_listed"
 
 
 class Action(BaseModel):
