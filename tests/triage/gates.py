@@ -86,11 +86,14 @@ class PatchGate:
 
 
 def before_answering(
-    server: GitHubFake, route: str, act: Callable[[], None], method: str = "GET"
+    server: GitHubFake,
+    route: str,
+    act: Callable[[CapturedRequest], None],
+    method: str = "GET",
 ) -> None:
-    """Run ``act`` (under the world's lock) once, when the first request to ``route``
-    (a regex, searched) arrives, before the fake answers it: e.g. a person resolving an
-    alert after thresher listed it and before it looks again."""
+    """Run ``act(request)`` (under the world's lock) once, when the first ``method``
+    request to ``route`` (a regex, searched) arrives, before the fake answers it: e.g. a
+    person resolving an alert after thresher listed it and before it looks again."""
     inner = server.responder
     if inner is None:
         raise ValueError("the fake has no responder to wrap")
@@ -101,7 +104,7 @@ def before_answering(
         if not done.is_set() and request.method == method and pattern.search(server.path(request)):
             done.set()
             with server.world.lock:
-                act()
+                act(request)
         return inner(request, index)
 
     server.responder = respond
