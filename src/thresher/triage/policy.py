@@ -19,7 +19,9 @@ the rule is narrow and fails closed. thresher resolves an alert — as
 
 The first rule that fails is the ``Hold`` the report shows, in the order above.
 ``plan`` decides; it never calls GitHub, so a dry run shows exactly what ``--apply``
-would do.
+would do. ``--apply`` then checks rules 1 and 2 again on a last read of the alert
+just before the change (``triage.apply.last_look``): a listing can be minutes old,
+and a person's answer in the meantime wins (``CHANGED_SINCE_LISTED``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@ optionally one shard of it), decides each one with the same scorer and tribunal 
 (``triage.policy``). Everything that must survive a killed run goes to the state
 store as it happens: each decision when it is made, each alert once it is finished,
 each resolution applied. A re-run of the same job (same targets, filters and shard)
-continues where the last one stopped and decides no (value, context) twice.
+continues where the last one stopped and decides no (value, context) twice. One run
+at a time holds the state store (``runlock``), and every resolution goes intent, last
+look, PATCH, settle (``apply``), so a kill or a person acting mid-run never makes a
+resolution happen twice or over a person's answer.
 
 The alerts' raw values live in the run's vaults and redactor only: the state store,
 the report, the resolution comments and every log see redacted text.

@@ -10,7 +10,10 @@ it must not lose, and what this store keeps, is:
   appears in N repositories is decided once per distinct context;
 - **alerts seen** (state and ``updated_at`` as GitHub last reported them);
 - **the audit of applied resolutions**, so a re-run never re-applies and never
-  touches an alert a person reopened after thresher resolved it.
+  touches an alert a person reopened after thresher resolved it;
+- **write-ahead intents** ("about to resolve alert N as R", ``triage.apply``), so a
+  run killed around a PATCH leaves a trace the next run settles by reading the alert
+  back, instead of losing the audit row or sending the PATCH again.
 
 Durability: WAL journal, ``synchronous=FULL``. Every write is one committed
 transaction of its own (``BEGIN IMMEDIATE`` ... ``COMMIT``), so a SIGKILL loses at most
@@ -28,7 +31,9 @@ the ones ``policy.resolution_comment`` produced, which are redacted and stripped
 Every failure is a ``StateError`` naming the file: a database written by a newer
 thresher, a file that is not a database or is corrupt, one locked by another
 process. It exits with the configuration error code (2): the fix is to the
-``--state-db`` path or its file, not to retry the same command.
+``--state-db`` path or its file, not to retry the same command. (Another thresher
+run never gets that far: it meets the run lock first, ``triage.runlock``, and stops
+with exit code 4.)
 """
 
 from __future__ import annotations
