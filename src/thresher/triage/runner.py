@@ -147,11 +147,15 @@ def _run(
                 # What an interrupted --apply run of this job was doing comes first:
                 # read back from GitHub, and done before anything is listed.
                 settled = applier.settle_pending() if request.apply else []
+                keys = {(o.repo, o.number) for o in settled}
+                # A settled alert's outcome replaces any the checkpoint held for it (a
+                # dry run of the same job may have finished it meanwhile): once each.
+                outcomes = [o for o in outcomes if (o.repo, o.number) not in keys]
                 for outcome in settled:
                     outcomes.append(outcome)
                     if on_alert is not None:
                         on_alert(outcome)
-                done = set(checkpoint.done) | {(o.repo, o.number) for o in settled}
+                done = set(checkpoint.done) | keys
                 applied = sum(1 for o in outcomes if o.applied)
                 for repo, alerts in _batches(github, request, done):
                     while alerts:
