@@ -125,7 +125,7 @@ def triage_command(
             metavar="SECONDS",
             min=0,
             help="If another thresher run holds the state database, wait up to this long "
-            "for it to finish; then stop without doing anything (exit 4). Default: 0.",
+            "for it to finish; then stop without doing anything (exit 4).",
         ),
     ] = 0.0,
     escalate: Annotated[

@@ -180,6 +180,6 @@ def _busy(state_path: Path, holder: Holder | None, wait_s: float) -> StateBusy:
     return StateBusy(
         f"state database {state_path} is in use by another thresher run: {who}; "
         f"this run stopped {waited} and changed nothing",
-        hint="the other run works through the same job; let it finish, or pass --wait "
-        "SECONDS to wait for it (exit code 4 means only this)",
+        hint="let the other run finish, or pass --wait SECONDS to wait for it (exit code 4 "
+        "means only this: nothing failed)",
     )
