@@ -19,6 +19,10 @@ class ExitCode(IntEnum):
     FINDINGS = 1
     USAGE = 2
     RUNTIME = 3
+    # Another run holds the resource (``triage``: the state database) and this one did
+    # nothing: not a failure of either run, so not RUNTIME, and a scheduler can tell
+    # "skipped, the other run is on it" from "broken".
+    BUSY = 4
 
 
 class ThresherError(Exception):

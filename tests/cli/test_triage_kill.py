@@ -11,17 +11,15 @@ runs to completion.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
-import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.cli.triage_process import HANG_BOUND_S, TOKEN, command, environ, wait_for
 from tests.fakes.github import GitHubFake
 from tests.fakes.github_world import GitHubWorld
 from tests.triage.orgworld import (
@@ -33,10 +31,7 @@ from tests.triage.orgworld import (
     populate,
 )
 
-SRC = Path(__file__).resolve().parents[2] / "src"
 PER_REPO = 10
-TOKEN = "ghs_" + "K" * 36
-HANG_BOUND_S = 120.0  # generous: "does not hang", never a timing assertion
 
 
 @pytest.fixture
@@ -57,68 +52,23 @@ def server(world: GitHubWorld, plan: OrgPlan) -> Iterator[GitHubFake]:
         yield fake
 
 
-def _command(server: GitHubFake, tmp_path: Path) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "thresher",
-        "triage",
-        "--org",
-        "acme",
-        "--api-url",
-        server.base_url,
-        "--state-db",
-        str(tmp_path / "state.db"),
-        "--concurrency",
-        "1",
-        "--json",
-        "report.json",
-    ]
-
-
-def _environ(tmp_path: Path) -> dict[str, str]:
-    """A clean environment: no provider keys (the offline model decides), this
-    checkout's sources first, a home of its own."""
-    home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
-    return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(home),
-        "PYTHONPATH": str(SRC),
-        "GITHUB_TOKEN": TOKEN,
-        "LANG": "C.UTF-8",
-    }
-
-
-def _wait_for(condition: object, what: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + HANG_BOUND_S
-    while not condition():  # type: ignore[operator]
-        if process.poll() is not None:
-            _, err = process.communicate()
-            pytest.fail(f"thresher exited ({process.returncode}) before {what}: {err.decode()}")
-        if time.monotonic() > deadline:
-            process.kill()
-            pytest.fail(f"thresher did not reach {what} within {HANG_BOUND_S:.0f}s")
-        time.sleep(0.05)
-
-
 def test_sigkill_mid_run_then_a_rerun_finishes_and_decides_nothing_twice(
     server: GitHubFake, plan: OrgPlan, tmp_path: Path
 ) -> None:
     gate = RepoGate(server, 3)
     state_db = tmp_path / "state.db"
     first = subprocess.Popen(
-        _command(server, tmp_path),
+        command(server, tmp_path, "--json", "report.json"),
         cwd=tmp_path,
-        env=_environ(tmp_path),
+        env=environ(tmp_path),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     try:
-        _wait_for(gate.arrived.is_set, "the third repository", first)
+        wait_for(gate.arrived.is_set, "the third repository", first)
         finished = {f"{repo}#{n}" for repo in gate.finished_before for n in range(1, PER_REPO + 1)}
         assert len(finished) == 2 * PER_REPO
-        _wait_for(lambda: done_alerts(state_db) == finished, "two repositories done", first)
+        wait_for(lambda: done_alerts(state_db) == finished, "two repositories done", first)
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=HANG_BOUND_S)
     finally:
@@ -132,9 +82,9 @@ def test_sigkill_mid_run_then_a_rerun_finishes_and_decides_nothing_twice(
     assert decided_before_kill
 
     second = subprocess.run(
-        _command(server, tmp_path),
+        command(server, tmp_path, "--json", "report.json"),
         cwd=tmp_path,
-        env=_environ(tmp_path),
+        env=environ(tmp_path),
         capture_output=True,
         timeout=HANG_BOUND_S,
         check=False,

@@ -9,6 +9,7 @@ from pathlib import Path
 import typer.main
 
 from thresher.cli.app import app
+from thresher.errors import ExitCode
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -42,8 +43,18 @@ def test_every_flag_the_readme_shows_for_triage_exists() -> None:
     wanted = {
         "--repo", "--org", "--state", "--secret-type", "--validity", "--since", "--api-url",
         "--app-id", "--app-key", "--apply", "--apply-min-confidence", "--max-apply",
-        "--state-db", "--shard", "--max-rate-wait",
+        "--state-db", "--shard", "--max-rate-wait", "--wait",
     }  # fmt: skip
     assert wanted <= shown
     assert "examples/workflows/secret-triage.yml" in section
     assert (README.parent / "examples/workflows/secret-triage.yml").is_file()
+
+
+def test_every_exit_code_is_in_the_readmes_table_and_the_triage_section_says_overlap() -> None:
+    text = README.read_text()
+    table = text[text.index("## Exit codes") :]
+    for code in ExitCode:
+        assert f"\n| {int(code)} | " in table, code
+    section = _section()
+    assert "**Overlap and resume.**" in section
+    assert "--wait SECONDS" in section and "exits\n**4**" in section

@@ -23,7 +23,6 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any, ClassVar, Literal
 from urllib.parse import unquote
 
@@ -52,6 +51,23 @@ _NAME = r"[A-Za-z0-9._-]+"
 _REPO = rf"/repos/(?P<owner>{_NAME})/(?P<repo>{_NAME})"
 
 
+@dataclass(frozen=True)
+class AppliedPatch:
+    """One PATCH the fake applied to an alert (a refused one is not here): the
+    GitHub-side audit a test reads to prove nothing was applied twice."""
+
+    repo: str
+    number: int
+    state: str
+    resolution: str | None
+    comment: str | None
+    login: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.repo}#{self.number}"
+
+
 @dataclass
 class _Fault:
     pattern: re.Pattern[str]
@@ -70,6 +86,7 @@ class GitHubFake(FakeServer):
         self._faults: list[_Fault] = []
         self._fault_lock = threading.Lock()
         self._caller = threading.local()
+        self.applied: list[AppliedPatch] = []  # every PATCH applied, in order
         self.responder = self._respond
 
     # -- scripting -------------------------------------------------------------------------
@@ -109,10 +126,12 @@ class GitHubFake(FakeServer):
         return route[len(self.path_prefix) :]
 
     def reset(self) -> None:
-        """Forget requests and faults; keep the world and keep answering from it."""
+        """Forget requests, faults and applied PATCHes; keep the world and keep
+        answering from it."""
         super().reset()
         with self._fault_lock:
             self._faults.clear()
+        self.applied.clear()
         self.responder = self._respond
 
     def requests_to(self, pattern: str, method: str | None = None) -> list[CapturedRequest]:
@@ -370,20 +389,32 @@ class GitHubFake(FakeServer):
             return validation_failed(
                 "resolution_comment", "resolution_comment is too long (maximum is 270 characters)"
             )
-        now = datetime.now(UTC).replace(microsecond=0)
         login = self.world.tokens.get(self._credential(request), "thresher-bot")
         if state == "resolved":
             resolution = body.get("resolution")
             if resolution not in RESOLUTIONS:
                 return validation_failed("resolution", "resolution is not a valid value", "invalid")
-            alert.state, alert.resolution, alert.resolution_comment = state, resolution, comment
-            alert.resolved_at, alert.resolved_by = now, login
+            if alert.state == "resolved" and alert.resolution == resolution:
+                # What GitHub answers a PATCH that repeats an alert's resolution (seen
+                # when a killed run's resume replayed one): refused, nothing changes.
+                return validation_failed(
+                    "resolution", "the alert is already resolved with this resolution"
+                )
+            alert.resolve(resolution, comment, by=login)
         else:
             if comment is not None:
                 return validation_failed("resolution_comment", "must be null when reopening")
-            alert.state, alert.resolution, alert.resolution_comment = "open", None, None
-            alert.resolved_at, alert.resolved_by = None, None
-        alert.updated_at = now
+            alert.reopen()
+        self.applied.append(
+            AppliedPatch(
+                alert.repo.full_name,
+                alert.number,
+                alert.state,
+                alert.resolution,
+                alert.resolution_comment,
+                login,
+            )
+        )
         return Reply.json_(200, alert.to_json(self.api_base))
 
     # -- contents, apps, pagination ----------------------------------------------------------

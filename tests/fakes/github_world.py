@@ -32,6 +32,12 @@ def iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _tick(previous: datetime) -> datetime:
+    """Now, to the second as GitHub gives it, and later than ``previous``: every change
+    to an alert moves its ``updated_at`` on, even two in one second."""
+    return max(datetime.now(UTC).replace(microsecond=0), previous + timedelta(seconds=1))
+
+
 def git_blob_sha(content: bytes) -> str:
     """The object id git gives a blob: sha1 over ``blob <size>\\0<content>``."""
     return hashlib.sha1(b"blob %d\x00" % len(content) + content).hexdigest()
@@ -154,6 +160,20 @@ class FakeAlert:
 
     def url(self, api: str) -> str:
         return f"{api}/repos/{self.repo.full_name}/secret-scanning/alerts/{self.number}"
+
+    def resolve(self, resolution: str, comment: str | None, *, by: str) -> None:
+        """Resolved as GitHub records it: by whom, when; ``updated_at`` moves on. Also
+        how a test plays a person resolving the alert in GitHub's UI (hold the world's
+        lock while the server runs)."""
+        self.state, self.resolution, self.resolution_comment = "resolved", resolution, comment
+        self.resolved_at, self.resolved_by = _tick(self.updated_at), by
+        self.updated_at = self.resolved_at
+
+    def reopen(self) -> None:
+        """Reopened (by a person, in a test): unresolved, ``updated_at`` moves on."""
+        self.state, self.resolution, self.resolution_comment = "open", None, None
+        self.resolved_at, self.resolved_by = None, None
+        self.updated_at = _tick(self.updated_at)
 
     def to_json(self, api: str, *, with_repository: bool = False) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -182,7 +182,8 @@ def test_holds(made: Decision, overrides: dict[str, Any], hold: Hold) -> None:
 
 
 def test_every_hold_has_a_case() -> None:
-    assert {h[3] for h in HELD} == set(Hold)
+    # CHANGED_SINCE_LISTED is the last look's, not plan's: tests/triage/test_apply.py
+    assert {h[3] for h in HELD} == set(Hold) - {Hold.CHANGED_SINCE_LISTED}
 
 
 INCOMPLETE: list[tuple[str, Decision]] = [

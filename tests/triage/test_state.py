@@ -18,7 +18,7 @@ from tests.tokens import github_token
 from thresher.errors import ExitCode
 from thresher.findings import AlertResolution, AlertState
 from thresher.redaction import Redactor, redact_value
-from thresher.triage.state import AppliedRecord, StateError, StateStore
+from thresher.triage.state import AppliedRecord, IntentEnd, StateError, StateStore
 
 from .factory import decision
 
@@ -282,6 +282,64 @@ def test_the_audit_keeps_every_applied_resolution_in_order(tmp_path: Path) -> No
         assert store.applied_for("octo/app", 3) == second
         assert store.applied_for("octo/app", 4) == other
         assert store.audit() == [first, other, second]
+
+
+def test_an_intent_stays_pending_until_settled_with_its_audit_row_and_checkpoint(
+    tmp_path: Path,
+) -> None:
+    moment = datetime(2026, 11, 1, 12, tzinfo=UTC)
+    db = tmp_path / "state.db"
+    with StateStore.open(db) as store:
+        store.begin_run("job-1", "run-1", "org:octo")
+        intent = store.intend(
+            "job-1",
+            ("octo/app", 3),
+            AlertResolution.USED_IN_TESTS,
+            "thresher: test",
+            run_id="run-1",
+            listed_updated_at=moment,
+            outcome_json='{"planned": true}',
+        )
+        store.intend(
+            "job-2",
+            ("octo/app", 4),
+            AlertResolution.FALSE_POSITIVE,
+            "thresher: not a secret",
+            run_id="run-9",
+            listed_updated_at=moment,
+            outcome_json="{}",
+        )
+    with StateStore.open(db) as store:  # a killed run's intent survives it
+        assert store.pending_intents("job-1") == [intent]
+        assert intent.listed_updated_at == moment and intent.outcome == '{"planned": true}'
+        applied = AppliedRecord(
+            repo="octo/app",
+            number=3,
+            resolution=AlertResolution.USED_IN_TESTS,
+            comment="thresher: test",
+            run_id="run-1",
+            applied_at=moment,
+        )
+        store.settle(intent, IntentEnd.APPLIED, '{"applied": true}', applied)
+        assert store.pending_intents("job-1") == []
+        assert len(store.pending_intents("job-2")) == 1  # another job's is its own
+        assert store.audit() == [applied]
+        assert store.done("job-1") == {("octo/app", 3): '{"applied": true}'}
+
+
+def test_a_database_from_before_intents_gets_the_table_and_keeps_its_rows(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "state.db"
+    with StateStore.open(db) as store:
+        store.begin_run("job-1", "run-1", "org:octo")
+    raw = sqlite3.connect(db)
+    raw.execute("DROP TABLE intents")  # what a thresher before issue 19 wrote
+    raw.commit()
+    raw.close()
+    with StateStore.open(db) as store:
+        assert store.pending_intents("job-1") == []
+        assert store.begin_run("job-1", "run-2", "org:octo").resumed
 
 
 def test_another_applications_sqlite_file_is_left_alone(tmp_path: Path) -> None:

@@ -118,6 +118,16 @@ def triage_command(
             "(exit 3, state kept: run the same command again to continue).",
         ),
     ] = 60.0,
+    wait: Annotated[
+        float,
+        typer.Option(
+            "--wait",
+            metavar="SECONDS",
+            min=0,
+            help="If another thresher run holds the state database, wait up to this long "
+            "for it to finish; then stop without doing anything (exit 4).",
+        ),
+    ] = 0.0,
     escalate: Annotated[
         TriageEscalate, typer.Option(help="When to ask the LLM tribunal.")
     ] = TriageEscalate.UNCERTAIN,
@@ -166,6 +176,7 @@ def triage_command(
     from thresher.reports import check_output_path
     from thresher.scoring.policy import Escalate
     from thresher.triage.report import TriageFilters
+    from thresher.triage.runlock import Holder, StateBusy
     from thresher.triage.runner import TriageRequest, run_triage
     from thresher.triage.shard import ShardSpec
 
@@ -212,14 +223,33 @@ def triage_command(
         clone=clone,
         history_depth=DEFAULT_HISTORY_DEPTH if history_depth is None else history_depth,
         max_rate_wait_s=max_rate_wait,
+        wait_s=wait,
     )
     if summary:
         from thresher.cli.report_cmd import step_summary_path
 
         step_summary_path()  # fails now, not after the run, when it is not set
     progress = _Progress(run)
+
+    def waiting(holder: Holder | None) -> None:
+        who = holder.describe() if holder is not None else "a run that is just starting"
+        typer.echo(
+            f"thresher: state database {state_db} is in use by {who}; waiting up to "
+            f"{wait:g} s for it",
+            err=True,
+        )
+
     try:
-        outcome = run_triage(request, settings, environ=os.environ, on_alert=progress.alert)
+        outcome = run_triage(
+            request, settings, environ=os.environ, on_alert=progress.alert, on_wait=waiting
+        )
+    except StateBusy as busy:
+        # Not an error: another run is doing this job. Said on stderr (even with -q, it
+        # is why nothing happened), no report written (it would overwrite the other's).
+        typer.echo(f"thresher: not started: {busy.message}", err=True)
+        if busy.hint:
+            typer.echo(f"  hint: {busy.hint}", err=True)
+        raise typer.Exit(int(busy.exit_code)) from None
     finally:
         progress.stop()
     _write(run, outcome, json_out, markdown_out, summary)

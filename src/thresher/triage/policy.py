@@ -19,7 +19,9 @@ the rule is narrow and fails closed. thresher resolves an alert — as
 
 The first rule that fails is the ``Hold`` the report shows, in the order above.
 ``plan`` decides; it never calls GitHub, so a dry run shows exactly what ``--apply``
-would do.
+would do. ``--apply`` then checks rules 1 and 2 again on a last read of the alert
+just before the change (``triage.apply.last_look``): a listing can be minutes old,
+and a person's answer in the meantime wins (``CHANGED_SINCE_LISTED``).
 """
 
 from __future__ import annotations
@@ -59,6 +61,9 @@ class Hold(StrEnum):
     ALREADY_APPLIED = "already_applied"  # thresher resolved it in an earlier run
     APPLY_CAP = "apply_cap"  # --max-apply reached
     ACTIVE = "active"  # GitHub's validity check says the secret works
+    # The last look before the change (``triage.apply``) found the alert open but changed
+    # since it was listed: someone reopened or edited it, so it is theirs this run.
+    CHANGED_SINCE_LISTED = "changed_since_listed"
 
 
 class Action(BaseModel):

@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -92,3 +93,33 @@ def translate_sqlite_error(path: Path, exc: sqlite3.Error) -> StateError:
             hint="pass a writable --state-db path",
         )
     return StateError(f"state database {path}: {text}", hint="pass another --state-db path")
+
+
+class IntentEnd(StrEnum):
+    """How a write-ahead intent ended (``Intent``); an intent with none is pending."""
+
+    APPLIED = "applied"  # thresher's PATCH resolved it (or had, before a kill)
+    HELD = "held"  # the last look found it changed by someone else: not touched
+    FAILED = "failed"  # GitHub refused the PATCH; the alert's error says why
+
+
+class Intent(_Frozen):
+    """ "About to resolve alert N as R": written before the PATCH, ended after it.
+
+    A run killed between the two leaves it pending; the next run of the same job reads
+    the alert back from GitHub before anything else and ends it, so the PATCH is
+    neither lost from the audit nor sent twice. ``listed_updated_at`` is the alert's
+    ``updated_at`` in the read the change was decided on: a later one means someone
+    else changed the alert since. ``outcome`` is the alert's report entry (JSON, as the
+    run's checkpoint stores it) for the report of the run that ends it.
+    """
+
+    id: int
+    run_key: Annotated[str, Structural]
+    repo: Annotated[str, Structural]
+    number: int
+    resolution: AlertResolution
+    comment: str
+    run_id: Annotated[str, Structural]
+    listed_updated_at: datetime
+    outcome: str

@@ -6,7 +6,10 @@ optionally one shard of it), decides each one with the same scorer and tribunal 
 (``triage.policy``). Everything that must survive a killed run goes to the state
 store as it happens: each decision when it is made, each alert once it is finished,
 each resolution applied. A re-run of the same job (same targets, filters and shard)
-continues where the last one stopped and decides no (value, context) twice.
+continues where the last one stopped and decides no (value, context) twice. One run
+at a time holds the state store (``runlock``), and every resolution goes intent, last
+look, PATCH, settle (``apply``), so a kill or a person acting mid-run never makes a
+resolution happen twice or over a person's answer.
 
 The alerts' raw values live in the run's vaults and redactor only: the state store,
 the report, the resolution comments and every log see redacted text.
@@ -33,12 +36,13 @@ from thresher.history import DEFAULT_HISTORY_DEPTH
 from thresher.redaction import Redactor
 from thresher.scoring.model import Scorer
 from thresher.scoring.policy import Escalate
+from thresher.triage.apply import Applier
 from thresher.triage.clone import Clones
 from thresher.triage.decide import AlertDecider, ContextKey, DeciderOptions
 from thresher.triage.gather import Gathered, gather
 from thresher.triage.policy import ActionKind, Hold, hold_action, plan
-from thresher.triage.records import AppliedRecord
 from thresher.triage.report import AlertOutcome, TriageFilters, TriageReport, job_key
+from thresher.triage.runlock import Holder, hold_state
 from thresher.triage.shard import ShardSpec
 from thresher.triage.state import DEFAULT_STATE_PATH, StateStore
 
@@ -66,6 +70,7 @@ class TriageRequest:
     clone: bool = False  # --clone: each repository's history, from a partial clone
     history_depth: int = DEFAULT_HISTORY_DEPTH
     max_rate_wait_s: float = DEFAULT_MAX_RATE_WAIT_S
+    wait_s: float = 0.0  # --wait: how long to wait for another run holding the state
 
     @property
     def targets(self) -> tuple[str, ...]:
@@ -92,11 +97,30 @@ def run_triage(
     environ: Mapping[str, str],
     client: GitHubClient | None = None,
     on_alert: Callable[[AlertOutcome], None] | None = None,
+    on_wait: Callable[[Holder | None], None] | None = None,
     scorer: Scorer | None = None,
 ) -> TriageOutcome:
-    """Triage every alert of the request's targets (see the module docstring)."""
+    """Triage every alert of the request's targets (see the module docstring).
+
+    The run holds its state database from start to end (``runlock``): another run on
+    it makes this one wait up to ``request.wait_s`` (``on_wait`` is told), then raise
+    ``StateBusy`` (exit code 4) before it has read or changed anything."""
     started_at = datetime.now(UTC)
     run_id = started_at.strftime("%Y%m%dT%H%M%SZ") + "-" + secrets.token_hex(3)
+    with hold_state(request.state_path, run_id=run_id, wait_s=request.wait_s, on_wait=on_wait):
+        return _run(request, settings, started_at, run_id, environ, client, on_alert, scorer)
+
+
+def _run(
+    request: TriageRequest,
+    settings: Settings,
+    started_at: datetime,
+    run_id: str,
+    environ: Mapping[str, str],
+    client: GitHubClient | None,
+    on_alert: Callable[[AlertOutcome], None] | None,
+    scorer: Scorer | None,
+) -> TriageOutcome:
     run_dir = (
         request.runs_dir if request.runs_dir.is_absolute() else Path.cwd() / request.runs_dir
     ) / run_id
@@ -115,12 +139,25 @@ def run_triage(
     with github if owned else nullcontext(), StateStore.open(request.state_path) as store:
         checkpoint = store.begin_run(request.job, run_id, ",".join(request.targets))
         outcomes = [AlertOutcome.model_validate_json(text) for text in checkpoint.done.values()]
-        applied = sum(1 for o in outcomes if o.applied)
+        applier = Applier(github, store, request.job, run_id)
         options = DeciderOptions(request.escalate, request.concurrency)
         with AlertDecider(settings, options, run_dir, environ, scorer=scorer) as decider:
             clones = _clones(request, github, decider, environ)
             try:
-                for repo, alerts in _batches(github, request, set(checkpoint.done)):
+                # What an interrupted --apply run of this job was doing comes first:
+                # read back from GitHub, and done before anything is listed.
+                settled = applier.settle_pending() if request.apply else []
+                keys = {(o.repo, o.number) for o in settled}
+                # A settled alert's outcome replaces any the checkpoint held for it (a
+                # dry run of the same job may have finished it meanwhile): once each.
+                outcomes = [o for o in outcomes if (o.repo, o.number) not in keys]
+                for outcome in settled:
+                    outcomes.append(outcome)
+                    if on_alert is not None:
+                        on_alert(outcome)
+                done = set(checkpoint.done) | keys
+                applied = sum(1 for o in outcomes if o.applied)
+                for repo, alerts in _batches(github, request, done):
                     while alerts:
                         batch = gather(github, repo, alerts, decider)
                         candidates = [i.candidate for i in batch.items if i.candidate]
@@ -131,18 +168,6 @@ def run_triage(
                         for item in batch.items:
                             if history is not None:
                                 item = history.mark(item)
-                            outcome = _act(
-                                github,
-                                store,
-                                request,
-                                item,
-                                _decision_of(item, decisions),
-                                run_id,
-                                applied,
-                                decider.redactor,
-                            )
-                            applied += int(outcome.applied)
-                            outcomes.append(outcome)
                             if item.candidate is not None:
                                 store.record_alert(
                                     item.alert.repo,
@@ -152,6 +177,19 @@ def run_triage(
                                     item.alert.updated_at,
                                     run_id,
                                 )
+                            outcome = _act(
+                                applier,
+                                store,
+                                request,
+                                item,
+                                _decision_of(item, decisions),
+                                applied,
+                                decider.redactor,
+                            )
+                            applied += int(outcome.applied)
+                            outcomes.append(outcome)
+                            # (an applied or held resolution is already checkpointed,
+                            # with its audit row: this writes the same outcome again)
                             store.mark_done(
                                 request.job,
                                 item.alert.repo,
@@ -275,12 +313,11 @@ def _batches(
 
 
 def _act(
-    github: GitHubClient,
+    applier: Applier,
     store: StateStore,
     request: TriageRequest,
     item: Gathered,
     decision: Decision | None,
-    run_id: str,
     applied_so_far: int,
     redactor: Redactor,
 ) -> AlertOutcome:
@@ -296,7 +333,7 @@ def _act(
             applied=store.applied_for(alert.repo, alert.number),
             min_confidence=request.min_confidence,
             remaining=remaining,
-            run_ref=run_id,
+            run_ref=applier.run_id,
             redactor=redactor,
         )
     outcome = AlertOutcome(
@@ -314,21 +351,4 @@ def _act(
         return outcome
     if action.resolution is None or action.comment is None:  # plan() always sets both
         return outcome.model_copy(update={"error": "resolution without a comment: not applied"})
-    try:
-        after = github.resolve(alert, action.resolution, action.comment)
-    except GitHubRateLimited:
-        raise
-    except GitHubError as exc:
-        return outcome.model_copy(update={"error": f"not resolved: {exc}"})
-    store.record_applied(
-        AppliedRecord(
-            repo=alert.repo,
-            number=alert.number,
-            resolution=action.resolution,
-            comment=action.comment,
-            run_id=run_id,
-            applied_at=datetime.now(UTC),
-            alert_updated_at_after=after.updated_at,
-        )
-    )
-    return outcome.model_copy(update={"applied": True})
+    return applier.resolve(alert, outcome)

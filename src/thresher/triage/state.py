@@ -10,7 +10,10 @@ it must not lose, and what this store keeps, is:
   appears in N repositories is decided once per distinct context;
 - **alerts seen** (state and ``updated_at`` as GitHub last reported them);
 - **the audit of applied resolutions**, so a re-run never re-applies and never
-  touches an alert a person reopened after thresher resolved it.
+  touches an alert a person reopened after thresher resolved it;
+- **write-ahead intents** ("about to resolve alert N as R", ``triage.apply``), so a
+  run killed around a PATCH leaves a trace the next run settles by reading the alert
+  back, instead of losing the audit row or sending the PATCH again.
 
 Durability: WAL journal, ``synchronous=FULL``. Every write is one committed
 transaction of its own (``BEGIN IMMEDIATE`` ... ``COMMIT``), so a SIGKILL loses at most
@@ -28,7 +31,9 @@ the ones ``policy.resolution_comment`` produced, which are redacted and stripped
 Every failure is a ``StateError`` naming the file: a database written by a newer
 thresher, a file that is not a database or is corrupt, one locked by another
 process. It exits with the configuration error code (2): the fix is to the
-``--state-db`` path or its file, not to retry the same command.
+``--state-db`` path or its file, not to retry the same command. (Another thresher
+run never gets that far: it meets the run lock first, ``triage.runlock``, and stops
+with exit code 4.)
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from types import MappingProxyType, TracebackType
 
@@ -46,8 +51,11 @@ from pydantic import ValidationError
 from thresher import __version__
 from thresher.decisions import REPORT_SCHEMA_VERSION, Decision
 from thresher.findings import AlertResolution, AlertState
+from thresher.triage import schema as sql
 from thresher.triage.records import (
     AppliedRecord,
+    Intent,
+    IntentEnd,
     RunCheckpoint,
     SeenAlert,
     StateError,
@@ -59,6 +67,8 @@ __all__ = [
     "DEFAULT_STATE_PATH",
     "SCHEMA_VERSION",
     "AppliedRecord",
+    "Intent",
+    "IntentEnd",
     "RunCheckpoint",
     "SeenAlert",
     "StateError",
@@ -68,74 +78,6 @@ __all__ = [
 SCHEMA_VERSION = 1
 DEFAULT_STATE_PATH = Path(".thresher") / "state.db"
 DEFAULT_BUSY_SECONDS = 10.0
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS thresher_schema (
-    version INTEGER NOT NULL,
-    written_by TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    run_key TEXT PRIMARY KEY,
-    run_id TEXT NOT NULL,
-    first_run_id TEXT NOT NULL,
-    params TEXT NOT NULL,
-    started_at TEXT NOT NULL,
-    finished_at TEXT
-);
-CREATE TABLE IF NOT EXISTS run_done (
-    run_key TEXT NOT NULL,
-    repo TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    outcome TEXT NOT NULL,
-    done_at TEXT NOT NULL,
-    PRIMARY KEY (run_key, repo, number)
-);
-CREATE TABLE IF NOT EXISTS alerts (
-    repo TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    fingerprint TEXT NOT NULL,
-    context_key TEXT NOT NULL,
-    state TEXT NOT NULL,
-    updated_at TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    seen_at TEXT NOT NULL,
-    PRIMARY KEY (repo, number)
-);
-CREATE TABLE IF NOT EXISTS decisions (
-    fingerprint TEXT NOT NULL,
-    context_key TEXT NOT NULL,
-    report_schema TEXT NOT NULL,
-    decision TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    decided_at TEXT NOT NULL,
-    PRIMARY KEY (fingerprint, context_key)
-);
-CREATE TABLE IF NOT EXISTS applied (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    repo TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    resolution TEXT NOT NULL,
-    comment TEXT NOT NULL,
-    run_id TEXT NOT NULL,
-    applied_at TEXT NOT NULL,
-    alert_updated_at_after TEXT
-);
-CREATE INDEX IF NOT EXISTS applied_alert ON applied (repo, number, id);
-"""
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _iso(moment: datetime) -> str:
-    if moment.tzinfo is None:
-        raise ValueError(f"state times must carry a time zone, got {moment.isoformat()}")
-    return moment.astimezone(UTC).isoformat()
-
-
-def _time(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
 
 
 class StateStore:
@@ -198,7 +140,7 @@ class StateStore:
                 )
             if found is None:
                 with self._write():
-                    for statement in _statements(_SCHEMA):
+                    for statement in sql.statements(sql.SCHEMA):
                         self._db.execute(statement)
                     if self._version() is None:
                         self._db.execute(
@@ -213,6 +155,17 @@ class StateStore:
                     f"schema {SCHEMA_VERSION} or older",
                     hint="upgrade thresher, or pass another --state-db path",
                 )
+            if not self._has_added_tables():
+                with self._write():
+                    for statement in sql.statements(sql.ADDITIONS):
+                        self._db.execute(statement)
+
+    def _has_added_tables(self) -> bool:
+        names = {
+            str(row[0])
+            for row in self._db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        return set(sql.ADDED_TABLES) <= names
 
     def _has_tables(self) -> bool:
         return (
@@ -281,7 +234,7 @@ class StateStore:
         An unfinished job resumes: its finished alerts come back in ``done``. A job
         that finished (or was never seen) starts fresh with nothing done.
         """
-        now = _iso(_now())
+        now = sql.iso(sql.now())
         with self._write():
             row = self._db.execute(
                 "SELECT first_run_id, finished_at FROM runs WHERE run_key = ?", (run_key,)
@@ -310,12 +263,7 @@ class StateStore:
     def mark_done(self, run_key: str, repo: str, number: int, outcome_json: str) -> None:
         """Record that the job finished this alert (committed before returning)."""
         with self._write():
-            self._db.execute(
-                "INSERT INTO run_done (run_key, repo, number, outcome, done_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_key, repo, number) "
-                "DO UPDATE SET outcome = excluded.outcome, done_at = excluded.done_at",
-                (run_key, repo, number, outcome_json, _iso(_now())),
-            )
+            sql.upsert_done(self._db, run_key, repo, number, outcome_json)
 
     def done(self, run_key: str) -> dict[tuple[str, int], str]:
         rows = self._read(
@@ -328,7 +276,7 @@ class StateStore:
         """The job completed: its next invocation starts fresh."""
         with self._write():
             self._db.execute(
-                "UPDATE runs SET finished_at = ? WHERE run_key = ?", (_iso(_now()), run_key)
+                "UPDATE runs SET finished_at = ? WHERE run_key = ?", (sql.iso(sql.now()), run_key)
             )
             self._db.execute("DELETE FROM run_done WHERE run_key = ?", (run_key,))
 
@@ -358,9 +306,9 @@ class StateStore:
                     fingerprint,
                     context_key,
                     state.value,
-                    _iso(updated_at),
+                    sql.iso(updated_at),
                     run_id,
-                    _iso(_now()),
+                    sql.iso(sql.now()),
                 ),
             )
 
@@ -425,7 +373,7 @@ class StateStore:
                     REPORT_SCHEMA_VERSION,
                     decision.model_dump_json(),
                     run_id,
-                    _iso(_now()),
+                    sql.iso(sql.now()),
                 ),
             )
 
@@ -433,53 +381,79 @@ class StateStore:
 
     def record_applied(self, record: AppliedRecord) -> None:
         """Append one applied resolution to the audit (never updated, never deleted)."""
-        after = record.alert_updated_at_after
         with self._write():
-            self._db.execute(
-                "INSERT INTO applied (repo, number, resolution, comment, run_id, applied_at, "
-                "alert_updated_at_after) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    record.repo,
-                    record.number,
-                    record.resolution.value,
-                    record.comment,
-                    record.run_id,
-                    _iso(record.applied_at),
-                    None if after is None else _iso(after),
-                ),
-            )
+            sql.insert_applied(self._db, record)
 
     def applied_for(self, repo: str, number: int) -> AppliedRecord | None:
         """The latest resolution thresher applied to this alert, or None."""
         rows = self._read(
-            f"{_APPLIED_SELECT} WHERE repo = ? AND number = ? ORDER BY id DESC LIMIT 1",
+            f"{sql.APPLIED_SELECT} WHERE repo = ? AND number = ? ORDER BY id DESC LIMIT 1",
             (repo, number),
         )
-        return _applied(rows[0]) if rows else None
+        return sql.applied_row(rows[0]) if rows else None
 
     def audit(self) -> list[AppliedRecord]:
         """Every applied resolution, oldest first."""
-        return [_applied(row) for row in self._read(f"{_APPLIED_SELECT} ORDER BY id")]
+        return [sql.applied_row(row) for row in self._read(f"{sql.APPLIED_SELECT} ORDER BY id")]
 
+    # -- write-ahead intents -----------------------------------------------------------
 
-_APPLIED_SELECT = (
-    "SELECT repo, number, resolution, comment, run_id, applied_at, alert_updated_at_after "
-    "FROM applied"
-)
+    def intend(
+        self,
+        run_key: str,
+        alert: tuple[str, int],
+        resolution: AlertResolution,
+        comment: str,
+        *,
+        run_id: str,
+        listed_updated_at: datetime,
+        outcome_json: str,
+    ) -> Intent:
+        """Record "about to resolve ``alert`` as ``resolution``", committed before the
+        PATCH is sent, so a kill after it leaves a trace the next run settles."""
+        repo, number = alert
+        with self._write():
+            ident = sql.insert_intent(
+                self._db,
+                run_key=run_key,
+                repo=repo,
+                number=number,
+                resolution=resolution,
+                comment=comment,
+                run_id=run_id,
+                listed_updated_at=listed_updated_at,
+                outcome=outcome_json,
+            )
+        return Intent(
+            id=ident,
+            run_key=run_key,
+            repo=repo,
+            number=number,
+            resolution=resolution,
+            comment=comment,
+            run_id=run_id,
+            listed_updated_at=listed_updated_at,
+            outcome=outcome_json,
+        )
 
+    def pending_intents(self, run_key: str) -> list[Intent]:
+        """The job's intents that no run ended (a kill between intent and end), oldest first."""
+        rows = self._read(
+            f"{sql.INTENT_SELECT} WHERE run_key = ? AND ended IS NULL ORDER BY id", (run_key,)
+        )
+        return [sql.intent_row(row) for row in rows]
 
-def _applied(row: tuple[object, ...]) -> AppliedRecord:
-    repo, number, resolution, comment, run_id, applied_at, after = row
-    return AppliedRecord(
-        repo=str(repo),
-        number=int(str(number)),
-        resolution=AlertResolution(str(resolution)),
-        comment=str(comment),
-        run_id=str(run_id),
-        applied_at=datetime.fromisoformat(str(applied_at)),
-        alert_updated_at_after=_time(None if after is None else str(after)),
-    )
-
-
-def _statements(script: str) -> list[str]:
-    return [part.strip() for part in script.split(";") if part.strip()]
+    def settle(
+        self,
+        intent: Intent,
+        end: IntentEnd,
+        outcome_json: str,
+        applied: AppliedRecord | None = None,
+    ) -> None:
+        """End ``intent`` as ``end``, append ``applied`` to the audit, and mark the alert
+        done in its job, in ONE transaction: a kill leaves all of it or none of it."""
+        with self._write():
+            if applied is not None:
+                sql.insert_applied(self._db, applied)
+            sql.end_intent(self._db, intent.id, end)
+            sql.upsert_done(self._db, intent.run_key, intent.repo, intent.number, outcome_json)
