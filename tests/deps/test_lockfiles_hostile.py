@@ -55,7 +55,7 @@ def test_deep_nesting_is_an_error_not_a_crash(path: str, text: str) -> None:
     # The C YAML composer segfaults on ~100k levels; json and tomllib raise RecursionError.
     # Ours, or the parser's own limit (PyYAML 6.0.4 and packaging 26 stop deep nesting
     # themselves, with their own words): either way an error naming the file, no crash.
-    with pytest.raises(LockfileError, match="nests deeper|nesting depth|nested more than"):
+    with pytest.raises(LockfileError, match=r"nests deeper|nesting depth|nested more than"):
         parse(path, text)
 
 
