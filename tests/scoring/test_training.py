@@ -18,7 +18,7 @@ def test_training_reproduces_the_shipped_artifact_bit_for_bit() -> None:
         [sys.executable, str(ROOT / "benchmarks" / "train_scorer.py"), str(CORPUS), "--check"],
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=1800,
         cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -25,7 +25,7 @@ from thresher.scoring.train import (
     matrix,
     prior_margin,
 )
-from thresher.scoring.trees import Tree, attribute, predict
+from thresher.scoring.trees import Forest, Tree, attribute, predict
 
 np = pytest.importorskip("numpy")
 lgb = pytest.importorskip("lightgbm")
@@ -163,3 +163,31 @@ def test_the_shipped_scorer_cites_features_present_or_absent() -> None:
         n in scorer.artifact.features or n in PRIORS or n.startswith("no ") for n in names
     )
     assert assessment.p_real < scorer.operating_point.real_threshold
+
+
+def test_the_compiled_forest_agrees_with_the_reference_walk() -> None:
+    samples = _samples()
+    names, trees = fit_trees(samples)
+    margin = (0.5, -0.25, -0.25)
+    forest = Forest(trees, margin)
+    for row in matrix(samples[:50], names):
+        scores, shares = forest.evaluate(list(row), 3)
+        assert scores == pytest.approx(predict(trees, list(row), 3), abs=1e-12)
+        expected = attribute(trees, list(row), margin)
+        assert shares.keys() == expected.keys()
+        for key, value in expected.items():
+            assert shares[key] == pytest.approx(value, abs=1e-9)
+
+
+def test_a_tree_too_deep_to_compile_is_refused() -> None:
+    n = 100  # a chain: each split's left child is the next split
+    tree = Tree(
+        klass=0,
+        feature=(0,) * n,
+        threshold=(0.5,) * n,
+        left=(*range(1, n), ~0),
+        right=tuple(~(i + 1) for i in range(n)),
+        node_value=(0.0,) * n,
+        leaf=(0.0,) * (n + 1),
+    )
+    assert "deeper than" in (tree.check(1, 3) or "")

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from thresher.errors import ThresherError, UsageError
 from thresher.redaction import Structural
 from thresher.scoring.features import CandidateContext, Features, features
-from thresher.scoring.trees import Tree, attribute, predict
+from thresher.scoring.trees import Forest, Tree
 
 ARTIFACT_FORMAT = "thresher-scorer/2"
 CLASSES = ("real", "test", "not_secret")
@@ -132,6 +132,7 @@ class Scorer:
         self._priors = artifact.priors
         self._trees = artifact.trees
         self._linear = artifact.linear
+        self._forest = Forest(artifact.trees, tuple(artifact.blend * m for m in _MARGIN))
 
     @property
     def operating_point(self) -> OperatingPoint:
@@ -150,13 +151,13 @@ class Scorer:
 
     def raw_probabilities(self, vector: Features) -> tuple[float, float, float]:
         """The uncalibrated class probabilities of the blend (what training calibrates)."""
-        trees, linear, _, _ = self._parts(vector)
+        trees, linear, _, _, _ = self._parts(vector)
         return _softmax(self._blend(trees, linear))
 
     def component_p_real(self, vector: Features) -> tuple[float, float]:
         """Uncalibrated P(real) of the trees alone and of the linear model alone: how the
         model card compares the two families under the same folds."""
-        trees, linear, _, _ = self._parts(vector)
+        trees, linear, _, _, _ = self._parts(vector)
         return _softmax(trees)[0], _softmax(linear)[0]
 
     def _blend(self, trees: list[float], linear: list[float]) -> list[float]:
@@ -165,7 +166,7 @@ class Scorer:
 
     def _parts(
         self, vector: Features
-    ) -> tuple[list[float], list[float], list[float], dict[str, float]]:
+    ) -> tuple[list[float], list[float], list[float], dict[str, float], dict[int, float]]:
         """Class scores of the trees (on the prior margin) and of the linear model, the
         dense row the trees read, and each present feature's pull on real-vs-rest."""
         row = [0.0] * len(self._index)
@@ -192,18 +193,18 @@ class Scorer:
                 pull += (1 - share) * x * (weight[0] - (weight[1] + weight[2]) / 2)
             if pull and name != "bias":
                 pulls[name] = pull
-        for c, score in enumerate(predict(self._trees, row, len(CLASSES))):
+        scores, shares = self._forest.evaluate(row, len(CLASSES))
+        for c, score in enumerate(scores):
             trees[c] += score
-        return trees, linear, row, pulls
+        return trees, linear, row, pulls, shares
 
     def assess_features(self, vector: Features) -> Assessment:
-        trees, linear, row, pulls = self._parts(vector)
+        trees, linear, row, pulls, shares = self._parts(vector)
         p_real, p_test, p_not = _softmax(self._blend(trees, linear))
         calibrated = self.artifact.calibration.apply(p_real)
         rest = p_test + p_not
         share = p_test / rest if rest > 0 else 0.5
-        weights = tuple(self.artifact.blend * m for m in _MARGIN)
-        for j, contribution in attribute(self._trees, row, weights).items():
+        for j, contribution in shares.items():
             name = self.artifact.features[j]
             if name != "bias":
                 # A split can move the score because a feature is absent: say so.

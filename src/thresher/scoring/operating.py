@@ -1,8 +1,8 @@
 """The operating point a user can reason about, chosen from grouped out-of-fold
 P(real) of labelled lines.
 
-Three promises (the first with a safety margin, because the out-of-fold figures of one
-corpus are optimistic for code nobody tuned for):
+Three promises (the first two chosen with a safety margin, because the out-of-fold
+figures of one corpus are optimistic for code nobody tuned for):
 
 - a *decisive* ``real`` (P(real) at or above the band's upper edge) is right at least
   9 times in 10 (chosen at ``DECISIVE_PRECISION``);
@@ -33,13 +33,15 @@ from thresher.scoring.samples import Sample
 Vector = npt.NDArray[np.float64]
 
 DECISIVE_PRECISION = 0.93
-DISMISSAL_MISS = 0.01
+DISMISSAL_MISS = 0.005
 # The escalation budget as the *selection* sees it. The inner folds' models learn from
 # three fifths of the data and score less sharply than the shipped model, so their
 # out-of-fold P(real) puts more findings in the middle than the shipped model will. On
 # the dev corpus's outer folds (creddata, pooled), selection budgets of 0.30 / 0.33 /
 # 0.36 escalated 0.286 / 0.307 / 0.310 of findings with decisive `real` precision 0.885
-# / 0.902 / 0.912: 0.35 keeps both promises nearest their targets.
+# / 0.902 / 0.912: 0.35 keeps both promises nearest their targets. Chosen at a 1% miss
+# target, the nested folds missed 1.6% of real lines decisively; at 0.5%, 0.9% — a
+# decisive miss is a leak no model ever sees, so the margin stays.
 MAX_ESCALATION = 0.35
 RECALL_TARGET = 0.93
 MIN_DECISIVE_LINES = (

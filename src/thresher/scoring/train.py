@@ -46,7 +46,7 @@ Matrix = npt.NDArray[np.float64]
 TREE_PARAMS: dict[str, Any] = {
     "objective": "multiclass",
     "num_class": len(CLASSES),
-    "learning_rate": 0.1,
+    "learning_rate": 0.2,
     "num_leaves": 15,
     "min_data_in_leaf": 20,
     "verbose": -1,
@@ -55,7 +55,9 @@ TREE_PARAMS: dict[str, Any] = {
     "num_threads": 1,
     "seed": 1,
 }
-ROUNDS = 100
+# 50 rounds at 0.2 ranked held-out repositories as well as 100 at 0.1 (better at
+# recall 0.9) with half the splits: every split on a candidate's path is work at scan time.
+ROUNDS = 50
 DECIMALS = 6
 # The trees' share of the class scores; the rest is the logistic model's. Averaging the
 # two families' scores ranked held-out repositories better than either alone (model
