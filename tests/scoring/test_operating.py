@@ -49,7 +49,9 @@ def test_the_chosen_point_keeps_its_promises_on_its_own_data() -> None:
     point = operating.choose_point(p, samples)
     precision, missed, escalated = _promises(samples, p, point)
     assert precision >= operating.DECISIVE_PRECISION - 0.01
-    assert missed <= 0.01
+    # Promised in expectation (from the calibrated probabilities): a random draw of
+    # this size lands within a few tenths of a percent of it.
+    assert missed <= 3 * operating.DISMISSAL_MISS
     assert escalated <= operating.MAX_ESCALATION + 1e-9
     assert point.band_low < point.real_threshold <= point.band_high
 
