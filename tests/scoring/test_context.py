@@ -176,3 +176,23 @@ def test_lines_are_counted_as_the_scanner_counts_them(tmp_path: Path) -> None:
 
     (tmp_path / "f.py").write_text('a = 1\n\x0cb = 2\nc = "x"\n', encoding="utf-8")
     assert LineReader(tmp_path).line("f.py", 3) == 'c = "x"'
+
+
+def test_a_fixture_named_only_by_a_fixture_that_tests_load_is_test_material(
+    tmp_path: Path,
+) -> None:
+    """nats-server's shape: configs/tls.conf names certs/key.pem, and only a test names
+    tls.conf; a deployable main.go naming prod.conf keeps prod.conf's key deployable."""
+    (tmp_path / "configs" / "certs").mkdir(parents=True)
+    (tmp_path / "configs" / "certs" / "key.pem").write_text("key", encoding="utf-8")
+    (tmp_path / "configs" / "certs" / "prod-key.pem").write_text("key", encoding="utf-8")
+    (tmp_path / "configs" / "tls.conf").write_text('tls { key_file: "certs/key.pem" }')
+    (tmp_path / "configs" / "prod.conf").write_text('tls { key_file: "certs/prod-key.pem" }')
+    (tmp_path / "server").mkdir()
+    (tmp_path / "server" / "tls_test.go").write_text('load("../configs/tls.conf")')
+    (tmp_path / "server" / "main.go").write_text('load("configs/prod.conf")')
+    found = references(tmp_path, ["configs/certs/key.pem", "configs/certs/prod-key.pem"])
+    assert found == {
+        "configs/certs/key.pem": Referenced.TESTS_ONLY,
+        "configs/certs/prod-key.pem": Referenced.CODE,
+    }

@@ -11,7 +11,7 @@ The pass is bounded (files over ``MAX_FILE_BYTES`` are skipped, at most
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
@@ -60,8 +60,58 @@ def wants_lookup(path: str, rule_id: str) -> bool:
 
 
 def references(root: Path, paths: Iterable[str]) -> dict[str, Referenced]:
-    """path -> how other files of the repository under ``root`` refer to it."""
+    """path -> how other files of the repository under ``root`` refer to it.
+
+    One step further than the files that name it: a configuration or data file that
+    names it and is itself named only by test code is test material too. Test
+    fixtures reference each other (``server/configs/tls.conf`` names
+    ``certs/key.pem``, and only ``*_test.go`` names ``tls.conf``), so without this
+    step one fixture referencing another made both look deployable."""
     wanted = sorted(set(paths))
+    result = dict.fromkeys(wanted, Referenced.UNKNOWN)
+    try:
+        listed, _ = gitscope.list_files(root)
+    except ScanError:
+        return result
+    items = sorted(listed, key=lambda i: i.path)
+    first, complete = _referrers(items, wanted)
+    if first is None:
+        return result
+    middle = sorted(
+        {
+            referrer
+            for owners in first.values()
+            for referrer in owners
+            if not in_test_scope(referrer) and file_kind(referrer) in _LOOKUP_KINDS
+        }
+        - set(wanted)
+    )
+    second: dict[str, set[str]] = {}
+    if middle:
+        found, _ = _referrers(items, middle)
+        second = found or {}
+
+    def test_like(referrer: str) -> bool:
+        if in_test_scope(referrer):
+            return True
+        named_by = second.get(referrer, set()) - {referrer}
+        return bool(named_by) and all(in_test_scope(p) for p in named_by)
+
+    for path in wanted:
+        others = first.get(path, set()) - {path}
+        if others:
+            tests = all(test_like(p) for p in others)
+            result[path] = Referenced.TESTS_ONLY if tests else Referenced.CODE
+        elif complete and path in first:
+            result[path] = Referenced.NOWHERE
+    return result
+
+
+def _referrers(
+    items: Sequence[gitscope.Listed], wanted: Sequence[str]
+) -> tuple[dict[str, set[str]] | None, bool]:
+    """path -> the files whose text names its basename, in one bounded pass (None when
+    no basename is long enough to mean anything), and whether the pass read them all."""
     # Bytes are matched as latin-1 text: one character per byte, any encoding on disk.
     by_name: dict[str, list[str]] = {}
     for path in wanted:
@@ -69,21 +119,16 @@ def references(root: Path, paths: Iterable[str]) -> dict[str, Referenced]:
         if len(name) >= MIN_NAME_LENGTH:
             key = name.encode("utf-8", "surrogateescape").decode("latin-1")
             by_name.setdefault(key, []).append(path)
-    result = dict.fromkeys(wanted, Referenced.UNKNOWN)
     if not by_name:
-        return result
+        return None, False
     automaton = ahocorasick.Automaton()
     for name in by_name:
         automaton.add_word(name, name)
     automaton.make_automaton()
-    try:
-        listed, _ = gitscope.list_files(root)
-    except ScanError:
-        return result
     referrers: dict[str, set[str]] = {name: set() for name in by_name}
     budget = MAX_TOTAL_BYTES
     complete = True
-    for item in sorted(listed, key=lambda i: i.path):
+    for item in items:
         if item.size > MAX_FILE_BYTES or gitscope.is_own_output(item.path):
             continue
         if item.size > budget:
@@ -97,14 +142,11 @@ def references(root: Path, paths: Iterable[str]) -> dict[str, Referenced]:
         budget -= len(data)
         if b"\0" in data[:4096]:
             continue
-        for _end, name in automaton.iter(data.decode("latin-1")):
-            referrers[name].add(item.path)
-    for name, owners in by_name.items():
-        for path in owners:
-            others = referrers[name] - {path}
-            if others:
-                tests = all(in_test_scope(p) for p in others)
-                result[path] = Referenced.TESTS_ONLY if tests else Referenced.CODE
-            elif complete:
-                result[path] = Referenced.NOWHERE
-    return result
+        text = data.decode("latin-1")
+        for end, name in automaton.iter(text):
+            start = end - len(name) + 1
+            # A whole file name, not the tail of another (``prod-key.pem`` is no
+            # mention of ``key.pem``).
+            if start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "-_"):
+                referrers[name].add(item.path)
+    return {path: referrers[name] for name, owners in by_name.items() for path in owners}, complete
