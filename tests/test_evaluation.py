@@ -20,7 +20,7 @@ def corpus(tmp_path: Path) -> Path:
     (files / "src").mkdir(parents=True)
     (files / "tests").mkdir()
     (files / "src/settings.py").write_text(
-        f'TOKEN = "{github_token(seed=1)}"\nPASSWORD = "changeme"\n'
+        f'TOKEN = "{github_token(seed=1)}"\nPASSWORD = "your-password-here"\n'
     )
     (files / "tests/test_api.py").write_text(f'TOKEN = "{github_token(seed=2)}"\n')
     labels = [
@@ -42,7 +42,7 @@ def corpus_of(root: Path, repos: list[str]) -> Path:
         (files / "src").mkdir(parents=True)
         (files / "tests").mkdir()
         (files / "src/settings.py").write_text(
-            f'TOKEN = "{github_token(seed=10 * n + 1)}"\nPASSWORD = "changeme"\n'
+            f'TOKEN = "{github_token(seed=10 * n + 1)}"\nPASSWORD = "your-password-here"\n'
         )
         (files / "tests/test_api.py").write_text(f'TOKEN = "{github_token(seed=10 * n + 2)}"\n')
         labels += [

@@ -44,6 +44,7 @@ from thresher.scoring.vocabulary import (
     COMMENT_START,
     COMPARISON,
     CREDENTIAL_WORDS,
+    DEFAULT_PASSWORDS,
     DIR_GROUPS,
     ENV_ACCESS,
     EXPLICIT_PLACEHOLDER,
@@ -354,6 +355,12 @@ def features(ctx: CandidateContext) -> Features:
         f["ui_text"] = 1.0
     if f.get("file_lockfile") and (f.get("shape_hex") or f.get("shape_base64")):
         f["lockfile_digest"] = 1.0
+    if f.get("file_template") and (
+        f.get("value_explicit_placeholder") or value.lower() in DEFAULT_PASSWORDS
+    ):
+        # ``changeme`` deployed is a weak real password; in a ``.dist`` or ``.example``
+        # template it is the instruction to replace it.
+        f["template_default"] = 1.0
     code = f.get("file_source") or f.get("file_test")
     shaped_as_code = (
         f.get("value_dotted_name")

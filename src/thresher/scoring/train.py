@@ -103,6 +103,7 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "line_define": _N,
     "file_locale": _N,
     "file_generated": _N,
+    "template_default": (-3.0, 0.0, 3.0),
     "path_third_party": (-1.0, 0.0, 1.0),
 }
 

@@ -91,6 +91,8 @@ EXPLICIT_PLACEHOLDER = re.compile(
     r"replace[_-]?me|todo|tbd|redacted|placeholder)$",
     re.IGNORECASE,
 )
+# Default passwords that ship as instructions: real when deployed, filler in a template.
+DEFAULT_PASSWORDS = words("changeme change_me change-me changeit")
 URL_CREDS = re.compile(r"^[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]*@", re.IGNORECASE)
 SPLIT = re.compile(r"[^0-9a-z]+")
 CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
