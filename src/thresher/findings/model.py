@@ -254,6 +254,13 @@ class DetectSecretsSource(_Frozen):
     type: Literal["detect-secrets"] = "detect-secrets"
 
 
+class ThresherRulesSource(_Frozen):
+    """thresher's own detection rules (``findings.rules``), run on the same read of the
+    tree as detect-secrets."""
+
+    type: Literal["thresher-rules"] = "thresher-rules"
+
+
 class GitHubAlertSource(_Frozen):
     type: Literal["github-alert"] = "github-alert"
     repo: str
@@ -277,7 +284,8 @@ class OsvSource(_Frozen):
 
 
 FindingSource = Annotated[
-    DetectSecretsSource | GitHubAlertSource | OsvSource, Field(discriminator="type")
+    DetectSecretsSource | ThresherRulesSource | GitHubAlertSource | OsvSource,
+    Field(discriminator="type"),
 ]
 
 
@@ -295,13 +303,17 @@ class Finding(_Frozen):
     # Where the finding came from: repository, alert number and URL, package, lockfile.
     source: Annotated[FindingSource, Structural] = Field(default_factory=DetectSecretsSource)
     secret_type: SecretType | None = None
+    # Every source and rule that reported this value here, as "source:rule"
+    # ("detect-secrets:Secret Keyword", "thresher-rules:generic-password"); empty for a
+    # finding built by hand or read from a report written before there were two sources.
+    detected_by: tuple[Annotated[str, Structural], ...] = ()
 
     @model_validator(mode="after")
     def _kind_matches_source(self) -> Finding:
         """A secret scanner cannot report a vulnerable dependency, nor OSV a secret: such a
         finding would be triaged by the wrong tribunal and reported under the wrong rule."""
         match self.source:
-            case DetectSecretsSource() | GitHubAlertSource():
+            case DetectSecretsSource() | ThresherRulesSource() | GitHubAlertSource():
                 expected = FindingKind.SECRET
             case OsvSource():
                 expected = FindingKind.DEPENDENCY
