@@ -32,7 +32,7 @@ import io
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import BinaryIO, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
@@ -207,7 +207,7 @@ class Engine:
         ruled = self._rules(job.path, lines, range(len(lines)), numbers, by_name=found is None)
         if found is None and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
-        kept = _added([*(found or ()), *ruled], job.added)
+        kept = _added([*(found or ()), *_aligned(ruled, found or ())], job.added)
         return FileOutcome(
             job.path,
             None,
@@ -228,7 +228,8 @@ class Engine:
         for window in windows(handle, head, self.max_file_bytes, self.chunk_bytes):
             fallback = fallback or window.fallback
             hits = [] if by_name else self._process(window.lines, job.path, window.numbers)
-            hits += self._rules(job.path, window.lines, window.own, window.numbers, by_name=by_name)
+            ruled = self._rules(job.path, window.lines, window.own, window.numbers, by_name=by_name)
+            hits += _aligned(ruled, hits)
             first, last = window.numbers[window.own.start], window.numbers[window.own.stop - 1]
             kept = [d for d in _added(hits, job.added) if first <= d.line <= last]
             # A cut line's segments overlap: the same value can be seen twice.
@@ -304,6 +305,26 @@ class Engine:
                 number = numbers[hit.index]
                 out.append(Detection(path, number, hit.rule_id, hit.value, hit.value, origin))
         return out
+
+
+def _aligned(ruled: Sequence[Detection], found: Sequence[Detection]) -> list[Detection]:
+    """The rules' detections, each taking the value of a detect-secrets detection on its
+    line that holds it or that it holds (``hunter2`` in ``hunter2  # old``): one
+    credential seen by both sources is one finding, under detect-secrets' rule."""
+    by_line: dict[int, list[str]] = {}
+    for detection in found:
+        by_line.setdefault(detection.line, []).append(detection.value)
+    out: list[Detection] = []
+    for detection in ruled:
+        value = detection.value
+        same = next(
+            (v for v in by_line.get(detection.line, ()) if v and (value in v or v in value)),
+            None,
+        )
+        if same is not None and same != value:
+            detection = replace(detection, value=same, ds_value=same)
+        out.append(detection)
+    return out
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:

@@ -61,6 +61,7 @@ class Check(StrEnum):
     NPM_CRC32 = "npm-crc32"  # npm_ + 30 + the same checksum
     BASE64 = "base64"  # decodes as base64 (a Kubernetes Secret's data, a key file)
     BASIC_AUTH = "basic-auth"  # base64 of "user:password", as HTTP Basic sends it
+    BASE64_PRIVATE_KEY = "base64-private-key"  # base64 of a PEM "... PRIVATE KEY" block
 
 
 class Rule(BaseModel):

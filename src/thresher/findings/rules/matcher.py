@@ -97,7 +97,11 @@ class Rulebook:
             searched = searchable(text)
             for number in self._ungated:
                 for match in self._rules[number].multiline.finditer(searched):
-                    todo.add((indices.start + bisect_right(starts, match.start()) - 1, number))
+                    # Every line the match touches: its first character may be the
+                    # newline before the line that holds the value.
+                    first = bisect_right(starts, match.start()) - 1
+                    last = bisect_right(starts, max(match.start(), match.end() - 1)) - 1
+                    todo.update((indices.start + i, number) for i in range(first, last + 1))
         literal = literal_file(path)
         allowed = {n for n, c in enumerate(self._rules) if c.path is None or c.path.search(path)}
         hits: list[RuleHit] = []

@@ -170,6 +170,9 @@ def passes(check: Check, value: str) -> bool:
             return _crc32_base62(body[:30]) == body[30:]
         case Check.BASE64:
             return _b64(value) is not None
+        case Check.BASE64_PRIVATE_KEY:
+            decoded = _b64(value[: len(value) - len(value) % 4] if len(value) > 4096 else value)
+            return decoded is not None and b"PRIVATE KEY-----" in decoded[:200]
         case Check.BASIC_AUTH:
             decoded = _b64(value)
             if decoded is None or b":" not in decoded[1:]:
