@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     result = scan(ScanOptions(root=args.corpus / "files"))
     seconds = time.perf_counter() - started
-    flagged: dict[tuple[str, int], set[str]] = defaultdict(set)
+    flagged: dict[tuple[str, int], set[tuple[str, str]]] = defaultdict(set)
     for candidate in result.candidates:
-        flagged[(candidate.path, candidate.line)].add(candidate.type)
+        flagged[(candidate.path, candidate.line)].add((candidate.origin.value, candidate.type))
     by_source: dict[str, Counter[str]] = defaultdict(Counter)
     figures: dict[str, dict[str, dict[str, list[int]]]] = {}
     seen_lines: set[tuple[str, int, str]] = set()
@@ -68,16 +68,21 @@ def main(argv: list[str] | None = None) -> int:
         if not hit and label["label"] == "real":
             misses.append(label)
     for types in flagged.values():
-        for kind in types:
-            by_source["thresher-rules" if kind.startswith("thresher.") else "detect-secrets"][
-                kind
-            ] += 1
+        for origin, kind in types:
+            by_source[origin][kind] += 1
     labelled = {(label["path"], label["line"]) for label in labels}
     unlabelled = sum(1 for key in flagged if key not in labelled)
     print(f"scanned {args.corpus / 'files'} in {seconds:.1f} s")
     print(f"candidate lines: {len(flagged)}, of which unlabelled: {unlabelled}")
     for source, kinds in sorted(by_source.items()):
-        print(f"  {source}: {sum(kinds.values())} line-types, {len(kinds)} rule ids")
+        print(f"  {source}: {sum(kinds.values())} (line, rule) pairs, {len(kinds)} rule ids")
+    only = Counter(
+        next(iter({origin for origin, _ in types}))
+        for key, types in flagged.items()
+        if len({origin for origin, _ in types}) == 1
+    )
+    for source, count in sorted(only.items()):
+        print(f"  lines only {source} flags: {count}")
     for name in LABELS:
         print(f"\n{name} lines flagged (recall):")
         rows = figures.get(name, {})

@@ -69,3 +69,11 @@ def test_hostile_lines_stay_linear() -> None:
     started = time.perf_counter()
     book.scan("x.yml", [line, blanks, "://" * 100_000], range(3))
     assert time.perf_counter() - started < 20
+
+
+def test_one_rule_reads_a_bounded_number_of_matches_per_line() -> None:
+    book = Rulebook([rule for rule in builtin_rules() if rule.id == "generic-password"])
+    line = " ".join(f"password={i:06d}x" for i in range(2000))
+    found = book.scan("a.env", [line], range(1))
+    assert 0 < len(found) <= 256
+    assert found[0].value == "000000x"

@@ -118,3 +118,26 @@ def test_checks() -> None:
     assert not passes(Check.BASE64, "not base64!")
     assert passes(Check.BASIC_AUTH, "dXNlcjpwYXNz")  # user:pass
     assert not passes(Check.BASIC_AUTH, "aGVsbG8=")  # no colon
+
+
+def test_prose_and_ui_labels_are_not_credentials() -> None:
+    assert (
+        generic("i18n/en.json", '"PASSWORD_HINT": "Enter the password you chose at sign up"')
+        == set()
+    )
+    assert generic("i18n/en.json", '"LABEL_PASSWORD": "Passwort"') == set()
+    assert generic("api.js", 'headers = { auth_token: "Bearer ${session.token}" }') == set()
+    # JSON inside a string is not prose: its words are not plain words
+    escaped = '"Apitoken": "{\\"name\\": \\"ops\\", \\"sig\\": \\"' + SECRET + '\\"}"'
+    assert generic("doc.html", escaped)
+
+
+def test_random_check_tells_generated_from_written() -> None:
+    assert passes(Check.RANDOM, random_secret(24, seed=5))
+    assert not passes(Check.RANDOM, "Access-Control-Allow-Origin")
+    assert not passes(Check.RANDOM, "ComboBoxTextMarginConverter")
+    assert not passes(Check.RANDOM, "short1")
+
+
+def test_a_file_without_extension_reads_unquoted_values_as_text() -> None:
+    assert generic("config", "IRC_PASS=uga_shun") == {"uga_shun"}

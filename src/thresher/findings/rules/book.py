@@ -61,7 +61,8 @@ class Check(StrEnum):
     NPM_CRC32 = "npm-crc32"  # npm_ + 30 + the same checksum
     BASE64 = "base64"  # decodes as base64 (a Kubernetes Secret's data, a key file)
     BASIC_AUTH = "basic-auth"  # base64 of "user:password", as HTTP Basic sends it
-    BASE64_PRIVATE_KEY = "base64-private-key"  # base64 of a PEM "... PRIVATE KEY" block
+    BASE64_PRIVATE_KEY = "base64-private-key"  # base64 of a PEM private key block
+    RANDOM = "random"  # reads as generated: no blank, 12+ alphanumerics, mixed
 
 
 class Rule(BaseModel):
@@ -78,7 +79,9 @@ class Rule(BaseModel):
     kind: RuleKind = RuleKind.TOKEN
     keywords: tuple[str, ...] = ()
     # The named or numbered group holding the value; default: the named group
-    # ``secret`` when the pattern has one, else the whole match.
+    # ``secret`` when the pattern has one, else the whole match. For an assignment, an
+    # empty group at the end of the pattern (``(?P<value>)``) marks where the value
+    # starts; it is read from the rest of the line (up to ``max_length``).
     value_group: str | int | None = None
     # For assignments: the group holding the key, and the words one of which it must
     # hold as a word ("api key" matches apiKey, API_KEY, x-api-key).

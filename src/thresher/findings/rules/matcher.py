@@ -5,7 +5,10 @@ once for all keywords of all rules together (Aho-Corasick, linear in the text), 
 rule's pattern runs only on the lines where one of its own keywords occurs. Patterns
 are RE2: linear in the line whatever it holds, and lines are already bounded by the
 engine's caps. A rule without keywords (an operator's custom rule may have none)
-searches the whole text once, in RE2's C loop, and runs on the lines it hits.
+searches the whole text once, in RE2's C loop, and runs on the lines it hits. Work in
+Python per line is bounded too: an assignment reads at most ``_VALUE_WINDOW``
+characters after its key, and one rule reads at most ``_MATCHES_PER_LINE`` matches on
+one line, so a hostile minified line costs what an ordinary one does.
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ from thresher.findings.rules.values import (
     unquote,
 )
 
+# How much of the line after ``key =`` an assignment reads its value from: every
+# match of a line dense with keys reads this much again, so it bounds that work.
+_VALUE_WINDOW = 1024
+# Matches of one rule read on one line: a minified file's line can hold thousands of
+# ``key: value`` pairs, and each costs a window's read; past this many, the line is
+# left to the other rules (the matches already read are reported).
+_MATCHES_PER_LINE = 256
 _ASCII_LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)})
 
 
@@ -49,6 +59,7 @@ class _Compiled:
     program: Any
     group: str | int
     wanted: tuple[tuple[str, ...], ...]  # key_words, each split into its words
+    index: int  # the value group's number
     path: Any  # RE2 on the path, or None
     multiline: Any  # the pattern with ^ and $ at line ends: a whole text's prefilter
 
@@ -67,7 +78,9 @@ class Rulebook:
             wanted = tuple(tuple(words.lower().split()) for words in rule.key_words)
             path = rule.compiled_path()
             lines = compile_rule_pattern("(?m)" + rule.pattern) if not rule.keywords else None
-            compiled = _Compiled(rule, program, rule.group(program), wanted, path, lines)
+            group = rule.group(program)
+            index = group if isinstance(group, int) else program.groupindex[group]
+            compiled = _Compiled(rule, program, group, wanted, index, path, lines)
             self._rules.append(compiled)
             number = len(self._rules) - 1
             if not rule.keywords:
@@ -128,7 +141,10 @@ class Rulebook:
         rule = compiled.rule
         line = lines[index]
         out: list[RuleHit] = []
-        for match in compiled.program.finditer(searchable(line)):
+        searched = searchable(line)
+        for seen, match in enumerate(compiled.program.finditer(searched)):
+            if seen == _MATCHES_PER_LINE:
+                break
             value = self._value(compiled, match, literal)
             if value is None or not rule.min_length <= len(value) <= rule.max_length:
                 continue
@@ -136,8 +152,8 @@ class Rulebook:
                 continue
             if not all(passes(check, value) for check in rule.checks):
                 continue
-            if value not in line:  # a surrogate stood in for U+FFFD: not this value
-                continue
+            if searched is not line and value not in line:
+                continue  # U+FFFD stood in for a lone surrogate: not this value
             if rule.kind is RuleKind.PEM_BLOCK:
                 value = key_block(lines, index) or value
             out.append(RuleHit(index, rule.id, value))
@@ -146,6 +162,12 @@ class Rulebook:
     @staticmethod
     def _value(compiled: _Compiled, match: Any, literal: bool) -> str | None:
         raw = match.group(compiled.group)
+        if raw == "" and compiled.rule.kind is RuleKind.ASSIGNMENT:
+            # An empty value group marks where the value starts: the rest of the line
+            # is read here, not by a counted repetition in the pattern (a large RE2
+            # program, slow to run on every line).
+            start = match.start(compiled.index)
+            raw = match.string[start : start + min(compiled.rule.max_length, _VALUE_WINDOW)]
         if not raw:
             return None
         rule = compiled.rule
@@ -159,7 +181,7 @@ class Rulebook:
                 value = unquote(str(raw).strip())
                 return value if plausible(value, key=key or "", quoted=True, literal=True) else None
             case RuleKind.ASSIGNMENT:
-                if raw[:1] in ("=", "~"):  # ``==``, ``=~``: a comparison, not a value
+                if raw[:1] in ("=", "~", ":"):  # ``==``, ``=~``, ``::``: not an assignment
                     return None
                 named = compiled.program.groupindex.get(rule.key_group or "")
                 start = match.start(named) if named is not None else 0

@@ -20,6 +20,7 @@ import re
 import zlib
 from collections import Counter
 from functools import lru_cache
+from itertools import pairwise
 
 from thresher.findings.rules.book import Check
 
@@ -65,15 +66,17 @@ _REFERENCE = re.compile(
     re.VERBOSE,
 )
 # An unquoted value that is an expression in code: a name, a dotted path, a call.
-_EXPRESSION = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:[(\[].*)?")
+_EXPRESSION = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:[(\[{<].*)?")
+_INTERPOLATION = re.compile(r"\$\{[^}]+\}|\{\{[^}]*\}\}|#\{[^}]+\}|<%.*%>|%\([a-zA-Z_]+\)[sd]")
 _TYPE_HINT = re.compile(r"^(?:string|str|char\s*\*|const|var|let|val)\s+", re.IGNORECASE)
 
 
 def literal_file(path: str) -> bool:
-    """Whether an unquoted value in this file is text rather than an expression."""
+    """Whether an unquoted value in this file is text rather than an expression (a file
+    without an extension is configuration or a script far more often than code)."""
     lower = path.lower()
     name = lower.rsplit("/", 1)[-1]
-    return lower.endswith(_LITERAL_SUFFIXES) or name.startswith(_LITERAL_NAMES)
+    return lower.endswith(_LITERAL_SUFFIXES) or name.startswith(_LITERAL_NAMES) or "." not in name
 
 
 def read_value(rest: str, *, literal: bool) -> tuple[str, bool]:
@@ -90,8 +93,9 @@ def read_value(rest: str, *, literal: bool) -> tuple[str, bool]:
         return (rest[1:end], True) if end > 0 else ("", True)
     if literal and not rest.startswith(("[", "{", "(")):
         text = re.split(r"\s+[#;]|\s+//|\s+\\$", rest, maxsplit=1)[0].strip()
-        if text.startswith("<") or (" " in text and not re.search(r"[^\w\s]", text)):
-            text = text.split()[0] if text else text  # a sentence, or XML: one token
+        # More than one word unquoted: prose, a table, a shell command; the value is
+        # its first word (``INWX_PASSWORD=v \``, ``pass: v -> next``).
+        text = text.split()[0] if text else text
         return text.rstrip(",;"), False
     token = re.split(r"[\s,;)}\]&'\"<>]", rest, maxsplit=1)[0]
     return token, False
@@ -122,11 +126,22 @@ def plausible(value: str, *, key: str = "", quoted: bool, literal: bool) -> bool
         return False
     if key and _squash(lower) == _squash(key.lower()):
         return False
+    if _sentence(stripped) or _INTERPOLATION.search(stripped):
+        return False  # prose, or text with a reference inside (``Bearer ${t}``)
     if not quoted and not literal and _EXPRESSION.fullmatch(stripped) and not _random(stripped):
         return False
     if (not quoted and stripped[0] in "([{") or stripped.endswith(("(", "=>")):
         return False
     return not stripped.startswith(("http://", "https://", "/", "./", "~/"))
+
+
+def _sentence(text: str) -> bool:
+    """Four or more words, most of them plain words: a message, not a credential."""
+    tokens = text.split()
+    if len(tokens) < 4:
+        return False
+    plain = sum(1 for token in tokens if token.rstrip(".,:;!?").isalpha())
+    return plain * 5 >= len(tokens) * 3
 
 
 def _random(text: str) -> bool:
@@ -170,6 +185,8 @@ def passes(check: Check, value: str) -> bool:
             return _crc32_base62(body[:30]) == body[30:]
         case Check.BASE64:
             return _b64(value) is not None
+        case Check.RANDOM:
+            return _generated(value)
         case Check.BASE64_PRIVATE_KEY:
             decoded = _b64(value[: len(value) - len(value) % 4] if len(value) > 4096 else value)
             return decoded is not None and b"PRIVATE KEY-----" in decoded[:200]
@@ -178,6 +195,21 @@ def passes(check: Check, value: str) -> bool:
             if decoded is None or b":" not in decoded[1:]:
                 return False
             return all(32 <= byte < 127 for byte in decoded)
+
+
+def _generated(value: str) -> bool:
+    """Reads as generated, not written: no blank, a run of 12+ letters and digits, and
+    digits among letters or case changing as often as chance would have it (not
+    ``Access-Control-Allow-Origin``, not ``ComboBoxTextMarginConverter``)."""
+    if any(c.isspace() for c in value):
+        return False
+    if max((len(run) for run in re.findall(r"[A-Za-z0-9]+", value)), default=0) < 12:
+        return False
+    letters = [c for c in value if c.isalpha()]
+    if any(c.isdigit() for c in value) and letters:
+        return True
+    changes = sum(1 for a, b in pairwise(letters) if a.isupper() != b.isupper())
+    return changes > len(letters) * 0.4
 
 
 def _b64(value: str) -> bytes | None:
@@ -205,6 +237,12 @@ def key_words(key: str) -> tuple[str, ...]:
 
 # Words that, after the credential word, make the key name something else: its
 # length, its type, where it is read from, the field that asks for it.
+# Words that, before the credential word, make the key a user interface string's.
+STOP_BEFORE = _words(
+    "label lbl title msg message text placeholder hint error errors tooltip description "
+    "desc help caption button btn heading prompt confirm forgot reset invalid wrong missing "
+    "new old show hide toggle enter change"
+)
 STOP_AFTER = _words(
     "length len size count min max minimum maximum type types url uri endpoint path file "
     "dir name names label field fields id ids prompt placeholder hint title policy regex "
@@ -213,21 +251,25 @@ STOP_AFTER = _words(
     "msg input form ref env var variable key_name mode method location store hash hashed "
     "salt algorithm algo provider class service manager handler helper util utils "
     "generator validator changed change confirm confirmation visible toggle icon secret_name "
-    "char chars rules rule rounds iterations cost version prefix suffix"
+    "char chars rules rule rounds iterations cost version prefix suffix options option config "
+    "cfg conf configuration settings setting cache callback request response result status "
+    "info scheme schemes host hostname port user username email namespace mechanism view "
+    "widget dialog screen page button label"
 )
 
 
 def key_holds(words: tuple[str, ...], wanted: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether the key's words hold one of ``wanted`` (each a run of words) and the
-    word after the run, if any, does not rename the key (``password_length``)."""
+    """Whether the key's words hold one of ``wanted`` (each a run of words), no word
+    after the run renames the key (``password_length``, ``auth_api_endpoint``) and no
+    word before it makes it a label's (``label_password``, ``title_auth_token``)."""
     joined = "".join(words)
     for run in wanted:
         size = len(run)
         for start in range(len(words) - size + 1):
             here = words[start : start + size]
             if here == run or (size == 1 and len(run[0]) >= 5 and here[0].endswith(run[0])):
-                after = words[start + size] if start + size < len(words) else None
-                if after is None or after not in STOP_AFTER:
+                before, after = words[:start], words[start + size :]
+                if not STOP_BEFORE.intersection(before) and not STOP_AFTER.intersection(after):
                     return True
         if size > 1 and joined.endswith("".join(run)):
             return True
