@@ -66,6 +66,9 @@ def test_eval_scores_against_labels(cli: Cli, tmp_path: Path) -> None:
     assert scores["detection_recall"] == 0.5
     assert scores["decided_without_model"] == 1.0
     assert "precision" in result.stdout and "baseline" in result.stdout
+    # each flagged line is flagged by both sources: nothing here is the new rules' alone
+    assert scores["by_source"]["detect-secrets+thresher-rules"]["lines"] == 3
+    assert "by finding source" in result.stdout
 
 
 def test_eval_rejects_a_bad_corpus(cli: Cli, tmp_path: Path) -> None:

@@ -145,10 +145,8 @@ def _secret_type(detection: Detection, rules: Mapping[str, CustomRule]) -> Secre
         case Origin.CUSTOM:
             rule = rules[detection.type].rule
             return rule.secret_type if rule is not None else None
-        case Origin.RULES:
-            return _builtin()[detection.type].secret_type
-        case Origin.DETECT_SECRETS:
-            return None
+        case Origin.RULES | Origin.DETECT_SECRETS:
+            return None  # derived from the rule id (``secret_type_for_rule``)
 
 
 def candidates_of(detections: Iterable[Detection]) -> tuple[Candidate, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -93,3 +93,23 @@ def key_block(lines: Sequence[str], index: int) -> str | None:
     if match is None or match.start() >= len(window[0]):
         return None
     return match.group(0)
+
+
+def aligned(ruled: Sequence[Detection], found: Sequence[Detection]) -> list[Detection]:
+    """The rules' detections, each taking the value of a detect-secrets detection on its
+    line that holds it or that it holds (``hunter2`` in ``hunter2  # old``): one
+    credential seen by both sources is one finding, under detect-secrets' rule."""
+    by_line: dict[int, list[str]] = {}
+    for detection in found:
+        by_line.setdefault(detection.line, []).append(detection.value)
+    out: list[Detection] = []
+    for detection in ruled:
+        value = detection.value
+        same = next(
+            (v for v in by_line.get(detection.line, ()) if v and (value in v or v in value)),
+            None,
+        )
+        if same is not None and same != value:
+            detection = replace(detection, value=same, ds_value=same)
+        out.append(detection)
+    return out

@@ -32,7 +32,7 @@ import io
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
@@ -47,7 +47,7 @@ from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
 
 from thresher.findings import allowlist_re2, filters_fast
-from thresher.findings.detection import Detection, Origin, detections
+from thresher.findings.detection import Detection, Origin, aligned, detections
 from thresher.findings.direct import LineScan
 from thresher.findings.formats import has_format_parser, parsable, transformed
 from thresher.findings.plugins_re2 import stand_ins
@@ -207,7 +207,7 @@ class Engine:
         ruled = self._rules(job.path, lines, range(len(lines)), numbers, by_name=found is None)
         if found is None and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
-        kept = _added([*(found or ()), *_aligned(ruled, found or ())], job.added)
+        kept = _added([*(found or ()), *aligned(ruled, found or ())], job.added)
         return FileOutcome(
             job.path,
             None,
@@ -229,7 +229,7 @@ class Engine:
             fallback = fallback or window.fallback
             hits = [] if by_name else self._process(window.lines, job.path, window.numbers)
             ruled = self._rules(job.path, window.lines, window.own, window.numbers, by_name=by_name)
-            hits += _aligned(ruled, hits)
+            hits += aligned(ruled, hits)
             first, last = window.numbers[window.own.start], window.numbers[window.own.stop - 1]
             kept = [d for d in _added(hits, job.added) if first <= d.line <= last]
             # A cut line's segments overlap: the same value can be seen twice.
@@ -284,13 +284,7 @@ class Engine:
         return out
 
     def _rules(
-        self,
-        path: str,
-        lines: list[str],
-        indices: range,
-        numbers: Sequence[int],
-        *,
-        by_name: bool,
+        self, path: str, lines: list[str], indices: range, numbers: Sequence[int], *, by_name: bool
     ) -> list[Detection]:
         """The custom rules, and thresher's own unless detect-secrets skips the file by
         name, on each line of ``indices`` (Aho-Corasick, then RE2: linear in the text)."""
@@ -305,26 +299,6 @@ class Engine:
                 number = numbers[hit.index]
                 out.append(Detection(path, number, hit.rule_id, hit.value, hit.value, origin))
         return out
-
-
-def _aligned(ruled: Sequence[Detection], found: Sequence[Detection]) -> list[Detection]:
-    """The rules' detections, each taking the value of a detect-secrets detection on its
-    line that holds it or that it holds (``hunter2`` in ``hunter2  # old``): one
-    credential seen by both sources is one finding, under detect-secrets' rule."""
-    by_line: dict[int, list[str]] = {}
-    for detection in found:
-        by_line.setdefault(detection.line, []).append(detection.value)
-    out: list[Detection] = []
-    for detection in ruled:
-        value = detection.value
-        same = next(
-            (v for v in by_line.get(detection.line, ()) if v and (value in v or v in value)),
-            None,
-        )
-        if same is not None and same != value:
-            detection = replace(detection, value=same, ds_value=same)
-        out.append(detection)
-    return out
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:

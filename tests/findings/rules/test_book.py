@@ -7,6 +7,7 @@ import time
 import pytest
 
 from thresher.errors import ExitCode
+from thresher.findings import SecretType, secret_type_for_rule
 from thresher.findings.rules.book import Rule, RuleError, builtin_rules, parse_book
 from thresher.findings.rules.matcher import Rulebook
 from thresher.validators import offline_validators
@@ -77,3 +78,10 @@ def test_one_rule_reads_a_bounded_number_of_matches_per_line() -> None:
     found = book.scan("a.env", [line], range(1))
     assert 0 < len(found) <= 256
     assert found[0].value == "000000x"
+
+
+def test_each_rule_types_its_findings_as_its_book_says() -> None:
+    """The rule book states each rule's secret type; findings derive it from the rule id."""
+    for rule in builtin_rules():
+        expected = rule.secret_type or SecretType.GENERIC
+        assert secret_type_for_rule(rule.id) is expected, rule.id

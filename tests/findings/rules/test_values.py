@@ -141,3 +141,10 @@ def test_random_check_tells_generated_from_written() -> None:
 
 def test_a_file_without_extension_reads_unquoted_values_as_text() -> None:
     assert generic("config", "IRC_PASS=uga_shun") == {"uga_shun"}
+
+
+def test_flags_measures_and_negations_are_not_credentials() -> None:
+    assert generic("report.json", '"p_not_secret": 0.0002,') == set()
+    assert generic("app.yml", "use_password: yes") == set()
+    assert generic("app.yml", "is_secret: 1234567") == set()
+    assert generic("app.yml", "password: 123456") == {"123456"}

@@ -27,7 +27,6 @@ from thresher.findings.options import RE2_HINT, ScanError, compile_rule_pattern
 
 BUILTIN_FILE = "builtin.toml"
 _ID_PATTERN = r"^[a-z0-9]+(?:[-.][a-z0-9]+)*$"
-SOURCE_NAME = "thresher-rules"
 
 
 class RuleError(ScanError):
@@ -177,7 +176,3 @@ def builtin_rules() -> tuple[Rule, ...]:
     for rule in rules:
         rule.compiled()
     return rules
-
-
-def find_rule(rule_id: str, rules: tuple[Rule, ...]) -> Rule | None:
-    return next((rule for rule in rules if rule.id == rule_id), None)

@@ -67,6 +67,7 @@ _REFERENCE = re.compile(
 )
 # An unquoted value that is an expression in code: a name, a dotted path, a call.
 _EXPRESSION = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)*(?:[(\[{<].*)?")
+_DECIMAL = re.compile(r"-?[0-9]+\.[0-9]+")  # a measure (0.75, 1.5): never a password
 _INTERPOLATION = re.compile(r"\$\{[^}]+\}|\{\{[^}]*\}\}|#\{[^}]+\}|<%.*%>|%\([a-zA-Z_]+\)[sd]")
 _TYPE_HINT = re.compile(r"^(?:string|str|char\s*\*|const|var|let|val)\s+", re.IGNORECASE)
 
@@ -122,7 +123,7 @@ def plausible(value: str, *, key: str = "", quoted: bool, literal: bool) -> bool
     if len(stripped) < 3 or len(stripped) > 4096:
         return False
     lower = stripped.lower()
-    if lower in _WORDLESS or _REFERENCE.match(stripped):
+    if lower in _WORDLESS or _REFERENCE.match(stripped) or _DECIMAL.fullmatch(stripped):
         return False
     if key and _squash(lower) == _squash(key.lower()):
         return False
@@ -241,7 +242,8 @@ def key_words(key: str) -> tuple[str, ...]:
 STOP_BEFORE = _words(
     "label lbl title msg message text placeholder hint error errors tooltip description "
     "desc help caption button btn heading prompt confirm forgot reset invalid wrong missing "
-    "new old show hide toggle enter change"
+    "new old show hide toggle enter change not no non is has use uses require requires "
+    "needs with without"
 )
 STOP_AFTER = _words(
     "length len size count min max minimum maximum type types url uri endpoint path file "
