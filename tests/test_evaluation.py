@@ -72,6 +72,9 @@ def test_eval_scores_against_labels(cli: Cli, tmp_path: Path) -> None:
     assert 0.0 < ranking["average_precision"] <= 1.0
     assert 0.0 < ranking["precision_at_recall_90"] <= 1.0
     assert "avg-prec" in result.stdout.split("flagged lines")[0]
+    # each flagged line is flagged by both sources: nothing here is the new rules' alone
+    assert scores["by_source"]["detect-secrets+thresher-rules"]["lines"] == 3
+    assert "by finding source" in result.stdout
 
 
 def test_eval_rejects_a_bad_corpus(cli: Cli, tmp_path: Path) -> None:

@@ -16,7 +16,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from thresher.config_files import (
     ENV_CONFIG,
@@ -31,6 +38,7 @@ from thresher.config_files import (
     thresher_table,
 )
 from thresher.errors import ConfigError
+from thresher.findings.rules.book import Rule, RuleError
 from thresher.names import AgentName, ProviderName
 from thresher.trust import (
     REPO_CONFIG_NAMES,
@@ -110,30 +118,23 @@ class ProviderSettings(_Frozen):
         return value
 
 
-class RuleSettings(_Frozen):
-    """A custom regex detector: the named group ``secret`` (else the whole match)."""
+class RuleSettings(Rule):
+    """A custom detector, in the format of the built-in rules (``thresher rules show``):
+    ``id`` and ``pattern`` (RE2; the named group ``secret``, else the whole match, is the
+    value) and optionally ``keywords``, ``value_group``, ``kind``, ``key_group`` /
+    ``key_words``, ``min_length``, ``min_entropy``, ``checks``, ``path``, ``severity``,
+    ``description``, ``provider``, ``secret_type``."""
 
-    id: str = Field(min_length=1)
-    pattern: str = Field(min_length=1)
-    severity: str = "high"
-    description: str = ""
-
-    @field_validator("pattern")
-    @classmethod
-    def _compiles(cls, value: str) -> str:
+    @model_validator(mode="after")
+    def _compiles(self) -> RuleSettings:
         """RE2, as the scanner and the redactor run it: a rule runs on every line of a
         repository that may be hostile, so it must run in linear time."""
-        from thresher.findings.options import compile_rule_pattern
-
-        compile_rule_pattern(value)  # ValueError says why, pydantic names the field
-        return value
-
-    @field_validator("severity")
-    @classmethod
-    def _severity(cls, value: str) -> str:
-        if value not in {"critical", "high", "medium", "low"}:
-            raise ValueError("severity must be critical, high, medium or low")
-        return value
+        try:
+            self.compiled()
+            self.compiled_path()
+        except RuleError as exc:
+            raise ValueError(exc.message) from None
+        return self
 
 
 class HttpSettings(_Frozen):
@@ -327,7 +328,8 @@ _KNOWN_KEYS_HINT = (
     "known keys: color, prompts_dir, agents.<agent>.model, agents.<agent>.definition, "
     "skills.<agent>.disabled, skills.<agent>.directories, skills.<agent>.mounts, "
     "providers.<provider>.base_url, providers.<provider>.api_key_env, "
-    "rules (id, pattern, severity, description), http.connect_timeout, http.read_timeout, "
+    "rules (id, pattern and the built-in rules' fields: `thresher rules show ID`), "
+    "http.connect_timeout, http.read_timeout, "
     "http.total_timeout, http.max_attempts, http.breaker_failures "
     "(agents: analysis, challenger, judge); see the README's Configuration section"
 )

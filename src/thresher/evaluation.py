@@ -134,6 +134,9 @@ class EvalResult(BaseModel):
     escalation_rate: float
     confusion: dict[str, dict[str, int]]
     by_rule: dict[str, Breakdown]
+    # Which sources flag the line: "detect-secrets", "thresher-rules", or both joined by
+    # "+": what thresher's own rules buy in recall and cost in precision.
+    by_source: dict[str, Breakdown] = {}
     by_file_kind: dict[str, Breakdown]
     calibration: list[CalibrationRow]
     ranking: dict[str, Ranking]  # "all" and each label source (creddata, ...)
@@ -172,6 +175,7 @@ class _Line:
     repo: str
     path: str
     rule: str
+    source: str
     truth: str | None
     predicted: Classification
     oracle_real: bool
@@ -199,6 +203,9 @@ class _Tally:
         self.output_tokens += outcome.report.usage.output_tokens
         self.models = outcome.report.models
         seen: dict[tuple[str, int], _Line] = {}
+        origins: dict[tuple[str, int], set[str]] = {}
+        for candidate in outcome.scan.candidates:
+            origins.setdefault((candidate.path, candidate.line), set()).add(candidate.origin)
         for candidate in outcome.scan.candidates:
             decision = decisions.get((candidate.fingerprint, in_test_scope(candidate.path)))
             if decision is None:
@@ -210,6 +217,7 @@ class _Tally:
                 repo=repo,
                 path=candidate.path,
                 rule=candidate.type,
+                source="+".join(sorted(origins[(candidate.path, candidate.line)])),
                 truth=truth,
                 predicted=decision.classification,
                 oracle_real=(truth == "real") if escalated else is_real,
@@ -472,6 +480,7 @@ def _result(
         escalation_rate=_escalation_rate(decisions),
         confusion=confusion,
         by_rule=_breakdown(tally.lines, lambda line: line.rule),
+        by_source=_breakdown(tally.lines, lambda line: line.source),
         by_file_kind=_breakdown(tally.lines, lambda line: file_kind(line.path).value),
         calibration=_calibration(tally.lines),
         ranking=_rankings(tally.lines, corpus.sources),

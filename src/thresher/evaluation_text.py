@@ -102,6 +102,7 @@ def render_text(result: EvalResult) -> str:
             + f"{row.lines:>6} {row.predicted:9.3f} {row.observed:9.3f}"
         )
     lines += _slices("by scanner rule", result.by_rule)
+    lines += _slices("by finding source", result.by_source)
     lines += _slices("by file kind", result.by_file_kind)
     lines += [
         "",

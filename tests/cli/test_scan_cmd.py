@@ -138,10 +138,10 @@ def test_dry_run_states_what_would_be_sent(
     )
     assert result.exit_code == 1, result.stderr
     assert (
-        "dry run: analysis -> openai:gpt-4.1: would triage 8 finding(s) with ~64" in result.stderr
+        "dry run: analysis -> openai:gpt-4.1: would triage 9 finding(s) with ~72" in result.stderr
     )
     assert "dry run: challenger -> heuristic:default: would triage 0" in result.stderr
-    assert "dry run: judge -> gemini:x: would triage 8 finding(s) with ~32" in result.stderr
+    assert "dry run: judge -> gemini:x: would triage 9 finding(s) with ~36" in result.stderr
     assert "nothing was sent" in result.stderr
 
 

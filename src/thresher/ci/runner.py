@@ -110,6 +110,7 @@ def run_ci(
                         pattern=r.pattern,
                         severity=Severity(r.severity),
                         description=r.description,
+                        rule=r,
                     )
                     for r in settings.rules
                 ),

@@ -248,6 +248,7 @@ def _register() -> None:
     from thresher.cli.eval_cmd import eval_command, schema_command
     from thresher.cli.models_cmd import models_app
     from thresher.cli.report_cmd import report_app
+    from thresher.cli.rules_cmd import rules_app
     from thresher.cli.scan_cmd import scan_command
     from thresher.cli.skills_cmd import skills_app
     from thresher.cli.triage_cmd import triage_command
@@ -256,6 +257,7 @@ def _register() -> None:
     app.add_typer(agents_app, name="agents")
     app.add_typer(models_app, name="models")
     app.add_typer(report_app, name="report")
+    app.add_typer(rules_app, name="rules")
     app.command("scan")(scan_command)
     app.command("deps")(deps_command)
     app.command("triage")(triage_command)

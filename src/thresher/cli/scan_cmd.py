@@ -194,7 +194,11 @@ def scan_command(
         honour_pragmas=not is_pull_request(os.environ, diff=diff),
         custom_rules=tuple(
             CustomRule(
-                id=r.id, pattern=r.pattern, severity=Severity(r.severity), description=r.description
+                id=r.id,
+                pattern=r.pattern,
+                severity=Severity(r.severity),
+                description=r.description,
+                rule=r,
             )
             for r in settings.rules
         ),

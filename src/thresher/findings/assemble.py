@@ -3,7 +3,9 @@
 Each detection is one report; ``sources.dedupe`` merges a value's reports into one
 finding. Which rule names it is the most specific one that hit (the lowest rank): a
 provider's token format says more than a custom rule, which says more than a keyword,
-which says more than entropy.
+which says more than entropy. thresher's own rules rank after all of detect-secrets'
+types, so a value detect-secrets reports keeps the rule id (and the SARIF rule) it
+always had; the finding's ``detected_by`` names every rule that saw it.
 """
 
 from __future__ import annotations
@@ -14,9 +16,18 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from thresher.findings.detection import Detection
-from thresher.findings.model import DetectSecretsSource, FindingKind, Location, Severity
+from thresher.findings.detection import Detection, Origin
+from thresher.findings.model import (
+    DetectSecretsSource,
+    FindingKind,
+    FindingSource,
+    Location,
+    SecretType,
+    Severity,
+    ThresherRulesSource,
+)
 from thresher.findings.options import CustomRule, ScanError
+from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.sources.base import Sourced
 from thresher.findings.sources.dedupe import fingerprint
 
@@ -47,6 +58,7 @@ _GENERIC_RANK = {
     "Base64 High Entropy String": 5,
 }
 _CUSTOM_RANK = 1
+_RULES_RANK = 10
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,7 @@ class Candidate:
     type: str
     hashed_secret: str  # detect-secrets' sha1 of the value, as baselines store it
     fingerprint: str
+    origin: Origin = Origin.DETECT_SECRETS  # which detector: detect-secrets, custom, rules
 
 
 def ds_hash(value: str) -> str:
@@ -104,28 +117,54 @@ def _baseline_path(filename: str) -> str:
 
 
 def severity_for(detection: Detection, rules: Mapping[str, CustomRule]) -> Severity:
-    if detection.custom:
-        return rules[detection.type].severity
-    return SEVERITY_BY_TYPE.get(detection.type, Severity.MEDIUM)
+    match detection.origin:
+        case Origin.CUSTOM:
+            return rules[detection.type].severity
+        case Origin.RULES:
+            return _builtin()[detection.type].severity
+        case Origin.DETECT_SECRETS:
+            return SEVERITY_BY_TYPE.get(detection.type, Severity.MEDIUM)
 
 
 def _rank(detection: Detection) -> tuple[int, str]:
-    if detection.custom:
-        return _CUSTOM_RANK, detection.type
-    return _GENERIC_RANK.get(detection.type, 0), detection.type
+    match detection.origin:
+        case Origin.CUSTOM:
+            return _CUSTOM_RANK, detection.type
+        case Origin.RULES:
+            return _RULES_RANK, detection.type
+        case Origin.DETECT_SECRETS:
+            return _GENERIC_RANK.get(detection.type, 0), detection.type
+
+
+def _builtin() -> dict[str, Rule]:
+    return {rule.id: rule for rule in builtin_rules()}
+
+
+def _secret_type(detection: Detection, rules: Mapping[str, CustomRule]) -> SecretType | None:
+    match detection.origin:
+        case Origin.CUSTOM:
+            rule = rules[detection.type].rule
+            return rule.secret_type if rule is not None else None
+        case Origin.RULES | Origin.DETECT_SECRETS:
+            return None  # derived from the rule id (``secret_type_for_rule``)
 
 
 def candidates_of(detections: Iterable[Detection]) -> tuple[Candidate, ...]:
-    """detect-secrets keeps one entry per (file, hashed value, type): the first line."""
-    first: dict[tuple[str, str, str], Detection] = {}
+    """detect-secrets keeps one entry per (file, hashed value, type): the first line.
+    thresher's own rules report every line they hit, as their findings' locations do
+    (no baseline format constrains them)."""
+    first: dict[tuple[str, str, str, int], Detection] = {}
     for detection in detections:
-        key = (detection.path, detection.type, detection.ds_value)
+        line = detection.line if detection.origin is Origin.RULES else 0
+        key = (detection.path, detection.type, detection.ds_value, line)
         if key not in first or detection.line < first[key].line:
             first[key] = detection
     return tuple(
         sorted(
             (
-                Candidate(d.path, d.line, d.type, ds_hash(d.ds_value), fingerprint(d.value))
+                Candidate(
+                    d.path, d.line, d.type, ds_hash(d.ds_value), fingerprint(d.value), d.origin
+                )
                 for d in first.values()
             ),
             key=lambda c: (c.path, c.line, c.type),
@@ -139,8 +178,9 @@ def sourced(
     commit: str | None = None,
 ) -> Iterator[Sourced]:
     """One report per detection; its raw value travels to ``dedupe`` and the vault only."""
-    source = DetectSecretsSource()
+    detect_secrets, own = DetectSecretsSource(), ThresherRulesSource()
     for detection in detections:
+        source: FindingSource = own if detection.origin is Origin.RULES else detect_secrets
         yield Sourced(
             kind=FindingKind.SECRET,
             rule_id=detection.type,
@@ -148,5 +188,6 @@ def sourced(
             locations=(Location(path=detection.path, line=detection.line, commit=commit),),
             source=source,
             value=detection.value,
+            secret_type=_secret_type(detection, rules),
             rank=_rank(detection)[0],
         )

@@ -8,7 +8,9 @@ would merge every such secret into one finding; the helpers here recover the val
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from detect_secrets.core.potential_secret import PotentialSecret
@@ -24,6 +26,15 @@ _PEM = re.compile(
 _PEM_MAX_LINES = 120
 
 
+class Origin(StrEnum):
+    """Which detector reported a hit: a detect-secrets plugin, an operator's custom
+    rule, or one of thresher's built-in rules (``findings.rules``)."""
+
+    DETECT_SECRETS = "detect-secrets"
+    CUSTOM = "custom"
+    RULES = "thresher-rules"
+
+
 @dataclass(frozen=True, slots=True)
 class Detection:
     """One hit: ``ds_value`` is what detect-secrets reports (and hashes in a
@@ -37,7 +48,11 @@ class Detection:
     type: str
     value: str
     ds_value: str
-    custom: bool = False
+    origin: Origin = Origin.DETECT_SECRETS
+
+    @property
+    def custom(self) -> bool:
+        return self.origin is Origin.CUSTOM
 
 
 def detections(
@@ -45,7 +60,7 @@ def detections(
 ) -> list[Detection]:
     ds_value = secret.secret_value or ""
     if secret.type == PRIVATE_KEY_TYPE:
-        values = [_key_block(lines, index) or ds_value]
+        values = [key_block(lines, index) or ds_value]
     elif secret.type in _PREFIX_GROUP_TYPES:
         values = _whole_matches(plugin, line, ds_value)
     elif secret.type == _ARTIFACTORY_TYPE:
@@ -71,10 +86,30 @@ def _whole_matches(plugin: Any, line: str, ds_value: str) -> list[str]:
     return found or [ds_value]
 
 
-def _key_block(lines: list[str], index: int) -> str | None:
+def key_block(lines: Sequence[str], index: int) -> str | None:
     """The PEM block that starts on this line, when it is all there."""
     window = [line.rstrip("\n") for line in lines[index : index + _PEM_MAX_LINES]]
     match = _PEM.search("\n".join(window))
     if match is None or match.start() >= len(window[0]):
         return None
     return match.group(0)
+
+
+def aligned(ruled: Sequence[Detection], found: Sequence[Detection]) -> list[Detection]:
+    """The rules' detections, each taking the value of a detect-secrets detection on its
+    line that holds it or that it holds (``hunter2`` in ``hunter2  # old``): one
+    credential seen by both sources is one finding, under detect-secrets' rule."""
+    by_line: dict[int, list[str]] = {}
+    for detection in found:
+        by_line.setdefault(detection.line, []).append(detection.value)
+    out: list[Detection] = []
+    for detection in ruled:
+        value = detection.value
+        same = next(
+            (v for v in by_line.get(detection.line, ()) if v and (value in v or v in value)),
+            None,
+        )
+        if same is not None and same != value:
+            detection = replace(detection, value=same, ds_value=same)
+        out.append(detection)
+    return out

@@ -18,6 +18,10 @@ Time stays linear in the text whatever it holds: the plugins whose regexes backt
 run as exact RE2 stand-ins (``plugins_re2``), the pragma filter runs on RE2
 (``allowlist_re2``), and custom rules run on RE2.
 
+thresher's own rules (``findings.rules``) run here too, on the same decoded text and
+the same lines, so the second source costs no second read of the disk. They skip the
+files detect-secrets skips by name (lock files, images), as custom rules never did.
+
 This module is also the body of each worker process: ``init_worker`` sets up
 detect-secrets once per process, ``scan_batch`` scans a batch of files.
 """
@@ -43,11 +47,12 @@ from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
 
 from thresher.findings import allowlist_re2, filters_fast
-from thresher.findings.detection import Detection, detections
+from thresher.findings.detection import Detection, Origin, aligned, detections
 from thresher.findings.direct import LineScan
 from thresher.findings.formats import has_format_parser, parsable, transformed
-from thresher.findings.options import compile_rule_pattern
 from thresher.findings.plugins_re2 import stand_ins
+from thresher.findings.rules.book import Rule, builtin_rules
+from thresher.findings.rules.matcher import Rulebook
 from thresher.findings.skips import SkipReason
 from thresher.findings.textfile import (
     CHUNK_BYTES,
@@ -151,13 +156,15 @@ class Engine:
 
     def __init__(
         self,
-        rules: Sequence[tuple[str, str]],
+        rules: Sequence[Rule],
         max_file_bytes: int,
         chunk_bytes: int = CHUNK_BYTES,
         *,
         honour_pragmas: bool = True,
+        builtin: bool = True,
     ) -> None:
-        self.rules = [(rule_id, compile_rule_pattern(pattern)) for rule_id, pattern in rules]
+        self.rules = Rulebook(rules)  # an operator's custom rules
+        self.builtin = Rulebook(builtin_rules() if builtin else ())
         self.honour_pragmas = honour_pragmas
         self.max_file_bytes = max_file_bytes
         self.chunk_bytes = chunk_bytes
@@ -196,10 +203,11 @@ class Engine:
         text = universal_newlines(text)
         found, unparsed = self._detect_secrets(job.path, text)
         lines = text.split("\n")
-        custom = self._custom_rules(job.path, lines, range(len(lines)), range(1, len(lines) + 1))
-        if found is None and not self.rules:
+        numbers = range(1, len(lines) + 1)
+        ruled = self._rules(job.path, lines, range(len(lines)), numbers, by_name=found is None)
+        if found is None and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
-        kept = _added([*(found or ()), *custom], job.added)
+        kept = _added([*(found or ()), *aligned(ruled, found or ())], job.added)
         return FileOutcome(
             job.path,
             None,
@@ -212,7 +220,7 @@ class Engine:
     def _chunked(self, job: FileJob, handle: BinaryIO, head: bytes) -> FileOutcome:
         """A larger file, a window at a time: raw lines, each reported by one window."""
         by_name = _is_filtered_out(required_filter_parameters=["filename"], filename=job.path)
-        if by_name and not self.rules:
+        if by_name and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME)
         found: dict[tuple[int, str, str, str], Detection] = {}
         texts: dict[int, str] = {}
@@ -220,7 +228,8 @@ class Engine:
         for window in windows(handle, head, self.max_file_bytes, self.chunk_bytes):
             fallback = fallback or window.fallback
             hits = [] if by_name else self._process(window.lines, job.path, window.numbers)
-            hits += self._custom_rules(job.path, window.lines, window.own, window.numbers)
+            ruled = self._rules(job.path, window.lines, window.own, window.numbers, by_name=by_name)
+            hits += aligned(ruled, hits)
             first, last = window.numbers[window.own.start], window.numbers[window.own.stop - 1]
             kept = [d for d in _added(hits, job.added) if first <= d.line <= last]
             # A cut line's segments overlap: the same value can be seen twice.
@@ -274,19 +283,21 @@ class Engine:
                     out.extend(detections(path, secret, original, line, lines, index))
         return out
 
-    def _custom_rules(
-        self, path: str, lines: list[str], indices: range, numbers: Sequence[int]
+    def _rules(
+        self, path: str, lines: list[str], indices: range, numbers: Sequence[int], *, by_name: bool
     ) -> list[Detection]:
-        """Each rule on each line of ``indices`` (RE2: linear in the line)."""
+        """The custom rules, and thresher's own unless detect-secrets skips the file by
+        name, on each line of ``indices`` (Aho-Corasick, then RE2: linear in the text)."""
         out: list[Detection] = []
-        for rule_id, pattern in self.rules:
-            group = "secret" if "secret" in pattern.groupindex else 0
-            for index in indices:
-                for match in pattern.finditer(lines[index]):
-                    value = match.group(group)
-                    if not value or (self.honour_pragmas and _allowlisted(path, lines, index)):
-                        continue
-                    out.append(Detection(path, numbers[index], rule_id, value, value, custom=True))
+        books = [(self.rules, Origin.CUSTOM)]
+        if not by_name:
+            books.append((self.builtin, Origin.RULES))
+        for book, origin in books:
+            for hit in book.scan(path, lines, indices):
+                if self.honour_pragmas and _allowlisted(path, lines, hit.index):
+                    continue
+                number = numbers[hit.index]
+                out.append(Detection(path, number, hit.rule_id, hit.value, hit.value, origin))
         return out
 
 
@@ -346,14 +357,19 @@ class Limits:
     max_file_bytes: int
     chunk_bytes: int = CHUNK_BYTES
     honour_pragmas: bool = True
+    builtin_rules: bool = True  # thresher's own rules beside detect-secrets
 
-    def engine(self, rules: Sequence[tuple[str, str]]) -> Engine:
+    def engine(self, rules: Sequence[Rule]) -> Engine:
         return Engine(
-            rules, self.max_file_bytes, self.chunk_bytes, honour_pragmas=self.honour_pragmas
+            rules,
+            self.max_file_bytes,
+            self.chunk_bytes,
+            honour_pragmas=self.honour_pragmas,
+            builtin=self.builtin_rules,
         )
 
 
-def init_worker(rules: tuple[tuple[str, str], ...], limits: Limits) -> None:
+def init_worker(rules: tuple[Rule, ...], limits: Limits) -> None:
     """Runs once in each worker process: its own detect-secrets settings."""
     global _ENGINE
     configure_detect_secrets(honour_pragmas=limits.honour_pragmas)
@@ -367,7 +383,7 @@ def scan_batch(jobs: list[FileJob]) -> list[FileOutcome]:
 
 
 def scan_in_process(
-    jobs: Sequence[FileJob], rules: tuple[tuple[str, str], ...], limits: Limits
+    jobs: Sequence[FileJob], rules: tuple[Rule, ...], limits: Limits
 ) -> list[FileOutcome]:
     """Small scans: no worker start-up cost."""
     with detect_secrets_session(honour_pragmas=limits.honour_pragmas):

@@ -56,7 +56,8 @@ class SecretType(StrEnum):
     GENERIC = "generic"
 
 
-# detect-secrets plugin names and GitHub secret-scanning ``secret_type`` values.
+# detect-secrets plugin names, GitHub secret-scanning ``secret_type`` values and the ids
+# of thresher's built-in rules.
 _RULE_TYPES: dict[str, SecretType] = {
     "github token": SecretType.GITHUB_TOKEN,
     "github_personal_access_token": SecretType.GITHUB_TOKEN,
@@ -88,6 +89,46 @@ _RULE_TYPES: dict[str, SecretType] = {
     "openai token": SecretType.OPENAI_KEY,
     "mongodb_atlas_database_uri_with_credentials": SecretType.DATABASE_CONNECTION_STRING,
     "postgres_connection_string": SecretType.DATABASE_CONNECTION_STRING,
+    # thresher's built-in rules (``findings/rules/builtin.toml`` says the same, and a test
+    # holds the two together): derived here, not stored on the finding, so a report's
+    # findings carry no type a scanner of the report would flag.
+    "generic-password": SecretType.PASSWORD,
+    "generic-secret": SecretType.GENERIC,
+    "generic-token": SecretType.GENERIC,
+    "generic-api-key": SecretType.GENERIC,
+    "generic-credential": SecretType.GENERIC,
+    "generic-key-material": SecretType.HIGH_ENTROPY_STRING,
+    "generic-xml-element": SecretType.PASSWORD,
+    "generic-xml-value-attribute": SecretType.PASSWORD,
+    "generic-xml-key-value": SecretType.PASSWORD,
+    "generic-setter-call": SecretType.PASSWORD,
+    "generic-cli-flag": SecretType.PASSWORD,
+    "openssl-pass-argument": SecretType.PASSWORD,
+    "dockerfile-env-space": SecretType.PASSWORD,
+    "http-basic-authorization": SecretType.URL_CREDENTIALS,
+    "http-bearer-token": SecretType.GENERIC,
+    "url-credentials": SecretType.DATABASE_CONNECTION_STRING,
+    "connection-string-password": SecretType.DATABASE_CONNECTION_STRING,
+    "dotnet-securestring": SecretType.PASSWORD,
+    "private-key-pem": SecretType.PRIVATE_KEY,
+    "netrc-password": SecretType.PASSWORD,
+    "pgpass-password": SecretType.PASSWORD,
+    "docker-config-auth": SecretType.URL_CREDENTIALS,
+    "htpasswd-entry": SecretType.PASSWORD,
+    "terraform-sensitive-default": SecretType.PASSWORD,
+    "github-token": SecretType.GITHUB_TOKEN,
+    "github-fine-grained-pat": SecretType.GITHUB_TOKEN,
+    "npm-token": SecretType.NPM_TOKEN,
+    "pypi-token": SecretType.PYPI_TOKEN,
+    "openai-api-key": SecretType.OPENAI_KEY,
+    "aws-secret-access-key": SecretType.AWS_ACCESS_KEY,
+    "slack-app-token": SecretType.SLACK_TOKEN,
+    "stripe-test-key": SecretType.STRIPE_KEY,
+    "url-query-credential": SecretType.GENERIC,
+    "php-define-credential": SecretType.PASSWORD,
+    "sql-password": SecretType.PASSWORD,
+    "mysql-cli-password": SecretType.PASSWORD,
+    "password-hash": SecretType.PASSWORD,
 }
 
 
@@ -254,6 +295,13 @@ class DetectSecretsSource(_Frozen):
     type: Literal["detect-secrets"] = "detect-secrets"
 
 
+class ThresherRulesSource(_Frozen):
+    """thresher's own detection rules (``findings.rules``), run on the same read of the
+    tree as detect-secrets."""
+
+    type: Literal["thresher-rules"] = "thresher-rules"
+
+
 class GitHubAlertSource(_Frozen):
     type: Literal["github-alert"] = "github-alert"
     repo: str
@@ -277,7 +325,8 @@ class OsvSource(_Frozen):
 
 
 FindingSource = Annotated[
-    DetectSecretsSource | GitHubAlertSource | OsvSource, Field(discriminator="type")
+    DetectSecretsSource | ThresherRulesSource | GitHubAlertSource | OsvSource,
+    Field(discriminator="type"),
 ]
 
 
@@ -295,13 +344,17 @@ class Finding(_Frozen):
     # Where the finding came from: repository, alert number and URL, package, lockfile.
     source: Annotated[FindingSource, Structural] = Field(default_factory=DetectSecretsSource)
     secret_type: SecretType | None = None
+    # Every source and rule that reported this value here, as "source:rule"
+    # ("detect-secrets:Secret Keyword", "thresher-rules:generic-password"); empty for a
+    # finding built by hand or read from a report written before there were two sources.
+    detected_by: tuple[Annotated[str, Structural], ...] = ()
 
     @model_validator(mode="after")
     def _kind_matches_source(self) -> Finding:
         """A secret scanner cannot report a vulnerable dependency, nor OSV a secret: such a
         finding would be triaged by the wrong tribunal and reported under the wrong rule."""
         match self.source:
-            case DetectSecretsSource() | GitHubAlertSource():
+            case DetectSecretsSource() | ThresherRulesSource() | GitHubAlertSource():
                 expected = FindingKind.SECRET
             case OsvSource():
                 expected = FindingKind.DEPENDENCY

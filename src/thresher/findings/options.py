@@ -9,10 +9,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from thresher.errors import UsageError
 from thresher.findings.model import Severity
+
+if TYPE_CHECKING:
+    from thresher.findings.rules.book import Rule
 
 
 class ScanError(UsageError):
@@ -59,12 +62,24 @@ def compile_rule_pattern(pattern: str) -> Any:
 @dataclass(frozen=True)
 class CustomRule:
     """A regex run on every line; the named group ``secret`` (else the whole
-    match) is the candidate value."""
+    match) is the candidate value. ``rule`` is the whole rule when configuration gave
+    more than these fields (keywords, value_group, checks: the built-in rules' format)."""
 
     id: str
     pattern: str
     severity: Severity = Severity.HIGH
     description: str = ""
+    rule: Rule | None = None
+
+    def as_rule(self) -> Rule:
+        """The rule the engine runs: ``rule``, else one built from the four fields."""
+        from thresher.findings.rules.book import Rule
+
+        if self.rule is not None:
+            return self.rule
+        return Rule(
+            id=self.id, pattern=self.pattern, severity=self.severity, description=self.description
+        )
 
     def compiled(self) -> Any:
         """The RE2 program, or a ``ScanError`` naming the rule."""
@@ -89,6 +104,7 @@ class ScanOptions:
     # False in a pull-request job: the pull request wrote its own pragma comments.
     honour_pragmas: bool = True
     workers: int | None = None  # default: os.cpu_count()
+    builtin_rules: bool = True  # thresher's own rules (``findings.rules``) beside detect-secrets
 
     def worker_count(self) -> int:
         if self.workers is not None and self.workers < 1:

@@ -36,6 +36,7 @@ from thresher.findings.model import (
     Location,
     OsvSource,
     TextLocation,
+    ThresherRulesSource,
     WikiLocation,
     in_file,
 )
@@ -99,7 +100,8 @@ def dedupe(items: Iterable[Sourced]) -> Deduped:
                 f"two findings of source {best.source.type!r} share the id {identifier}"
             )
         value = hits[0].value
-        findings.append(_finding(identifier, kind, fingerprint_, locations, best))
+        detected_by = tuple(sorted({f"{hit.source.type}:{hit.rule_id}" for hit in hits}))
+        findings.append(_finding(identifier, kind, fingerprint_, locations, best, detected_by))
         vault.put(identifier, value)
     # Fully ordered: detect-secrets reports a line's hits as a set, so ties would follow
     # hash order and differ between runs.
@@ -121,6 +123,7 @@ def _finding(
     fingerprint_: str,
     locations: tuple[FindingLocation, ...],
     best: Sourced,
+    detected_by: tuple[str, ...] = (),
 ) -> Finding:
     try:
         return Finding(
@@ -133,6 +136,7 @@ def _finding(
             redacted=_shown(best),
             source=best.source,
             secret_type=best.secret_type,
+            detected_by=detected_by if kind is FindingKind.SECRET else (),
         )
     except ValidationError as exc:
         problems = "; ".join(str(error["msg"]) for error in exc.errors())
@@ -162,10 +166,11 @@ def _place(location: FindingLocation) -> str:
 
 
 def _target(source: FindingSource | None) -> str:
-    """What a decision acts on: nothing beyond the tree for detect-secrets (so its ids
-    are unchanged), the alert for GitHub, the package in one lockfile for OSV."""
+    """What a decision acts on: nothing beyond the tree for detect-secrets and thresher's
+    rules (so detect-secrets' ids are unchanged, and both sources' reports of a value
+    meet in one finding), the alert for GitHub, the package in one lockfile for OSV."""
     match source:
-        case None | DetectSecretsSource():
+        case None | DetectSecretsSource() | ThresherRulesSource():
             return ""
         case GitHubAlertSource():
             return f"|github-alert:{source.repo}#{source.number}"

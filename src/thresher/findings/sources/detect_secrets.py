@@ -32,7 +32,7 @@ from thresher.findings.assemble import (
     load_baseline,
     sourced,
 )
-from thresher.findings.detection import Detection
+from thresher.findings.detection import Detection, Origin
 from thresher.findings.engine import (
     FileJob,
     FileOutcome,
@@ -42,6 +42,7 @@ from thresher.findings.engine import (
     scan_in_process,
 )
 from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_scopes
+from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
 from thresher.findings.sources.base import Source, Sourced
 
@@ -122,8 +123,13 @@ class DetectSecretsScan(Source):
         plan = _plan(root, options, scopes)
         if options.baseline is not None:
             plan = _without_file(plan, root, options.baseline)
-        specs = tuple((rule.id, rule.pattern) for rule in options.custom_rules)
-        limits = Limits(options.max_file_bytes, options.chunk_bytes, options.honour_pragmas)
+        specs = tuple(rule.as_rule() for rule in options.custom_rules)
+        limits = Limits(
+            options.max_file_bytes,
+            options.chunk_bytes,
+            options.honour_pragmas,
+            builtin_rules=options.builtin_rules,
+        )
         outcomes = _run(plan.jobs, specs, limits, workers)
 
         detections: list[Detection] = [d for outcome in outcomes for d in outcome.detections]
@@ -160,8 +166,15 @@ class _Plan:
 
 def _checked_rules(rules: Sequence[CustomRule]) -> dict[str, CustomRule]:
     by_id: dict[str, CustomRule] = {}
+    builtin = {rule.id for rule in builtin_rules()}
     for rule in rules:
         rule.compiled()
+        rule.as_rule().compiled()
+        if rule.id in builtin:
+            raise ScanError(
+                f"custom rule {rule.id!r} has the id of a built-in rule",
+                hint="give it another id; `thresher rules list` shows the built-in ones",
+            )
         if rule.id in by_id:
             raise ScanError(f"custom rule {rule.id!r} is defined twice")
         by_id[rule.id] = rule
@@ -171,9 +184,24 @@ def _checked_rules(rules: Sequence[CustomRule]) -> dict[str, CustomRule]:
 def _without_baseline(
     detections: list[Detection], baseline: frozenset[BaselineKey]
 ) -> list[Detection]:
+    """Without what the baseline accepts. Its entries name detect-secrets' types; a value
+    it accepts is accepted whoever reports it, so a built-in rule's report of that value
+    in that file (or of a value the baseline hashes under any type there) goes too."""
     if not baseline:
         return detections
-    return [d for d in detections if (d.path, ds_hash(d.ds_value), d.type) not in baseline]
+    accepted = {
+        (d.path, d.value) for d in detections if (d.path, ds_hash(d.ds_value), d.type) in baseline
+    }
+    hashes = {(path, hashed) for path, hashed, _type in baseline}
+    return [
+        d
+        for d in detections
+        if (d.path, ds_hash(d.ds_value), d.type) not in baseline
+        and not (
+            d.origin is Origin.RULES
+            and ((d.path, d.value) in accepted or (d.path, ds_hash(d.value)) in hashes)
+        )
+    ]
 
 
 def _without_file(plan: _Plan, root: Path, baseline: Path) -> _Plan:
@@ -249,7 +277,7 @@ def _plan_diff(
 
 
 def _run(
-    jobs: list[FileJob], rules: tuple[tuple[str, str], ...], limits: Limits, workers: int
+    jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits, workers: int
 ) -> list[FileOutcome]:
     total = sum(job.size for job in jobs)
     if workers == 1 or len(jobs) < 2 or total < PARALLEL_MIN_BYTES:

@@ -1,0 +1,193 @@
+"""Running a rule book over a file's lines: an Aho-Corasick gate, then RE2.
+
+Most lines of a repository hold none of the rules' keywords, so the text is searched
+once for all keywords of all rules together (Aho-Corasick, linear in the text), and a
+rule's pattern runs only on the lines where one of its own keywords occurs. Patterns
+are RE2: linear in the line whatever it holds, and lines are already bounded by the
+engine's caps. A rule without keywords (an operator's custom rule may have none)
+searches the whole text once, in RE2's C loop, and runs on the lines it hits. Work in
+Python per line is bounded too: an assignment reads at most ``_VALUE_WINDOW``
+characters after its key, and one rule reads at most ``_MATCHES_PER_LINE`` matches on
+one line, so a hostile minified line costs what an ordinary one does.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import Any
+
+from thresher.findings.detection import key_block
+from thresher.findings.options import compile_rule_pattern
+from thresher.findings.re2_classes import searchable
+from thresher.findings.rules.book import Rule, RuleKind
+from thresher.findings.rules.values import (
+    entropy,
+    key_holds,
+    key_words,
+    literal_file,
+    passes,
+    plausible,
+    read_value,
+    unquote,
+)
+
+# How much of the line after ``key =`` an assignment reads its value from: every
+# match of a line dense with keys reads this much again, so it bounds that work.
+_VALUE_WINDOW = 1024
+# Matches of one rule read on one line: a minified file's line can hold thousands of
+# ``key: value`` pairs, and each costs a window's read; past this many, the line is
+# left to the other rules (the matches already read are reported).
+_MATCHES_PER_LINE = 256
+_ASCII_LOWER = str.maketrans({chr(c): chr(c + 32) for c in range(ord("A"), ord("Z") + 1)})
+
+
+@dataclass(frozen=True, slots=True)
+class RuleHit:
+    """One value a rule found: ``index`` is the line's position in the scanned lines."""
+
+    index: int
+    rule_id: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    rule: Rule
+    program: Any
+    group: str | int
+    wanted: tuple[tuple[str, ...], ...]  # key_words, each split into its words
+    index: int  # the value group's number
+    path: Any  # RE2 on the path, or None
+    multiline: Any  # the pattern with ^ and $ at line ends: a whole text's prefilter
+
+
+class Rulebook:
+    """Compiled rules, ready to scan; built once per worker process."""
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        import ahocorasick  # type: ignore[import-not-found]  # lazy: a C extension
+
+        self._rules: list[_Compiled] = []
+        self._ungated: list[int] = []
+        gates: dict[str, list[int]] = {}
+        for rule in rules:
+            program = rule.compiled()
+            wanted = tuple(tuple(words.lower().split()) for words in rule.key_words)
+            path = rule.compiled_path()
+            lines = compile_rule_pattern("(?m)" + rule.pattern) if not rule.keywords else None
+            group = rule.group(program)
+            index = group if isinstance(group, int) else program.groupindex[group]
+            compiled = _Compiled(rule, program, group, wanted, index, path, lines)
+            self._rules.append(compiled)
+            number = len(self._rules) - 1
+            if not rule.keywords:
+                self._ungated.append(number)
+            for keyword in rule.keywords:
+                gates.setdefault(keyword, []).append(number)
+        self._automaton: Any = None
+        if gates:
+            automaton = ahocorasick.Automaton()
+            for keyword, numbers in gates.items():
+                automaton.add_word(keyword, tuple(numbers))
+            automaton.make_automaton()
+            self._automaton = automaton
+
+    def __len__(self) -> int:
+        return len(self._rules)
+
+    def scan(self, path: str, lines: Sequence[str], indices: range) -> list[RuleHit]:
+        """Every value the rules find on ``lines[i]`` for ``i`` in ``indices``."""
+        if not self._rules or not len(indices):
+            return []
+        chunk = [lines[i] for i in indices]
+        text = "\n".join(chunk)
+        starts = list(accumulate((len(line) + 1 for line in chunk), initial=0))
+        todo = self._gated(text, starts, indices.start)
+        if self._ungated:
+            searched = searchable(text)
+            for number in self._ungated:
+                for match in self._rules[number].multiline.finditer(searched):
+                    # Every line the match touches: its first character may be the
+                    # newline before the line that holds the value.
+                    first = bisect_right(starts, match.start()) - 1
+                    last = bisect_right(starts, max(match.start(), match.end() - 1)) - 1
+                    todo.update((indices.start + i, number) for i in range(first, last + 1))
+        literal = literal_file(path)
+        allowed = {n for n, c in enumerate(self._rules) if c.path is None or c.path.search(path)}
+        hits: list[RuleHit] = []
+        for index, number in sorted(todo):
+            if number in allowed:
+                hits.extend(self._apply(self._rules[number], lines, index, literal))
+        return hits
+
+    def _gated(self, text: str, starts: list[int], first: int) -> set[tuple[int, int]]:
+        """(line index, rule number) for each line holding one of the rule's keywords."""
+        if self._automaton is None:
+            return set()
+        lowered = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+        todo: set[tuple[int, int]] = set()
+        for end, numbers in self._automaton.iter(lowered):
+            index = first + bisect_right(starts, end) - 1
+            for number in numbers:
+                todo.add((index, number))
+        return todo
+
+    def _apply(
+        self, compiled: _Compiled, lines: Sequence[str], index: int, literal: bool
+    ) -> list[RuleHit]:
+        rule = compiled.rule
+        line = lines[index]
+        out: list[RuleHit] = []
+        searched = searchable(line)
+        for seen, match in enumerate(compiled.program.finditer(searched)):
+            if seen == _MATCHES_PER_LINE:
+                break
+            value = self._value(compiled, match, literal)
+            if value is None or not rule.min_length <= len(value) <= rule.max_length:
+                continue
+            if rule.min_entropy and entropy(value) < rule.min_entropy:
+                continue
+            if not all(passes(check, value) for check in rule.checks):
+                continue
+            if searched is not line and value not in line:
+                continue  # U+FFFD stood in for a lone surrogate: not this value
+            if rule.kind is RuleKind.PEM_BLOCK:
+                value = key_block(lines, index) or value
+            out.append(RuleHit(index, rule.id, value))
+        return out
+
+    @staticmethod
+    def _value(compiled: _Compiled, match: Any, literal: bool) -> str | None:
+        raw = match.group(compiled.group)
+        if raw == "" and compiled.rule.kind is RuleKind.ASSIGNMENT:
+            # An empty value group marks where the value starts: the rest of the line
+            # is read here, not by a counted repetition in the pattern (a large RE2
+            # program, slow to run on every line).
+            start = match.start(compiled.index)
+            raw = match.string[start : start + min(compiled.rule.max_length, _VALUE_WINDOW)]
+        if not raw:
+            return None
+        rule = compiled.rule
+        key = match.group(rule.key_group) if rule.key_group is not None else ""
+        if compiled.wanted and not key_holds(key_words(key or ""), compiled.wanted):
+            return None
+        match rule.kind:
+            case RuleKind.TOKEN | RuleKind.PEM_BLOCK:
+                return str(raw)
+            case RuleKind.LITERAL:
+                value = unquote(str(raw).strip())
+                return value if plausible(value, key=key or "", quoted=True, literal=True) else None
+            case RuleKind.ASSIGNMENT:
+                if raw[:1] in ("=", "~", ":"):  # ``==``, ``=~``, ``::``: not an assignment
+                    return None
+                named = compiled.program.groupindex.get(rule.key_group or "")
+                start = match.start(named) if named is not None else 0
+                if start > 0 and match.string[start - 1] in "?&#":
+                    return None  # a URL's query parameter: url-query-credential reads it
+                value, quoted = read_value(raw, literal=literal)
+                if not plausible(value, key=key or "", quoted=quoted, literal=literal):
+                    return None
+                return value
