@@ -27,6 +27,9 @@ from thresher.scoring.shape import (
         ("secrets[opts.SecretName]", "value_indexed"),
         ("_EMPTY_", "value_constant_name"),
         ("", "value_empty"),
+        ("jjwt-api:0.11.2", "value_version_like"),
+        ("1.2.840.113549.1.9.7", "value_dotted_numeric"),
+        ("$2a$11$PWIFAL8RsWyGI3jVZtO9Nu8.6jOxzxfZo7c", "value_crypt_hash"),
     ],
 )
 def test_values_that_are_not_literal_secrets(value: str, feature: str) -> None:
@@ -100,6 +103,9 @@ def test_a_checksum_manifest_key_is_a_file_name() -> None:
         ("zgrmccvzwrbtwkaycqbltmtj \\", "zgrmccvzwrbtwkaycqbltmtj"),
         ("'quoted'", "quoted"),
         ('"s3cr3t",', "s3cr3t"),
+        ('my-password"', "my-password"),
+        ("l5ly9r')", "l5ly9r"),
+        ("(x)", "(x)"),
     ],
 )
 def test_values_read_as_their_parser_reads_them(raw: str, clean: str) -> None:

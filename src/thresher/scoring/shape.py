@@ -47,6 +47,10 @@ _PASSPHRASE = re.compile(r"[A-Za-z]{3,}(?:[-_ .][A-Za-z]{3,}){1,7}[-_ .]?[0-9]{0
 _CAMEL_WORDS = re.compile(r"(?:[A-Z]?[a-z]{2,}){2,5}[0-9]{0,4}[^A-Za-z0-9\s]{0,2}")
 _VOWELS = frozenset("aeiouyAEIOUY")
 _CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]{4,}")
+_VERSION = re.compile(r"(?:^|[:@=v-])\d{1,4}\.\d{1,4}\.\d{1,6}(?:$|[-.+:])")
+_DOTTED_NUMBERS = re.compile(r"\d+(?:\.\d+)+")
+# Password hashes in crypt(3) and framework formats: what a system stores, not a secret.
+_CRYPT_PREFIXES = ("$2a$", "$2b$", "$2y$", "$1$", "$5$", "$6$", "$argon2", "pbkdf2_", "$apr1$")
 _ENV_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_.]*:-?$")
 
 
@@ -60,6 +64,18 @@ def clean_value(value: str) -> str:
         v = v[:-1]  # a separator after the closing quote
     if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'`":
         v = v[1:-1]
+    # What a pattern's extraction dragged along from the syntax around the value: a
+    # closing quote or parenthesis with no opening one, a trailing separator.
+    for _ in range(4):
+        last = v[-1:]
+        if (
+            (last in "\"'`" and v.count(last) % 2)
+            or (last == ")" and v.count(")") > v.count("("))
+            or (last in (",", ";", ":") and len(v) > 1)
+        ):
+            v = v[:-1]
+        else:
+            break
     return v.strip("\"'`")
 
 
@@ -90,6 +106,12 @@ def type_features(value: str, before: str) -> Features:
         f["value_constant_name"] = 1.0
     if _ENV_DEFAULT.search(before[-80:]):
         f["value_env_default"] = 1.0
+    if _VERSION.search(v):
+        f["value_version_like"] = 1.0
+    if _DOTTED_NUMBERS.fullmatch(v):
+        f["value_dotted_numeric"] = 1.0
+    if v.startswith(_CRYPT_PREFIXES):
+        f["value_crypt_hash"] = 1.0
     return f
 
 

@@ -104,6 +104,9 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "file_locale": _N,
     "file_generated": _N,
     "template_default": (-3.0, 0.0, 3.0),
+    "value_version_like": _N,
+    "value_dotted_numeric": (-3.0, 0.0, 3.0),
+    "value_crypt_hash": (-3.0, 0.0, 3.0),
     "path_third_party": (-1.0, 0.0, 1.0),
 }
 
