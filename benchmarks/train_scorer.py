@@ -87,20 +87,23 @@ def model_card(artifact: Artifact) -> str:
         "",
         "## What it is",
         "",
-        f"A blend of gradient-boosted trees (LightGBM, multiclass, {ROUNDS} rounds, "
-        f"{TREE_PARAMS['num_leaves']} leaves, learning rate {TREE_PARAMS['learning_rate']})",
-        "and a multinomial logistic regression over the same features, averaging their",
-        "class scores, giving P(real), P(test) and P(not_secret) for one candidate from named",
+        f"Gradient-boosted trees (LightGBM, multiclass, {ROUNDS} rounds, "
+        f"{TREE_PARAMS['num_leaves']} leaves, learning rate {TREE_PARAMS['learning_rate']})"
+        + (
+            f", blended {BLEND:g} / {1 - BLEND:g} with a multinomial logistic regression,"
+            if BLEND < 1.0
+            else " (the logistic family is compared below, not shipped),"
+        ),
+        "giving P(real), P(test) and P(not_secret) for one candidate from named",
         "features of the value (length, classes, shape; whether it is a literal at all:",
         "boolean, null, number, member access, call; whether it reads as a word, a passphrase,",
         "a human-made password or random characters), its assignment (key-name tokens,",
         "literal/expression/reference, comment, UI string, environment lookup), its file",
         "(kind, path tokens, test scope, vendored, generated, locale) and its repository (how",
         "many places hold the value, who references a key file), plus the offline validators'",
-        "checks. Boosting starts from a fixed margin of analyst priors (below); the logistic",
-        "weights are pulled toward the same priors. P(real) is calibrated by Platt scaling",
-        "fitted on grouped out-of-fold predictions. Trees and weights ship as data in",
-        "`scorer.json`; scanning walks the trees in pure Python.",
+        "checks. Boosting starts from a fixed margin of analyst priors (below). P(real) is",
+        "calibrated by Platt scaling fitted on grouped out-of-fold predictions. The trees",
+        "ship as data in `scorer.json`; scanning evaluates them in pure Python.",
         "",
         "Words inside a value are not features: the corpus replaced them by other words.",
         "",
@@ -143,9 +146,9 @@ def model_card(artifact: Artifact) -> str:
         "## Model comparison (same folds, average precision / P@R0.9 of P(real))",
         "",
         "Each family alone is the fold scorer's own component, ranked on the same held-out",
-        "lines; the blend is what ships.",
+        "lines; the last column is what ships (see `BLEND` in `train.py` for why).",
         "",
-        "| fold | source | trees | logistic (issue 7's family) | blend (shipped) |",
+        "| fold | source | trees | logistic (issue 7's family) | shipped |",
         "|---|---|---|---|---|",
     ]
     for fold in folds:
@@ -166,7 +169,7 @@ def model_card(artifact: Artifact) -> str:
         )
     lines += [
         "",
-        f"Shipped: the blend, class scores {BLEND:g} x trees (on the prior margin) + "
+        f"Shipped: class scores {BLEND:g} x trees (on the prior margin) + "
         f"{1 - BLEND:g} x logistic (L2 {LOGISTIC_L2:g} toward the same priors).",
         "",
         "## Calibration (out-of-fold P(real) against the observed share of real lines)",

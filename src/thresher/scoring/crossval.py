@@ -61,9 +61,10 @@ def build_scorer(
     oof = out_of_fold(samples, INNER_FOLDS)
     calibration = platt(oof, samples)
     point = choose_point(calibrate(oof, calibration), samples)
-    return scorer_from(
-        fit_components(samples), calibration, point, training, cross_validation, name
-    )
+    # A fold's scorer keeps the logistic family for the comparison; the shipped one
+    # carries only what has a share of the scores.
+    parts = fit_components(samples, linear=name == "fold")
+    return scorer_from(parts, calibration, point, training, cross_validation, name)
 
 
 @dataclass(frozen=True)
