@@ -43,7 +43,7 @@ DISMISSAL_MISS = 0.005
 # precision 0.65 there, 0.79 pooled): the budget gives way to the promises first, so a
 # decisive call stays one a user can act on; escalation is what is spent.
 MAX_ESCALATION = 0.45
-RECALL_TARGET = 0.93
+RECALL_TARGET = 0.90  # the offline call's recall a user is promised (issue 17)
 MIN_DECISIVE_LINES = (
     100.0  # a precision over fewer lines is noise (label noise sits at the top too)
 )

@@ -108,6 +108,15 @@ def placeholder_reason(value: str) -> str | None:
     return None
 
 
+# A whole value that is an interpolation in its file's own syntax holds no secret: the
+# secret, if any, lives wherever the reference points. Anchored, no defaults allowed
+# (``${DB_PASS:-hunter2}`` carries a literal and is not matched).
+_INTERPOLATION = re.compile(
+    r"^(?:\$\{[A-Za-z_][A-Za-z0-9_.]{0,100}\}|\$[A-Za-z_][A-Za-z0-9_]{0,100}|"
+    r"%\([A-Za-z_][A-Za-z0-9_]{0,100}\)[sdr]|%[A-Za-z_][A-Za-z0-9_]{0,100}%|"
+    r"\{\{\s{0,4}\.?[A-Za-z_][A-Za-z0-9_.]{0,100}\s{0,4}\}\})$"
+)
+
 _WORKFLOW_DIRS = (".github/workflows/", ".github/actions/")
 _ACTION_FILES = frozenset({"action.yml", "action.yaml"})
 
@@ -131,6 +140,13 @@ class PlaceholderValidator(Validator):
                     CheckKind.SYNTAX,
                     "GitHub Actions' `secrets: inherit` passes the caller's secrets on: "
                     "syntax, not a value",
+                )
+            ]
+        if _INTERPOLATION.match(value.strip().strip("\"'`")):
+            return [
+                self.invalid(
+                    CheckKind.SYNTAX,
+                    "a reference in the file's own interpolation syntax, not a value",
                 )
             ]
         if is_documentation_value(value.strip().strip("\"'`")):
