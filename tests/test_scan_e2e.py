@@ -154,7 +154,8 @@ def test_uncertain_escalates_only_what_the_offline_policy_cannot_settle(
     by_path = {d["finding"]["locations"][0]["path"]: d for d in report["decisions"]}
     escalated = {path for path, d in by_path.items() if d["escalated"]}
     # Hard evidence (a documentation value, a failed checksum) never reaches a model.
-    assert escalated == set(by_path) - {"docs/aws-setup.md", "tests/fixtures/test_github_client.py"}
+    hard_paths = {"docs/aws-setup.md", "tests/fixtures/test_github_client.py"}
+    assert escalated == set(by_path) - hard_paths
     for path, decision in by_path.items():
         assert decision["escalated"] == decision["escalation"]["would_escalate"], path
         if path in escalated:
@@ -163,4 +164,6 @@ def test_uncertain_escalates_only_what_the_offline_policy_cannot_settle(
         else:
             assert decision["decided_by"] == "heuristic" and decision["usage"]["requests"] == 0
     hard = [d for d in report["decisions"] if not d["escalated"]]
-    assert report["summary"]["decided_without_model"] == len(hard) == 2
+    assert {d["finding"]["locations"][0]["path"] for d in hard} == hard_paths
+    assert all(d["escalation"]["reason"].startswith("hard evidence") for d in hard)
+    assert report["summary"]["decided_without_model"] == len(hard)

@@ -129,11 +129,12 @@ def test_key_only_tests_reference_is_test_data(
 ) -> None:
     _, decisions = repository
     decision = decisions["certs/server.key:1"]
-    assert decision.classification is Classification.TEST
+    assert decision.classification in NOT_REAL
     assert decision.assessment is not None
-    # Judged as test code because only test code names the file, not because of its path.
+    # Dismissed because only test code names the file, not because of its path.
     assert any(
-        f.feature in {"file_test", "all_locations_test"} for f in decision.assessment.top_features
+        f.feature in {"referenced_by_tests_only", "file_test", "all_locations_test"}
+        for f in decision.assessment.top_features
     )
 
 

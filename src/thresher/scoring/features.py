@@ -327,6 +327,11 @@ def features(ctx: CandidateContext) -> Features:
     f: Features = {"bias": 1.0}
     value = clean_value(ctx.value[:_MAX_VALUE])
     f.update(value_features(value, key))
+    raw = ctx.value[:_MAX_VALUE].strip()
+    if not any(q in raw for q in "\"'`") and raw.endswith(("(", ")", "{", ";", ",")):
+        # A bare value that ends in code punctuation (``if (password) {``) is a code
+        # fragment; a quoted one dragged a closing quote along and was cleaned above.
+        f["value_code_edge"] = 1.0
     f.update(assignment)
     index = line.find(value) if value else -1
     f.update(type_features(value, line[max(0, index - _BEFORE) : index] if index > 0 else ""))
