@@ -62,9 +62,7 @@ def test_documentation_values_are_recognised_as_documentation(value: str) -> Non
 @pytest.mark.parametrize(
     "value",
     [
-        "${GITHUB_TOKEN}",
         "<your-api-key>",
-        "{{ secrets.TOKEN }}",
         "xxxxxxxxxxxxxxxx",
         "aaaaaaaaaaaa",
         "your_api_key_here",
@@ -74,6 +72,12 @@ def test_documentation_values_are_recognised_as_documentation(value: str) -> Non
 def test_placeholders_are_recognised(value: str) -> None:
     # Placeholder patterns are soft evidence: never reported as documentation values.
     assert statuses(value, "Secret Keyword") == {("placeholder", "placeholder"): "invalid"}
+
+
+@pytest.mark.parametrize("value", ["${GITHUB_TOKEN}", "{{ secrets.TOKEN }}"])
+def test_a_whole_value_interpolation_is_syntax(value: str) -> None:
+    # Hard evidence: the value is the file's own reference syntax, no literal at all.
+    assert statuses(value, "Secret Keyword") == {("placeholder", "syntax"): "invalid"}
 
 
 def test_type_specific_validators_apply_only_to_their_type() -> None:
