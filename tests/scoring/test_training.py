@@ -22,4 +22,4 @@ def test_training_reproduces_the_shipped_artifact_bit_for_bit() -> None:
         cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "fold 5:" in proc.stderr
+    assert "fold 5 creddata:" in proc.stderr
