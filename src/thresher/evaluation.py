@@ -42,17 +42,22 @@ from thresher.corpus import (
 )
 from thresher.decisions import Decision
 from thresher.errors import UsageError
+from thresher.evaluation_figures import (
+    Breakdown,
+    Line,
+    Ranking,
+    Scores,
+    breakdown,
+    calibration_of,
+    rankings,
+    score_lines,
+    scores,
+)
 from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.findings.sources.dedupe import in_test_code
 from thresher.results import Classification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
-from thresher.scoring.metrics import (
-    CalibrationRow,
-    average_precision,
-    calibration,
-    precision_at_recall,
-    spread,
-)
+from thresher.scoring.metrics import CalibrationRow, spread
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
 
@@ -60,44 +65,6 @@ from thresher.scoring.policy import Band, Escalate
 class EvalMode(StrEnum):
     SHIPPED = "shipped scorer"
     CROSS_VALIDATED = "grouped cross-validation by repository"
-
-
-class Scores(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    precision: float
-    recall: float
-    f1: float
-    true_positives: int
-    false_positives: int
-    false_negatives: int
-
-
-class Breakdown(BaseModel):
-    """Scores of one slice (a rule, a file kind) with its label counts."""
-
-    model_config = ConfigDict(frozen=True)
-
-    lines: int
-    labels: dict[str, int]
-    scores: Scores
-
-
-class Ranking(BaseModel):
-    """Operating-point-free figures of P(real) (average precision, precision at recall
-    0.9) and the operating point's two decisive promises, over labelled flagged lines."""
-
-    model_config = ConfigDict(frozen=True)
-
-    lines: int
-    real_lines: int
-    average_precision: float
-    precision_at_recall_90: float
-    decisive_real_lines: int  # called real and not escalated
-    decisive_wrong_real: int
-    decisive_real_precision: float
-    decisive_misses: int  # real lines dismissed and not escalated
-    dismissal_miss_rate: float
 
 
 class FoldResult(BaseModel):
@@ -153,39 +120,9 @@ class EvalResult(BaseModel):
     models: dict[str, str]
 
 
-def scores(tp: int, fp: int, fn: int) -> Scores:
-    """Precision, recall and F1 of the positive class (0 where undefined)."""
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return Scores(
-        precision=round(precision, 4),
-        recall=round(recall, 4),
-        f1=round(f1, 4),
-        true_positives=tp,
-        false_positives=fp,
-        false_negatives=fn,
-    )
-
-
-@dataclass(frozen=True)
-class _Line:
-    """One flagged line: its truth (or None), the call, the oracle call, P(real)."""
-
-    repo: str
-    path: str
-    rule: str
-    source: str
-    truth: str | None
-    predicted: Classification
-    oracle_real: bool
-    p_real: float | None
-    escalated: bool = False
-
-
 @dataclass
 class _Tally:
-    lines: list[_Line] = field(default_factory=list)
+    lines: list[Line] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     requests: int = 0
     input_tokens: int = 0
@@ -202,7 +139,7 @@ class _Tally:
         self.input_tokens += outcome.report.usage.input_tokens
         self.output_tokens += outcome.report.usage.output_tokens
         self.models = outcome.report.models
-        seen: dict[tuple[str, int], _Line] = {}
+        seen: dict[tuple[str, int], Line] = {}
         origins: dict[tuple[str, int], set[str]] = {}
         for candidate in outcome.scan.candidates:
             origins.setdefault((candidate.path, candidate.line), set()).add(candidate.origin)
@@ -213,7 +150,7 @@ class _Tally:
             truth = corpus.labels.get((f"{repo}/{candidate.path}", candidate.line))
             escalated = bool(decision.escalation and decision.escalation.would_escalate)
             is_real = decision.classification is Classification.REAL
-            line = _Line(
+            line = Line(
                 repo=repo,
                 path=candidate.path,
                 rule=candidate.type,
@@ -235,81 +172,6 @@ class _Tally:
             elif kept.oracle_real != line.oracle_real:
                 seen[key] = replace(kept, oracle_real=(truth == "real"))
         self.lines += seen.values()
-
-
-def _score_lines(lines: list[_Line]) -> tuple[Scores, Scores]:
-    tp = fp = fn = otp = ofp = ofn = 0
-    for line in lines:
-        if line.truth is None:
-            continue
-        truth = line.truth == "real"
-        real = line.predicted is Classification.REAL
-        tp, fp, fn = tp + (real and truth), fp + (real and not truth), fn + (not real and truth)
-        o = line.oracle_real
-        otp, ofp, ofn = otp + (o and truth), ofp + (o and not truth), ofn + (not o and truth)
-    return scores(tp, fp, fn), scores(otp, ofp, ofn)
-
-
-def _breakdown(lines: list[_Line], key: Callable[[_Line], str]) -> dict[str, Breakdown]:
-    groups: dict[str, list[_Line]] = {}
-    for line in lines:
-        if line.truth is not None:
-            groups.setdefault(key(line), []).append(line)
-    return {
-        name: Breakdown(
-            lines=len(group),
-            labels=dict(Counter(str(line.truth) for line in group)),
-            scores=_score_lines(group)[0],
-        )
-        for name, group in sorted(groups.items())
-    }
-
-
-def _calibration(lines: list[_Line]) -> list[CalibrationRow]:
-    return calibration(
-        (line.p_real, int(line.truth == "real"), 1)
-        for line in lines
-        if line.truth is not None and line.p_real is not None
-    )
-
-
-def _ranking(lines: list[_Line]) -> Ranking:
-    labelled = [line for line in lines if line.truth is not None]
-    points = [
-        (line.p_real if line.p_real is not None else 0.0, line.truth == "real", 1.0)
-        for line in labelled
-    ]
-    real_lines = sum(1 for line in labelled if line.truth == "real")
-    decisive = [
-        line for line in labelled if not line.escalated and line.predicted is Classification.REAL
-    ]
-    wrong = sum(1 for line in decisive if line.truth != "real")
-    misses = sum(
-        1
-        for line in labelled
-        if not line.escalated and line.predicted is not Classification.REAL and line.truth == "real"
-    )
-    return Ranking(
-        lines=len(labelled),
-        real_lines=real_lines,
-        average_precision=average_precision(points),
-        precision_at_recall_90=precision_at_recall(points, 0.9),
-        decisive_real_lines=len(decisive),
-        decisive_wrong_real=wrong,
-        decisive_real_precision=round((len(decisive) - wrong) / len(decisive), 4)
-        if decisive
-        else 0.0,
-        decisive_misses=misses,
-        dismissal_miss_rate=round(misses / real_lines, 4) if real_lines else 0.0,
-    )
-
-
-def _rankings(lines: list[_Line], sources: Mapping[str, str]) -> dict[str, Ranking]:
-    """``all``, then one entry per label source of the corpus's repositories."""
-    result = {"all": _ranking(lines)}
-    for source in sorted({sources[line.repo] for line in lines if line.repo in sources}):
-        result[source] = _ranking([line for line in lines if sources.get(line.repo) == source])
-    return result
 
 
 def _escalation_rate(decisions: list[Decision]) -> float:
@@ -370,7 +232,7 @@ def evaluate(
             tally = _Tally()
             for repo in members:
                 run(repo, scorer, tally)
-            thresher, oracle = _score_lines(tally.lines)
+            thresher, oracle = score_lines(tally.lines)
             point = scorer.operating_point
             band = options.band or Band.of(point)
             folds.append(
@@ -384,7 +246,7 @@ def evaluate(
                     escalation_rate=_escalation_rate(tally.decisions),
                     band=(band.low, band.high),
                     real_threshold=point.real_threshold,
-                    ranking=_rankings(tally.lines, corpus.sources),
+                    ranking=rankings(tally.lines, corpus.sources),
                 )
             )
             total.lines += tally.lines
@@ -442,7 +304,7 @@ def _result(
     started: float,
 ) -> EvalResult:
     labelled = [line for line in tally.lines if line.truth is not None]
-    thresher, oracle = _score_lines(tally.lines)
+    thresher, oracle = score_lines(tally.lines)
     confusion = {truth: dict.fromkeys(LABELS, 0) for truth in LABELS}
     for line in labelled:
         name = line.predicted.value if line.predicted.value in LABELS else "real"
@@ -479,11 +341,11 @@ def _result(
         escalate=options.escalate,
         escalation_rate=_escalation_rate(decisions),
         confusion=confusion,
-        by_rule=_breakdown(tally.lines, lambda line: line.rule),
-        by_source=_breakdown(tally.lines, lambda line: line.source),
-        by_file_kind=_breakdown(tally.lines, lambda line: file_kind(line.path).value),
-        calibration=_calibration(tally.lines),
-        ranking=_rankings(tally.lines, corpus.sources),
+        by_rule=breakdown(tally.lines, lambda line: line.rule),
+        by_source=breakdown(tally.lines, lambda line: line.source),
+        by_file_kind=breakdown(tally.lines, lambda line: file_kind(line.path).value),
+        calibration=calibration_of(tally.lines),
+        ranking=rankings(tally.lines, corpus.sources),
         folds=folds,
         fold_summary=summary,
         labelled_real_lines=all_real,
@@ -500,3 +362,17 @@ def _result(
         wall_seconds=round(time.perf_counter() - started, 1),
         models=tally.models,
     )
+
+
+# Figures moved to ``evaluation_figures``; importable from here as before.
+__all__ = [
+    "Breakdown",
+    "EvalMode",
+    "EvalOptions",
+    "EvalResult",
+    "FoldResult",
+    "Ranking",
+    "Scores",
+    "evaluate",
+    "scores",
+]
