@@ -4,6 +4,7 @@ scores; and a damaged artifact fails when it is loaded, not while scanning."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -25,9 +26,44 @@ from thresher.scoring.train import (
     matrix,
     prior_margin,
 )
-from thresher.scoring.trees import Forest, Tree, attribute, predict
+from thresher.scoring.trees import Forest, Tree
 
 np = pytest.importorskip("numpy")
+
+
+# The plain walk over the node arrays: the reference the compiled forest must agree with.
+def predict(trees: Sequence[Tree], row: Sequence[float], classes: int) -> list[float]:
+    """Raw scores (one per class) of a dense feature row."""
+    scores = [0.0] * classes
+    for tree in trees:
+        feature, threshold, left, right = tree.feature, tree.threshold, tree.left, tree.right
+        node = 0 if feature else -1
+        while node >= 0:
+            node = left[node] if row[feature[node]] <= threshold[node] else right[node]
+        scores[tree.klass] += tree.leaf[~node]
+    return scores
+
+
+def attribute(
+    trees: Sequence[Tree], row: Sequence[float], weights: Sequence[float]
+) -> dict[int, float]:
+    """Feature index -> its share of ``sum(weights[c] * score[c])`` along each path."""
+    shares: dict[int, float] = {}
+    for tree in trees:
+        weight = weights[tree.klass]
+        if not weight or not tree.feature:
+            continue
+        feature, threshold, left, right = tree.feature, tree.threshold, tree.left, tree.right
+        node = 0
+        while node >= 0:
+            split = feature[node]
+            nxt = left[node] if row[split] <= threshold[node] else right[node]
+            after = tree.node_value[nxt] if nxt >= 0 else tree.leaf[~nxt]
+            shares[split] = shares.get(split, 0.0) + weight * (after - tree.node_value[node])
+            node = nxt
+    return shares
+
+
 lgb = pytest.importorskip("lightgbm")
 
 POINT = OperatingPoint(real_threshold=0.5, band_low=0.1, band_high=0.9)

@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from thresher.scoring.model import OperatingPoint
 from thresher.scoring.samples import Sample
+from thresher.scoring.train import real_weights
 
 Vector = npt.NDArray[np.float64]
 
@@ -58,12 +59,6 @@ GRID = tuple(
 )
 
 
-def _weights(samples: Sequence[Sample]) -> tuple[Vector, Vector]:
-    real = np.array([s.labels.get("real", 0) for s in samples], dtype=np.float64)
-    rest = np.array([sum(s.labels.values()) - s.labels.get("real", 0) for s in samples], float)
-    return real, rest
-
-
 def _upper_edge(p: Vector, lines: Vector) -> float:
     """Lowest grid threshold from which every higher threshold is expected to be precise
     enough (the mean calibrated P(real) of the lines above it reaches the target)."""
@@ -89,7 +84,7 @@ def choose_point(p: Vector, samples: Sequence[Sample]) -> OperatingPoint:
     and kept the promises better (decisive `real` precision 0.924 against 0.914, the
     same misses, less escalation). Only the in-band `real` threshold counts real lines.
     """
-    real, rest = _weights(samples)
+    real, rest = real_weights(samples)
     lines = real + rest
     all_real = float(real.sum()) or 1.0
     expected_real = float((p * lines).sum()) or 1.0

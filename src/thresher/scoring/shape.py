@@ -79,6 +79,16 @@ def clean_value(value: str) -> str:
     return v.strip("\"'`")
 
 
+# Shapes a whole value has when it is no literal: each pattern must match all of it.
+_WHOLE_VALUE_TYPES = (
+    (_NUMBER, "value_number"),
+    (_MEMBER, "value_member_access"),
+    (_CALL, "value_call"),
+    (_INDEXED, "value_indexed"),
+    (_DOTTED_NUMBERS, "value_dotted_numeric"),
+)
+
+
 def type_features(value: str, before: str) -> Features:
     """Is it a literal secret at all: booleans, nulls, numbers, type names, member
     access, calls, constants, an env lookup's default."""
@@ -92,24 +102,17 @@ def type_features(value: str, before: str) -> Features:
         f["value_boolean"] = 1.0
     if low in _NULLS or v in ("''", '""', "~", "-"):
         f["value_null"] = 1.0
-    if _NUMBER.fullmatch(v):
-        f["value_number"] = 1.0
+    for pattern, name in _WHOLE_VALUE_TYPES:
+        if pattern.fullmatch(v):
+            f[name] = 1.0
     if low in _TYPE_NAMES:
         f["value_type_name"] = 1.0
-    if _MEMBER.fullmatch(v):
-        f["value_member_access"] = 1.0
-    if _CALL.fullmatch(v):
-        f["value_call"] = 1.0
-    if _INDEXED.fullmatch(v):
-        f["value_indexed"] = 1.0
     if _CONSTANT.fullmatch(v) and "_" in v:
         f["value_constant_name"] = 1.0
     if _ENV_DEFAULT.search(before[-80:]):
         f["value_env_default"] = 1.0
     if _VERSION.search(v):
         f["value_version_like"] = 1.0
-    if _DOTTED_NUMBERS.fullmatch(v):
-        f["value_dotted_numeric"] = 1.0
     if v.startswith(_CRYPT_PREFIXES):
         f["value_crypt_hash"] = 1.0
     return f

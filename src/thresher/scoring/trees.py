@@ -8,8 +8,8 @@ split feature, threshold, left child, right child — where a negative child ``~
 names leaf ``i``; a row goes left when its feature value is ``<=`` the threshold,
 which is LightGBM's own rule for numerical splits (the exporter refuses any other).
 
-Walking a tree also yields each split's share of the score (the change in the node
-value along the path, Saabas' attribution), so every decision can still cite the few
+Each split's share of the score (the change in the node value along the path,
+Saabas' attribution) is precomputed per leaf, so every decision can still cite the few
 features that moved it, as the logistic scorer's weights did.
 """
 
@@ -66,38 +66,6 @@ class Tree(BaseModel):
         if splits and max(depth) >= MAX_DEPTH:
             return f"deeper than {MAX_DEPTH} levels"
         return None
-
-
-def predict(trees: Sequence[Tree], row: Sequence[float], classes: int) -> list[float]:
-    """Raw scores (one per class) of a dense feature row."""
-    scores = [0.0] * classes
-    for tree in trees:
-        feature, threshold, left, right = tree.feature, tree.threshold, tree.left, tree.right
-        node = 0 if feature else -1
-        while node >= 0:
-            node = left[node] if row[feature[node]] <= threshold[node] else right[node]
-        scores[tree.klass] += tree.leaf[~node]
-    return scores
-
-
-def attribute(
-    trees: Sequence[Tree], row: Sequence[float], weights: Sequence[float]
-) -> dict[int, float]:
-    """Feature index -> its share of ``sum(weights[c] * score[c])`` along each path."""
-    shares: dict[int, float] = {}
-    for tree in trees:
-        weight = weights[tree.klass]
-        if not weight or not tree.feature:
-            continue
-        feature, threshold, left, right = tree.feature, tree.threshold, tree.left, tree.right
-        node = 0
-        while node >= 0:
-            split = feature[node]
-            nxt = left[node] if row[split] <= threshold[node] else right[node]
-            after = tree.node_value[nxt] if nxt >= 0 else tree.leaf[~nxt]
-            shares[split] = shares.get(split, 0.0) + weight * (after - tree.node_value[node])
-            node = nxt
-    return shares
 
 
 class Forest:
