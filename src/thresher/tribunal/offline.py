@@ -16,25 +16,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from thresher.agents.definition import load_agent
 from thresher.agents.sessions import RESULT_TYPES, SessionFactory
-from thresher.agents.toolbox import (
-    Handler,
-    finding_data,
-    finding_handlers,
-    workspace_handlers,
-)
-from thresher.agents.tooling import ToolError, ToolOutput
+from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
 from thresher.agents.toolspecs import ToolName, tools_for_kind
 from thresher.config import AgentName
 from thresher.decisions import DecisionError, ReportEntry
-from thresher.errors import ThresherError
 from thresher.findings import Finding, FindingKind, OsvSource, SecretType
 from thresher.llm.heuristic import (
     HeuristicModel,
@@ -47,179 +39,30 @@ from thresher.llm.heuristic import (
     heuristic_report,
 )
 from thresher.llm.messages import Usage
-from thresher.redaction import Structural
 from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.skills.compliance import Compliance, applicable_required, compute_compliance
 from thresher.tribunal.checks import check_report
 from thresher.tribunal.fallbacks import Panel, valid_judgement
-from thresher.tribunal.files import SharedReads, context_range
+from thresher.tribunal.files import SharedReads
+from thresher.tribunal.offline_calls import _READ_BY_RULES as _READ_BY_RULES
+from thresher.tribunal.offline_calls import _Call as _Call
+from thresher.tribunal.offline_calls import _Calls as _Calls
+from thresher.tribunal.offline_calls import _context as _context
+from thresher.tribunal.offline_calls import _described as _described
+from thresher.tribunal.offline_calls import _key as _key
+from thresher.tribunal.offline_calls import _Ledger as _Ledger
+from thresher.tribunal.offline_calls import _validated as _validated
+from thresher.tribunal.offline_records import OfflineAgentRecord as OfflineAgentRecord
+from thresher.tribunal.offline_records import OfflineCallRecord as OfflineCallRecord
+from thresher.tribunal.offline_records import OfflineRecord as OfflineRecord
+from thresher.tribunal.offline_records import OfflineRecordError as OfflineRecordError
 from thresher.validators.base import ValidationResult
 
 # The evidence tools in the order the heuristic calls them (after its skills).
 _EVIDENCE = (ToolName.READ_FILE, ToolName.GIT_LOG, ToolName.VALIDATE_SECRET)
-# What of each tool's data the rules read (``gather_evidence``).
-_READ_BY_RULES: dict[ToolName, tuple[str, ...]] = {
-    ToolName.GET_FINDING: (
-        "locations",
-        "value",
-        "assessment",
-        "offline_call",
-        "source",
-        "severity",
-        "rule_id",
-    ),
-    ToolName.GIT_LOG: ("commits",),
-    ToolName.VALIDATE_SECRET: ("results",),
-    ToolName.GET_VULNERABILITY: ("id", "summary", "package"),
-    ToolName.FIND_IMPORTS: ("names", "imported", "matches", "files_searched", "complete"),
-}
 _HISTORY_COMMITS = 10
-
-
-class OfflineRecordError(ThresherError):
-    """``offline.jsonl`` cannot be written."""
-
-
-class OfflineCallRecord(BaseModel):
-    """One tool call of the offline panel, without its (bulky) result."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: Annotated[str, Structural]
-    tool: Annotated[str, Structural]
-    arguments: dict[str, Any]
-    ok: bool
-    error: str | None = None
-
-
-class OfflineAgentRecord(BaseModel):
-    """One role: the skills it loaded (ledger ids ``T1``..``Tn``, in this order), the
-    calls after them, and its compliance (what its session's transcript would show)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    agent: Annotated[str, Structural]
-    skills: Annotated[tuple[str, ...], Structural]
-    calls: tuple[OfflineCallRecord, ...]
-    compliance: float
-    skipped: Annotated[tuple[str, ...], Structural] = ()
-
-    @classmethod
-    def of(cls, agent: AgentName, ledger: _Ledger, compliance: Compliance) -> OfflineAgentRecord:
-        return cls(
-            agent=agent.value,
-            skills=tuple(ledger.skills),
-            calls=tuple(ledger.calls),
-            compliance=compliance.score,
-            skipped=compliance.skipped,
-        )
-
-
-class OfflineRecord(BaseModel):
-    """``offline.jsonl``: what the offline panel did for one finding, in one line.
-
-    The conclusion itself is in ``decisions.jsonl``; this says which evidence the
-    reports' ledger ids (``T1``, ``T2``...) point to and how long it took.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    finding_id: Annotated[str, Structural]
-    model: Annotated[str, Structural]
-    agents: tuple[OfflineAgentRecord, ...]
-    milliseconds: float
-
-
-@dataclass
-class _Call:
-    """A tool call made once per finding and shared by every agent that makes it."""
-
-    output: ToolOutput | None
-    data: dict[str, Any]
-    error: str | None
-
-
-@dataclass
-class _Calls:
-    """The per-finding memo of tool results, in the redacted form a session sees."""
-
-    handlers: dict[ToolName, Handler]
-    redact_text: Callable[[str], str]
-    redact_data: Callable[[Any], Any]
-    shared: SharedReads | None = None
-    done: dict[tuple[str, ...], _Call] = field(default_factory=dict)
-
-    def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
-        key = _key(tool, arguments)
-        if key not in self.done:
-            self.done[key] = self._run(tool, arguments)
-        return self.done[key]
-
-    def _run(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
-        if tool is ToolName.READ_FILE and self.shared is not None:
-            path, start = arguments.get("path"), arguments.get("start_line")
-            known = isinstance(path, str) and isinstance(start, int)
-            if known and self.shared.context_ok(str(path), int(start or 1)):
-                return _Call(None, {}, None)  # read once for all the file's findings
-        handler = self.handlers.get(tool)
-        if handler is None:
-            return _Call(None, {}, f"tool '{tool.value}' is not available in this run")
-        try:
-            output = handler(arguments)
-            if not isinstance(output, ToolOutput):  # an async tool: never run offline
-                close = getattr(output, "close", None)
-                if callable(close):
-                    close()
-                return _Call(None, {}, f"tool '{tool.value}' is not available offline")
-        except ToolError as exc:
-            return _Call(None, {}, self.redact_text(str(exc)))
-        except Exception as exc:  # as the loop does: one odd input must not end the finding
-            detail = self.redact_text(f"{type(exc).__name__}: {exc}")[:500]
-            return _Call(None, {}, f"{tool.value} failed: {detail}; check the arguments")
-        # As a session sees it, redacted: but only what the rules read (the code around
-        # the finding counts as evidence by being read; its lines are never shown).
-        keys = _READ_BY_RULES.get(tool, ())
-        data = {k: self.redact_data(output.data[k]) for k in keys if k in output.data}
-        return _Call(output, data, None)
-
-
-class _Ledger:
-    """One agent's ledger ids, numbered as its session would number them."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self.skills: list[str] = []  # loaded first: ``T1``..``Tn``
-        self.calls: list[OfflineCallRecord] = []  # the calls after them
-        self.results: list[tuple[str, str | None, dict[str, Any]]] = []
-
-    def skill(self, name: str) -> None:
-        self.count += 1
-        self.skills.append(name)
-        self.results.append((ToolName.SKILL.value, f"T{self.count}", {"skill": name}))
-
-    def record(self, tool: ToolName, arguments: dict[str, Any], call: _Call) -> None:
-        self.count += 1
-        ledger_id = f"T{self.count}"
-        self.calls.append(  # built from the panel's own values: nothing to validate
-            OfflineCallRecord.model_construct(
-                id=ledger_id,
-                tool=tool.value,
-                arguments=arguments,
-                ok=call.error is None,
-                error=call.error,
-            )
-        )
-        if call.error is None:
-            self.results.append((tool.value, ledger_id, call.data))
-
-    def ids(self) -> set[str]:
-        return {f"T{number}" for number in range(1, self.count + 1)}
-
-    def evidence_ids(self) -> set[str]:
-        """Ids of the successful tool calls that are evidence (not skill loads)."""
-        return {c.id for c in self.calls if c.ok and c.tool != ToolName.SKILL.value}
 
 
 class OfflinePanel:
@@ -471,17 +314,6 @@ class OfflinePanel:
             ) from exc
 
 
-def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[str, ...]:
-    """The memo key of a call: the panel's own arguments are flat strings and numbers."""
-    return (tool.value, *(f"{k}={v!r}" for k, v in sorted(arguments.items())))
-
-
-def _context(path: str, line: int) -> dict[str, Any]:
-    """The heuristic's ``read_file`` arguments: the lines around the finding."""
-    start, end = context_range(line)
-    return {"path": path, "start_line": start, "end_line": end}
-
-
 def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
     """What the judge session receives as its context (see ``Tribunal._panel``)."""
     return [
@@ -495,33 +327,3 @@ def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
         }
         for i, e in enumerate(entries)
     ]
-
-
-def _described(
-    finding: Finding,
-    value: str | None,
-    line: str | None,
-    offline: tuple[Assessment | None, OfflineCall | None],
-) -> Handler:
-    """``get_finding`` as data only: the panel reads nothing else of it, and writing its
-    JSON text for every finding cost more than the rules that read the data."""
-
-    def handler(arguments: dict[str, Any]) -> ToolOutput:
-        if arguments.get("finding_id") != finding.id:
-            raise ToolError(f"unknown finding id; this panel is about '{finding.id}'")
-        return ToolOutput("", finding_data(finding, value, line, offline=offline))
-
-    return handler
-
-
-def _validated(value: str | None, validations: Sequence[ValidationResult]) -> Handler:
-    """``validate_secret`` answered from the tribunal's own validation of the value, as
-    data only: the panel reads nothing else of it (see ``_described``)."""
-    results = [r.model_dump(mode="json") for r in validations]
-
-    def handler(arguments: dict[str, Any]) -> ToolOutput:
-        if not value:
-            raise ToolError("the value of this finding is not available to validate")
-        return ToolOutput("", {"results": results})
-
-    return handler
