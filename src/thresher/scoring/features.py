@@ -94,7 +94,26 @@ def _tokens(text: str) -> list[str]:
     """Lower-case words of a name; a word ending in digits also counts without them
     (``sha2``, ``password1``), so a numbered key still says what it holds."""
     tokens = [t for t in SPLIT.split(CAMEL.sub(" ", text).lower()) if t]
-    return tokens + [b for t in tokens if (b := t.rstrip("0123456789")) and b != t]
+    tokens += [b for t in tokens if (b := t.rstrip("0123456789")) and b != t]
+    return tokens + [part for t in tokens if t not in KEY_TOKENS for part in _compound(t)]
+
+
+# Credential words that end a compound written in one case (``apitoken``,
+# ``mysqlrootpwd``, ``secretkey``). ``key`` and ``pass`` end ordinary words too
+# (``monkey``, ``bypass``), so they split only after a word of the key vocabulary.
+_ANY_PREFIX = ("password", "passwd", "passphrase", "pwd", "secret", "token", "credentials")
+_KNOWN_PREFIX = ("key", "pass", "auth")
+
+
+def _compound(token: str) -> list[str]:
+    for suffix in _ANY_PREFIX:
+        if token.endswith(suffix) and len(token) > len(suffix) + 1:
+            return [suffix, token[: -len(suffix)]]
+    for suffix in _KNOWN_PREFIX:
+        prefix = token[: -len(suffix)]
+        if token.endswith(suffix) and prefix in KEY_TOKENS:
+            return [suffix, prefix]
+    return []
 
 
 def key_name(before: str) -> str | None:

@@ -51,6 +51,12 @@ _VERSION = re.compile(r"(?:^|[:@=v-])\d{1,4}\.\d{1,4}\.\d{1,6}(?:$|[-.+:])")
 _DOTTED_NUMBERS = re.compile(r"\d+(?:\.\d+)+")
 # Password hashes in crypt(3) and framework formats: what a system stores, not a secret.
 _CRYPT_PREFIXES = ("$2a$", "$2b$", "$2y$", "$1$", "$5$", "$6$", "$argon2", "pbkdf2_", "$apr1$")
+# A credential named in prose; kept apart from the key vocabulary (``key`` and ``pass``
+# are too common in real passphrases to count).
+_DESCRIBING = words(
+    "password passwords passwd passphrase secret secrets token tokens credential credentials"
+    " apikey username"
+)
 _ENV_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_.]*:-?$")
 
 
@@ -154,6 +160,11 @@ def word_features(value: str) -> Features:
         f["value_camel_words"] = 1.0
     if any(ord(c) > 127 for c in v):
         f["value_non_ascii"] = 1.0
+    spaced = v.split()
+    if len(spaced) >= 2 and any(w.strip(".,:;!?()'\"").lower() in _DESCRIBING for w in spaced[:12]):
+        # "API password", "The password for API user ID", "S3 Secret": words that
+        # describe a credential, a label or a prompt, not one.
+        f["value_describes_credential"] = 1.0
     case_flips = sum(
         1
         for a, b in itertools.pairwise(v)
@@ -172,8 +183,21 @@ _THIRD_PARTY = words(
 )
 _LOCALE_DIRS = words("i18n locale locales lang langs language languages translations l10n nls")
 _LOCALE_SUFFIXES = frozenset({".po", ".pot", ".xliff", ".xlf", ".resx", ".strings", ".arb", ".ftl"})
+# ISO 639-1 language codes: a file named ``de.json`` or ``pt_BR.yml`` is a translation;
+# ``all.yml``, ``uaa.yml`` or ``cas.properties`` is not (any two or three letters were).
+_LANGUAGES = words(
+    """
+    aa ab af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co cr cs cu
+    cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he
+    hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko
+    kr ks ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd
+    ne ng nl nn no nr nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se
+    sg si sk sl sm sn so sq sr ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty
+    ug uk ur uz ve vi vo wa wo xh yi yo za zh zu
+    """
+)
 _LOCALE_STEM = re.compile(
-    r"(?:[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?|messages[-_.][a-z]{2}(?:[-_][A-Za-z]{2})?)"
+    r"(?:messages[-_.])?(?P<language>[a-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Z][a-z]{3}|\d{3}))*"
 )
 _GENERATED = re.compile(r"(?:\.pb\.|_pb2|\.generated\.|_generated\b|\.g\.|\.min\.|\.bundle\.)")
 
@@ -188,7 +212,6 @@ def file_features(path: str) -> Features:
     name = posix.name.lower()
     if _GENERATED.search(name) or "generated" in path_tokens(path):
         f["file_generated"] = 1.0
-    stem = name.split(".", 1)[0]
     locale_dir = bool(parts & _LOCALE_DIRS)
     if (
         posix.suffix.lower() in _LOCALE_SUFFIXES
@@ -197,8 +220,8 @@ def file_features(path: str) -> Features:
                 locale_dir
                 or posix.suffix.lower() in (".yml", ".yaml", ".json", ".properties", ".php")
             )
-            and _LOCALE_STEM.fullmatch(stem)
-            and stem not in ("app", "api", "db", "env", "dev", "web", "ci", "run", "main", "key")
+            and (match := _LOCALE_STEM.fullmatch(posix.name.split(".", 1)[0])) is not None
+            and match["language"] in _LANGUAGES
         )
         or locale_dir
     ):

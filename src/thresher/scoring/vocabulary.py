@@ -87,7 +87,10 @@ CLI_FLAG = re.compile(r"(?:^|\s)(-p|--password|--pass|--token|--secret|-P|--api-
 # password most often left in deployed configs, and the corpus labels it real outside
 # test code every time it appears there.
 EXPLICIT_PLACEHOLDER = re.compile(
-    r"^(x{3,}|X{3,}|\*{3,}|\.{3,}|-{3,}|_{3,}|0{6,}|<.*>|\[.*\]|\{.*\}|your[_-].*|.*[_-]here|"
+    # ``<password>``, ``[token]``, ``{secret}``: a name in brackets, not a JSON object or
+    # an XML element holding a value.
+    r"^(x{3,}|X{3,}|\*{3,}|\.{3,}|-{3,}|_{3,}|0{6,}|<[^<>\"':=,]*>|\[[^\[\]\"':=,]*\]|"
+    r"\{[^{}\"':=,]*\}|your[_-].*|.*[_-]here|"
     r"replace[_-]?me|todo|tbd|redacted|placeholder)$",
     re.IGNORECASE,
 )
