@@ -23,7 +23,8 @@ def words(text: str) -> frozenset[str]:
 # The test-scope vocabulary: a path component token equal to one of these.
 TEST_TOKENS = words(
     """
-    conftest demo demos dummy e2e example examples fake fakes fixture fixtures httptest
+    bench benches benchmark benchmarks conftest demo demos dummy e2e example examples fake
+    fakes fixture fixtures httptest
     itest itests mock mocked mocking mocks pytest sample samples spec specs stub stubs test
     testcase testcases testdata testhelper testhelpers testing tests testsuite testsupport
     testutil testutils unittest unittests

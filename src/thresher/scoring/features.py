@@ -373,6 +373,11 @@ def features(ctx: CandidateContext) -> Features:
             # An entropy hit with no word of credentials around it: a digest, an id, a
             # fixture far more often than a key.
             f["entropy_only"] = 1.0
+            if f.get("hex_digest_length"):
+                # 32, 40 or 64 hex characters with no word of credentials anywhere
+                # near: a commit, a digest or a fingerprint (``node: 9f90…`` in a
+                # ``.git_archival.txt``), far more often than a key.
+                f["digest_without_context"] = 1.0
     if f.get("key_hash") and (f.get("shape_hex") or f.get("shape_base64")):
         f["hash_named_digest"] = 1.0
     if f.get("key_ui") and f.get("shape_words"):

@@ -97,6 +97,7 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "line_hash_words": (-1.0, 0.0, 1.0),
     "no_credential_context": _N,
     "entropy_only": (-3.0, 0.0, 3.0),
+    "digest_without_context": _N,
     # Not a literal secret at all (issue 17's failure classes on clean repositories).
     "key_file_name": (-3.0, 0.0, 3.0),
     "value_boolean": (-3.0, 0.0, 3.0),
@@ -114,7 +115,7 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "value_describes_credential": _N,
     "file_generated": _N,
     "template_default": (-3.0, 0.0, 3.0),
-    "value_version_like": _N,
+    "value_version_like": (-3.0, 0.0, 3.0),
     "value_dotted_numeric": (-3.0, 0.0, 3.0),
     "value_crypt_hash": (-3.0, 0.0, 3.0),
     "path_third_party": (-1.0, 0.0, 1.0),
