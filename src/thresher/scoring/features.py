@@ -211,7 +211,14 @@ def value_features(value: str, key: str | None) -> Features:
         f["value_url_credentials"] = 1.0
     elif "://" in v:
         f["value_url"] = 1.0
-    if "/" in v and not URL_CREDS.match(v) and v.count("/") >= 2 and shape != "base64":
+    if (
+        "/" in v
+        and not URL_CREDS.match(v)
+        and v.count("/") >= 2
+        and (shape != "base64" or (v.startswith(("/", "./", "../", "~/")) and v.count("/") >= 3))
+    ):
+        # A file system path; a base64 value has slashes too, but seldom begins with one
+        # and holds three or more (``/var/folders/_6/xbsn…/T//plug-1434/``).
         f["value_path_like"] = 1.0
     if "@" in v and "." in v.split("@")[-1] and " " not in v:
         f["value_email_like"] = 1.0
