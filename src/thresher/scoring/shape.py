@@ -57,6 +57,11 @@ _DESCRIBING = words(
     "password passwords passwd passphrase secret secrets token tokens credential credentials"
     " apikey username"
 )
+_NOT_LETTER = re.compile(r"[^A-Za-z]+")
+_NAMES_CREDENTIAL = re.compile(
+    r"(?:some|my|your|the|a|test|example|sample|dummy|fake|demo|default|super|top|new|old)?"
+    r"(?:password|passwd|pass|pwd|secret|token|apikey|key|credential)s?"
+)
 _ENV_DEFAULT = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_.]*:-?$")
 
 
@@ -160,6 +165,11 @@ def word_features(value: str) -> Features:
         f["value_camel_words"] = 1.0
     if any(ord(c) > 127 for c in v):
         f["value_non_ascii"] = 1.0
+    squashed = _NOT_LETTER.sub("", v).lower()
+    if _NAMES_CREDENTIAL.fullmatch(squashed):
+        # ``somePASSWORD``, ``mysecret``, ``test_token``, ``password123``: the value
+        # names what should be there; the weak-default prior is the trees' to learn.
+        f["value_names_credential"] = 1.0
     spaced = v.split()
     if len(spaced) >= 2 and any(w.strip(".,:;!?()'\"").lower() in _DESCRIBING for w in spaced[:12]):
         # "API password", "The password for API user ID", "S3 Secret": words that

@@ -113,6 +113,7 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "line_define": _N,
     "file_locale": _N,
     "value_describes_credential": _N,
+    "value_names_credential": _N,
     "file_generated": _N,
     "template_default": (-3.0, 0.0, 3.0),
     "value_version_like": (-3.0, 0.0, 3.0),
