@@ -129,9 +129,11 @@ def model_card(artifact: Artifact) -> str:
         "",
         f"## Nested grouped {len(folds)}-fold cross-validation by repository",
         "",
-        "Lines detect-secrets flags, `real` against the rest; everything chosen inside each",
-        "training split; no model call. Average precision and P@R0.9 do not depend on the",
-        "operating point; the other columns do.",
+        "Lines either candidate source flags (detect-secrets, thresher's rules), `real`",
+        "against the rest; everything chosen inside each training split; no model call.",
+        "Average precision and P@R0.9 do not depend on the operating point; the other",
+        "columns do. Pooled figures rank every fold's P(real) together, so they also",
+        "measure how alike the folds' calibrations are; the per-fold rows are the ranking.",
     ]
     for source in SOURCES:
         lines += ["", f"### {source}", "", *_HEAD]
