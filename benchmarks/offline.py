@@ -91,7 +91,7 @@ def compare_panels(tree: Path, sample: int, work: Path) -> tuple[float, float, i
     sys.path.insert(0, str(ROOT / "src"))
     from thresher.agents.sessions import SessionFactory
     from thresher.agents.workspace import Workspace
-    from thresher.config import AgentName, Settings
+    from thresher.config.settings import AgentName, Settings
     from thresher.findings.scan import ScanOptions, scan
     from thresher.llm.heuristic import HeuristicModel
     from thresher.redaction import Redactor

@@ -50,7 +50,7 @@ from tests.tokens import github_token  # noqa: E402
 
 from thresher.agents.sessions import SessionFactory  # noqa: E402
 from thresher.agents.workspace import Workspace  # noqa: E402
-from thresher.config import AgentName, AgentSettings, ProviderSettings, Settings  # noqa: E402
+from thresher.config.settings import AgentName, AgentSettings, ProviderSettings, Settings  # noqa: E402
 from thresher.decisions import DecidedBy, Decision  # noqa: E402
 from thresher.findings.scan import ScanOptions, scan  # noqa: E402
 from thresher.llm.registry import build_models  # noqa: E402

@@ -19,7 +19,13 @@ from tests.cli.deps_project import JINJA_ID, LODASH_ID, make_project, osv_world
 from tests.fakes.osv import OsvFake
 from tests.fakes.servers import OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
-from thresher.config import AgentName, AgentSettings, ProviderName, ProviderSettings, Settings
+from thresher.config.settings import (
+    AgentName,
+    AgentSettings,
+    ProviderName,
+    ProviderSettings,
+    Settings,
+)
 from thresher.decisions import DecidedBy
 from thresher.deps.run import DepsOptions
 from thresher.errors import ExitCode

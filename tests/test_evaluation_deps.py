@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import Result
 
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.depcorpus import DepsCorpusError, load_deps_corpus, osv_export
 from thresher.deps.osv import OfflineDatabase, PackageVersion, parse_record
 from thresher.deps.versions import affected

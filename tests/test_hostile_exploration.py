@@ -20,7 +20,13 @@ from tests.fakes.wire import CapturedRequest, Reply
 from tests.gitrepo import git
 from tests.tokens import github_token, random_secret
 from thresher.cli.scan_cmd import render_markdown
-from thresher.config import AgentName, AgentSettings, ProviderName, ProviderSettings, Settings
+from thresher.config.settings import (
+    AgentName,
+    AgentSettings,
+    ProviderName,
+    ProviderSettings,
+    Settings,
+)
 from thresher.redaction import redact_value
 from thresher.reports import render_json, render_sarif
 from thresher.run import ScanRequest, run_scan

@@ -314,7 +314,7 @@ def test_a_custom_rule_redaction_cannot_run_is_named() -> None:
 
 
 def test_a_scan_with_such_a_rule_stops_before_it_starts(tmp_path: Path) -> None:
-    from thresher.config import Settings
+    from thresher.config.settings import Settings
     from thresher.errors import ExitCode
     from thresher.findings.options import CustomRule
     from thresher.run import ScanRequest, run_scan

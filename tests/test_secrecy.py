@@ -16,7 +16,7 @@ from tests.llm.harness import REPORT, model_for, settings_for
 from tests.tokens import github_token, random_secret
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, ProviderName
+from thresher.config.settings import AgentName, ProviderName
 from thresher.findings import Finding
 from thresher.redaction import Redactor, redact_value
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.corpus import (
     LABELS,
     Corpus,

@@ -37,7 +37,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.decisions import Decision
 from thresher.depcorpus import (
     PROJECTS_DIR,

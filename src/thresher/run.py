@@ -19,7 +19,7 @@ from thresher import __version__
 from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.decisions import (
     Decision,
     HistorySummary,

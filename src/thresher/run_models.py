@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from thresher.agents.definition import load_agent
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.decisions import (
     Decision,
 )

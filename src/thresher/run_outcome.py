@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.decisions import (
     Decision,
     DecisionError,

@@ -26,7 +26,7 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.tooling import ToolOutput
 from thresher.agents.toolspecs import GitLogArgs
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.decisions import DecidedBy
 from thresher.findings import Finding
 from thresher.llm.errors import BudgetExceeded

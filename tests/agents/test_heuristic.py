@@ -11,7 +11,7 @@ from typing import Any
 from tests.tokens import github_token
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
 from thresher.llm.heuristic import HeuristicModel
 from thresher.redaction import Redactor, redact_value

@@ -12,7 +12,13 @@ from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
 from tests.tokens import github_token
 from thresher.agents.sessions import SessionFactory
-from thresher.config import AgentName, HttpSettings, ProviderName, ProviderSettings, Settings
+from thresher.config.settings import (
+    AgentName,
+    HttpSettings,
+    ProviderName,
+    ProviderSettings,
+    Settings,
+)
 from thresher.findings import Finding
 from thresher.llm.http import RetryPolicy
 from thresher.llm.model import Model

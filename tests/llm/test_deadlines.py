@@ -13,7 +13,7 @@ import pytest
 from tests.fakes.servers import AnthropicFake, FakeServer, GeminiFake, OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
 from tests.llm.harness import ENV, model_for, settings_for
-from thresher.config import HttpSettings, ProviderName
+from thresher.config.settings import HttpSettings, ProviderName
 from thresher.llm.errors import (
     AuthenticationError,
     MalformedResponseError,

@@ -7,7 +7,7 @@ import asyncio
 import pytest
 
 from tests.conftest import NetworkAccessError
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.llm.messages import ModelSettings, UserMessage
 from thresher.llm.registry import build_model
 

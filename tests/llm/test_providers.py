@@ -12,7 +12,7 @@ import pytest
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
 from tests.llm.harness import KEY, Recorder, build_analysis, model_for
 from thresher.agents.transcript import read_messages
-from thresher.config import ProviderName
+from thresher.config.settings import ProviderName
 from thresher.llm.errors import (
     AuthenticationError,
     BadRequestError,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.decisions import Decision
 from thresher.results import Classification
 from thresher.run import ScanRequest, run_scan

@@ -10,7 +10,7 @@ from typing import Any
 
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.decisions import Decision
 from thresher.deps.catalog import InMemoryCatalog
 from thresher.deps.model import (

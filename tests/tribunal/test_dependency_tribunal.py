@@ -16,7 +16,7 @@ from tests.tribunal.dependency_world import (
     dependency_tribunal,
     project,
 )
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.decisions import DecidedBy, Decision
 from thresher.results import (
     SECRET_CLASSIFICATIONS,

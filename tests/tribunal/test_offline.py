@@ -15,7 +15,7 @@ from tests.tokens import github_token, random_secret
 from tests.tribunal.test_tribunal import SCORER, FakeLLM, agent, assessment
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.decisions import DecidedBy
 from thresher.findings import Finding
 from thresher.llm.heuristic import HeuristicModel

@@ -17,7 +17,7 @@ from tests.test_scan_e2e import make_demo
 from tests.tokens import github_token, random_secret
 from tests.tribunal.test_tribunal import FakeLLM, setup
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.decisions import Decision
 from thresher.detection import Detector
 from thresher.errors import ConfigError, ExitCode, ThresherError

@@ -14,7 +14,7 @@ from tests.tokens import github_token, random_secret
 from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.decisions import DecidedBy
 from thresher.errors import ExitCode
 from thresher.findings import Finding, Severity

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.errors import UsageError
 from thresher.findings import Finding, FindingKind
 from thresher.results import AnalysisReport

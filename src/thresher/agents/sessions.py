@@ -31,7 +31,7 @@ from thresher.agents.tooling import ToolError
 from thresher.agents.toolspecs import ReadFileArgs, ToolName, tools_for_kind
 from thresher.agents.transcript import TranscriptWriter
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.deps.catalog import RangeCheck, VulnerabilityCatalog, default_range_check
 from thresher.findings import Finding, FindingKind, WikiLocation
 from thresher.llm.messages import ModelSettings, SessionInfo

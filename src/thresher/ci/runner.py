@@ -29,7 +29,7 @@ from thresher.ci.commands import (
 from thresher.ci.comment import CommentAction, CommentApi, CommentResult, post_sticky
 from thresher.ci.event import CiEvent, RunnerEnv
 from thresher.ci.scope import Scope, ScopeKind
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.decisions import Decision, RunReport, RunSummary, RunUsage
 from thresher.deps.run import DepsOptions
 from thresher.errors import ExitCode

@@ -46,8 +46,8 @@ def deps_options(
     dry_run: bool = False,
 ) -> DepsOptions:
     """The use case's options; in a pull-request job osv-scanner.toml comes from the base."""
+    from thresher.config.trust import is_pull_request
     from thresher.deps.run import DepsOptions
-    from thresher.trust import is_pull_request
 
     if osv_offline is not None and not osv_offline.is_dir():
         raise UsageError(

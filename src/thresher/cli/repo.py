@@ -1,4 +1,4 @@
-"""Which of the scanned repository's configuration a run may read (see ``thresher.trust``).
+"""Which of the scanned repository's configuration a run may read (see ``thresher.config.trust``).
 
 The CLI decides it, not ``config``: it needs git to read the base commit, and
 ``config`` sits below the scanner.
@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from thresher.trust import REPO_CONFIG_NAMES, RepoConfig, RepoMode, is_pull_request
+from thresher.config.trust import REPO_CONFIG_NAMES, RepoConfig, RepoMode, is_pull_request
 
 
 def repo_config_for(

@@ -39,7 +39,7 @@ from .run_options import (
 )
 
 if TYPE_CHECKING:
-    from thresher.config import Settings
+    from thresher.config.settings import Settings
     from thresher.decisions import Decision, RunReport
     from thresher.deps.run import DependencyScan
     from thresher.findings.scan import ScanResult
@@ -148,11 +148,11 @@ def scan_command(
     vex_out: Annotated[Path | None, VEX_OPTION] = None,
 ) -> None:
     """Scan, triage every candidate, and report decisions you can act on."""
+    from thresher.config.trust import is_pull_request
     from thresher.findings.model import Severity
     from thresher.findings.scan import CustomRule
     from thresher.run import FailOn, ScanRequest
     from thresher.scoring.policy import Escalate
-    from thresher.trust import is_pull_request
 
     from .app import state_of
 

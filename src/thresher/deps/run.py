@@ -14,7 +14,7 @@ its findings to the same tribunal, journal and reports as a secret scan
   or the exports of ``--osv-offline DIR`` (with a persistent index beside the cache);
 - **which ignores**: ``osv-scanner.toml`` at the root. It is repository content that
   silences findings, so in a pull-request job it is read from the base commit (as
-  ``thresher.toml`` and ``--baseline`` are, see ``thresher.trust``): a pull request
+  ``thresher.toml`` and ``--baseline`` are, see ``thresher.config.trust``): a pull request
   cannot add an ignore for the vulnerability it introduces.
 
 A malformed lockfile is an error naming the file (kept in ``errors``); the other

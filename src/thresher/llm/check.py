@@ -7,7 +7,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.errors import ThresherError
 from thresher.llm.messages import ModelSettings, SystemMessage, ToolDefinition, UserMessage
 from thresher.llm.model import Model

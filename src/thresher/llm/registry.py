@@ -20,7 +20,7 @@ from typing import TypeVar
 import httpx
 from pydantic import SecretStr
 
-from thresher.config import AgentName, ProviderName, Settings
+from thresher.config.settings import AgentName, ProviderName, Settings
 from thresher.llm.errors import ModelConfigError
 from thresher.llm.heuristic import HeuristicModel
 from thresher.llm.http import HttpProvider, RetryPolicy, Sleep, Timeouts

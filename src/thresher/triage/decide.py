@@ -23,7 +23,7 @@ from typing import Self, TextIO
 from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.decisions import Decision
 from thresher.detection import Detector
 from thresher.findings import Finding, Location

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from thresher import __version__
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.decisions import Decision, DecisionError
 from thresher.errors import ExitCode
 from thresher.github.client import AppCredentials, GitHubClient

@@ -25,7 +25,7 @@ from thresher.agents.definition import load_agent
 from thresher.agents.sessions import RESULT_TYPES, SessionFactory
 from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
 from thresher.agents.toolspecs import ToolName, tools_for_kind
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.decisions import DecisionError, ReportEntry
 from thresher.findings import Finding, FindingKind, OsvSource, SecretType
 from thresher.llm.heuristic import (

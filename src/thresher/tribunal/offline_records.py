@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.errors import ThresherError
 from thresher.redaction import Structural
 from thresher.skills.compliance import Compliance

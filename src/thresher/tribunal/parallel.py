@@ -34,7 +34,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.decisions import Decision
 from thresher.errors import ThresherError
 from thresher.findings import Finding

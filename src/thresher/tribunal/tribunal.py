@@ -24,7 +24,7 @@ from typing import Any
 
 from thresher.agents.loop import SessionOutcome
 from thresher.agents.sessions import SessionFactory
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 from thresher.errors import ExitCode, ThresherError
 from thresher.findings import Finding, FindingKind

@@ -4,7 +4,7 @@ The config file is ``thresher.toml`` (keys at the top level) or the
 ``[tool.thresher]`` table of ``pyproject.toml``, found in the working directory or
 named with ``--config`` / ``THRESHER_CONFIG``. A file found in the working
 directory belongs to the repository being scanned and is held to the rules of
-``thresher.trust``. Every layer is validated on its own first, so an unknown key
+``thresher.config.trust``. Every layer is validated on its own first, so an unknown key
 or a bad value is reported against the file or environment variable that holds
 it, not against the merged result.
 """
@@ -25,7 +25,7 @@ from pydantic import (
     model_validator,
 )
 
-from thresher.config_files import (
+from thresher.config.files import (
     ENV_CONFIG,
     deep_merge,
     env_layer,
@@ -37,10 +37,7 @@ from thresher.config_files import (
     resolve_paths,
     thresher_table,
 )
-from thresher.errors import ConfigError
-from thresher.findings.rules.book import Rule, RuleError
-from thresher.names import AgentName, ProviderName
-from thresher.trust import (
+from thresher.config.trust import (
     REPO_CONFIG_NAMES,
     Layer,
     RepoConfig,
@@ -48,6 +45,9 @@ from thresher.trust import (
     check_repository_layer,
     user_config_path,
 )
+from thresher.errors import ConfigError
+from thresher.findings.rules.book import Rule, RuleError
+from thresher.names import AgentName, ProviderName
 
 __all__ = [
     "AgentName",
@@ -204,7 +204,7 @@ def load_settings(
 
     Layers, lowest first: the user-level file, then either the explicit file
     (``--config`` / ``THRESHER_CONFIG``) or the repository's own file (under the
-    rules of ``thresher.trust``), then ``THRESHER_*`` variables, then flags.
+    rules of ``thresher.config.trust``), then ``THRESHER_*`` variables, then flags.
     """
     env = os.environ if environ is None else environ
     base = Path.cwd() if cwd is None else cwd
