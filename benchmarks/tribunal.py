@@ -55,7 +55,7 @@ from thresher.decisions import DecidedBy, Decision  # noqa: E402
 from thresher.findings.scan import ScanOptions, scan  # noqa: E402
 from thresher.llm.registry import build_models  # noqa: E402
 from thresher.names import ProviderName  # noqa: E402
-from thresher.redaction import Redactor  # noqa: E402
+from thresher.redaction.redactor import Redactor  # noqa: E402
 from thresher.scoring.policy import Escalate  # noqa: E402
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions  # noqa: E402
 

@@ -27,7 +27,7 @@ from thresher.config.settings import (
     ProviderSettings,
     Settings,
 )
-from thresher.redaction import redact_value
+from thresher.redaction.redactor import redact_value
 from thresher.reports import render_json, render_sarif
 from thresher.run import ScanRequest, run_scan
 from thresher.scoring.policy import Escalate

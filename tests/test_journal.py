@@ -10,7 +10,7 @@ from tests.tokens import random_secret
 from thresher.decisions import DecidedBy, Decision, DecisionError
 from thresher.findings import Finding
 from thresher.journal import DecisionJournal
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.tribunal.fallbacks import undecided
 
 

@@ -18,7 +18,7 @@ from thresher.agents.transcript import TranscriptWriter, read_messages
 from thresher.decisions import DecidedBy, Decision, DecisionError, ReportCheck, ReportEntry
 from thresher.findings.model import Finding, GitHubAlertSource, Location
 from thresher.llm.messages import AssistantMessage, TextPart, ToolCallPart, UserMessage
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.results import (
     AnalysisReport,
     ChallengeOutcome,

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.tokens import github_token
-from thresher.detection import Detector, RedactionRuleError
-from thresher.detection_rules import PLUGINS_ELSEWHERE
 from thresher.findings.engine import FileJob, Limits, scan_in_process
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.detector import Detector, RedactionRuleError
+from thresher.redaction.patterns import PLUGINS_ELSEWHERE
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.resources import AssetKind, asset_dir
 from thresher.run import is_public_word
 

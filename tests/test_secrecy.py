@@ -18,7 +18,7 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, ProviderName
 from thresher.findings import Finding
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 
 
 def test_planted_secrets_never_reach_the_provider_transcripts_or_logs(

@@ -21,7 +21,7 @@ from thresher.deps.model import Vulnerability
 from thresher.findings import Finding, Location
 from thresher.findings.skips import SkipReason, scan_phrase
 from thresher.llm.messages import Usage
-from thresher.redaction import Structural
+from thresher.redaction.redactor import Structural
 from thresher.results import (
     AnalysisReport,
     ChallengeResult,

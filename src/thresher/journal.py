@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_json
 
 from thresher.decisions import Decision
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 
 
 def redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:

@@ -28,12 +28,12 @@ from thresher.decisions import (
     ScanSummary,
 )
 from thresher.deps.run import DependencyScan, scan_dependencies
-from thresher.detection import Detector
 from thresher.findings import Finding, FindingKind
 from thresher.findings.scan import ScanResult
 from thresher.history import HistoryIndex
 from thresher.journal import DecisionJournal, dumped
-from thresher.redaction import Redactor
+from thresher.redaction.detector import Detector
+from thresher.redaction.redactor import Redactor
 from thresher.run_assess import _scan_secrets as _scan_secrets
 from thresher.run_assess import assess as assess
 from thresher.run_assess import build_history as build_history

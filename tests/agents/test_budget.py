@@ -32,7 +32,7 @@ from thresher.llm.messages import (
     UserMessage,
     estimate_input_tokens,
 )
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 
 MAX_OUTPUT = 64
 

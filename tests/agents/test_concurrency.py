@@ -32,7 +32,7 @@ from thresher.findings import Finding
 from thresher.llm.errors import BudgetExceeded
 from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import FunctionModel, RecordedRequest, ScriptedModel, tool_response
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 

@@ -14,7 +14,7 @@ from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
 from thresher.llm.heuristic import HeuristicModel
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 
 

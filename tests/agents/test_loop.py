@@ -34,7 +34,7 @@ from thresher.llm.testing import (
     text_response,
     tool_response,
 )
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 
 
 def build(model: Any, **kwargs: Any):  # type: ignore[no-untyped-def]

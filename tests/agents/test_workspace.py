@@ -522,7 +522,7 @@ def test_a_value_straddling_any_cut_is_redacted_whole(repo: Path) -> None:
     """Redaction runs on whole texts before read_file, grep and git_show cut them, so no
     part of a value on either side of a cut reaches the model."""
     from tests.tokens import github_token
-    from thresher.redaction import Redactor
+    from thresher.redaction.redactor import Redactor
 
     token = github_token()
     line = "x" * 70 + f' TOKEN = "{token}"'  # the 100-character cut falls inside the token
@@ -579,8 +579,8 @@ def test_git_internals_are_refused_even_through_a_link(repo: Path) -> None:
 
 def detecting_workspace(root: Path, **kwargs: Any) -> Workspace:
     """A run's workspace: the redactor knows no candidate, only what detection finds."""
-    from thresher.detection import Detector
-    from thresher.redaction import Redactor
+    from thresher.redaction.detector import Detector
+    from thresher.redaction.redactor import Redactor
     from thresher.run import is_public_word
 
     redactor = Redactor(detector=Detector(is_public=is_public_word))

@@ -17,7 +17,7 @@ from tests.tokens import github_token, random_secret
 from thresher.findings import Severity
 from thresher.findings.detection import Origin
 from thresher.findings.scan import CustomRule, ScanError, ScanOptions, ScanResult, scan
-from thresher.redaction import redact_value
+from thresher.redaction.redactor import redact_value
 
 
 def run(root: Path, **options: object) -> ScanResult:

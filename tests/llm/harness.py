@@ -23,7 +23,7 @@ from thresher.findings import Finding
 from thresher.llm.http import RetryPolicy
 from thresher.llm.model import Model
 from thresher.llm.registry import build_model
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 
 KEY = "test-key-not-secret"
 ENV = {

@@ -23,7 +23,7 @@ from thresher.decisions import (
     RunUsage,
 )
 from thresher.findings import Finding, Location, Severity
-from thresher.redaction import redact_value
+from thresher.redaction.redactor import redact_value
 from thresher.results import (
     AnalysisReport,
     ChallengeOutcome,

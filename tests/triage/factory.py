@@ -7,7 +7,7 @@ from typing import Any
 
 from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 from thresher.findings import Finding
-from thresher.redaction import redact_value
+from thresher.redaction.redactor import redact_value
 from thresher.results import (
     AnalysisReport,
     ChallengeOutcome,

@@ -11,7 +11,7 @@ from tests.tokens import github_token, random_secret
 from thresher.decisions import DecidedBy, Decision, DecisionError
 from thresher.errors import ExitCode, UsageError
 from thresher.findings import AlertResolution, AlertState, AlertValidity
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.results import Classification, Verdict
 from thresher.triage.policy import (
     COMMENT_LIMIT,

@@ -17,7 +17,7 @@ import thresher
 from tests.tokens import github_token
 from thresher.errors import ExitCode
 from thresher.findings import AlertResolution, AlertState
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.triage.state import AppliedRecord, IntentEnd, StateError, StateStore
 
 from .factory import decision

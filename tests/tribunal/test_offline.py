@@ -19,7 +19,7 @@ from thresher.config.settings import AgentName, Settings
 from thresher.decisions import DecidedBy
 from thresher.findings import Finding
 from thresher.llm.heuristic import HeuristicModel
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions

@@ -19,12 +19,12 @@ from tests.tribunal.test_tribunal import FakeLLM, setup
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, Settings
 from thresher.decisions import Decision
-from thresher.detection import Detector
 from thresher.errors import ConfigError, ExitCode, ThresherError
 from thresher.findings import Finding
 from thresher.journal import dumped
 from thresher.llm.testing import text_response
-from thresher.redaction import Redactor
+from thresher.redaction.detector import Detector
+from thresher.redaction.redactor import Redactor
 from thresher.reports import render_json
 from thresher.run import ScanRequest, is_public_word, run_scan
 from thresher.scoring.policy import Escalate

@@ -36,7 +36,7 @@ from thresher.deps.catalog import RangeCheck, VulnerabilityCatalog, default_rang
 from thresher.findings import Finding, FindingKind, WikiLocation
 from thresher.llm.messages import ModelSettings, SessionInfo
 from thresher.llm.model import Model
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall

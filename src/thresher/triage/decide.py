@@ -25,13 +25,13 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import Settings
 from thresher.decisions import Decision
-from thresher.detection import Detector
 from thresher.findings import Finding, Location
 from thresher.findings.scan import ScanResult, ScanStats
 from thresher.findings.vault import SecretVault
 from thresher.history import HistoryIndex, HistoryMode, HistoryStats
 from thresher.journal import redacted_json
-from thresher.redaction import Redactor
+from thresher.redaction.detector import Detector
+from thresher.redaction.redactor import Redactor
 from thresher.run import (
     assess,
     close_models,

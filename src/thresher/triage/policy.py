@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict
 from thresher.decisions import DecidedBy, Decision
 from thresher.errors import UsageError
 from thresher.findings import AlertResolution, AlertState, AlertValidity
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 from thresher.results import Classification, Verdict
 from thresher.scoring.policy import HardEvidence, hard_evidence
 from thresher.triage.records import AppliedRecord

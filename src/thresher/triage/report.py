@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from thresher.decisions import Decision, DecisionError, HistorySummary
 from thresher.errors import UsageError
 from thresher.findings import AlertState, AlertValidity
-from thresher.redaction import Structural
+from thresher.redaction.redactor import Structural
 from thresher.results import Classification, Verdict
 from thresher.triage.policy import Action, ActionKind, Hold
 

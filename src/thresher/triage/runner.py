@@ -33,7 +33,7 @@ from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.github.models import Alert, AlertFilters
 from thresher.github.retry import RetryPolicy
 from thresher.history import DEFAULT_HISTORY_DEPTH
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 from thresher.scoring.model import Scorer
 from thresher.scoring.policy import Escalate
 from thresher.triage.apply import Applier

@@ -42,7 +42,7 @@ from thresher.findings.model import (
 )
 from thresher.findings.sources.base import Sourced, SourceError
 from thresher.findings.vault import SecretVault
-from thresher.redaction import redact_value
+from thresher.redaction.redactor import redact_value
 
 
 @dataclass(frozen=True)

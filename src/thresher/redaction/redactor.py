@@ -5,7 +5,7 @@ message and report before it leaves the process:
 
 - it replaces every candidate value of the run with its redacted form
   (``ghp_…Xk2 (40 chars)``);
-- with a ``Detector`` (``thresher.detection``), it replaces every other
+- with a ``Detector`` (``thresher.redaction.detector``), it replaces every other
   secret-shaped value in the text with a stable token
   (``[REDACTED:github-token:3f2a]``), and remembers the value, so a later mention
   in a context no rule recognises is redacted too.
@@ -41,7 +41,7 @@ import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from thresher.detection import Detector, Found
+from thresher.redaction.detector import Detector, Found
 
 # Only well-known provider prefixes are shown: they identify the token type and are
 # public. Any other leading text (a human-chosen password's first word) stays hidden.

@@ -1,4 +1,4 @@
-"""What a secret looks like, as RE2 patterns: the tables behind ``thresher.detection``.
+"""What a secret looks like, as RE2 patterns: the tables behind ``thresher.redaction.detector``.
 
 Three sources, so that redaction recognises at least what the scanner reports and
 what the providers issue:

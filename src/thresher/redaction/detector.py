@@ -4,7 +4,7 @@ The run's candidate values cover what the scanner found in the tree it scanned. 
 model can still read more: a secret committed and later removed (``git_show`` of
 an old commit), a git-ignored ``.env``, a CI file that writes an ``Authorization``
 header, or a value it quotes from memory. So every text that leaves the process is
-also searched for the shape of a secret (``thresher.detection_rules``), and each
+also searched for the shape of a secret (``thresher.redaction.patterns``), and each
 one found is replaced by a stable token, ``[REDACTED:github-token:3f2a]``: the
 same value gives the same token in every text and every run, so a model can still
 tell that two mentions are one secret. The four hex digits are 16 bits of the
@@ -22,7 +22,7 @@ What stays readable, and why:
   keyword rule;
 - references rather than values: ``${DB_PASSWORD}``, ``$TOKEN``, ``{{ secret }}``,
   ``settings.SECRET_KEY``, ``get_password()``, ``DB_PASSWORD``;
-- the redacted forms themselves (handled by ``thresher.redaction``).
+- the redacted forms themselves (handled by ``thresher.redaction.redactor``).
 
 Every pattern runs on RE2 over the UTF-8 bytes of the text, so the pass is linear in
 the text's length. For a short text (most are: ids, dates, names) the rules run
@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, assert_never
 
-from thresher.detection_rules import (
+from thresher.errors import UsageError
+from thresher.redaction.patterns import (
     ASSIGNMENTS,
     FORMATS,
     Kind,
@@ -54,7 +55,6 @@ from thresher.detection_rules import (
     slugify,
     widen_for_re2,
 )
-from thresher.errors import UsageError
 
 _RE2_MAX_MEM = 64 << 20  # the combined patterns' DFAs; RE2 falls back to its NFA beyond it
 # Below this, a search with the rules combined answers "nothing here" at the cost of a
