@@ -39,7 +39,7 @@ from thresher.validators.base import ValidationResult
 
 if TYPE_CHECKING:
     from thresher.findings.scan import ScanStats
-    from thresher.history import HistoryStats
+    from thresher.git.history import HistoryStats
 
 # 1.1: escalation and assessment; 1.2: location kinds and urls; 1.3: dependencies
 REPORT_SCHEMA_VERSION = "1.3"

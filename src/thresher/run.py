@@ -30,7 +30,7 @@ from thresher.decisions import (
 from thresher.deps.run import DependencyScan, scan_dependencies
 from thresher.findings import Finding, FindingKind
 from thresher.findings.scan import ScanResult
-from thresher.history import HistoryIndex
+from thresher.git.history import HistoryIndex
 from thresher.journal import DecisionJournal, dumped
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor

@@ -15,7 +15,7 @@ from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.scan import ScanOptions, ScanResult, scan
 from thresher.findings.sources.detect_secrets import ScanStats
 from thresher.findings.vault import SecretVault
-from thresher.history import HISTORY_TIMEOUT_S, HistoryIndex
+from thresher.git.history import HISTORY_TIMEOUT_S, HistoryIndex
 from thresher.resources import public_vocabulary
 from thresher.run_outcome import ScanRequest
 from thresher.scoring.context import scan_contexts

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from thresher.errors import ThresherError
-from thresher.findings.gitscope import OWN_OUTPUT_DIR
+from thresher.git.scope import OWN_OUTPUT_DIR
 
 
 class RunDirError(ThresherError):

@@ -23,7 +23,7 @@ from thresher.decisions import (
 from thresher.deps.run import DependencyScan, DepsOptions
 from thresher.errors import ExitCode
 from thresher.findings.scan import CustomRule, ScanResult
-from thresher.history import DEFAULT_HISTORY_DEPTH
+from thresher.git.history import DEFAULT_HISTORY_DEPTH
 from thresher.results import Classification, Verdict
 from thresher.scoring.policy import Band, Escalate
 from thresher.tribunal.fallbacks import Deadline

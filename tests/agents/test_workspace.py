@@ -732,7 +732,7 @@ def test_git_log_finding_answers_from_the_run_history_without_git(
     repo: Path, secret_history: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run reads the history once; every finding's git_log is then a lookup."""
-    from thresher.history import HistoryIndex
+    from thresher.git.history import HistoryIndex
 
     index = HistoryIndex.build(repo, {SECRET: ["config.py"]})
     old = Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F1"))

@@ -209,7 +209,7 @@ def _trusted_config(
     is read as the base commit has it; the pull request's edit of it does not count."""
     from thresher.config.files import parse_toml, thresher_table
     from thresher.config.trust import check_no_paths
-    from thresher.findings.gitscope import git
+    from thresher.git.scope import git
 
     variable = environ.get("THRESHER_CONFIG")
     path = explicit or (Path(variable) if variable else None)

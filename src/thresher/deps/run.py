@@ -43,10 +43,10 @@ from thresher.deps.osv import (
 from thresher.deps.osv.ignores import parse_ignores
 from thresher.errors import UsageError
 from thresher.findings import Finding
-from thresher.findings.gitscope import git, in_work_tree, read_blobs
 from thresher.findings.sources.dedupe import dedupe
 from thresher.findings.sources.osv import IgnoredMatch, OsvFindingSource, VulnerabilityCatalog
 from thresher.findings.vault import SecretVault
+from thresher.git.scope import git, in_work_tree, read_blobs
 
 IGNORE_FILE = "osv-scanner.toml"
 CACHE_NAME = "osv-cache.db"

@@ -28,7 +28,7 @@ from thresher.decisions import Decision
 from thresher.findings import Finding, Location
 from thresher.findings.scan import ScanResult, ScanStats
 from thresher.findings.vault import SecretVault
-from thresher.history import HistoryIndex, HistoryMode, HistoryStats
+from thresher.git.history import HistoryIndex, HistoryMode, HistoryStats
 from thresher.journal import redacted_json
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor

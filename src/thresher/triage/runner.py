@@ -28,11 +28,11 @@ from thresher import __version__
 from thresher.config.settings import Settings
 from thresher.decisions import Decision, DecisionError
 from thresher.errors import ExitCode
+from thresher.git.history import DEFAULT_HISTORY_DEPTH
 from thresher.github.client import AppCredentials, GitHubClient
 from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.github.models import Alert, AlertFilters
 from thresher.github.retry import RetryPolicy
-from thresher.history import DEFAULT_HISTORY_DEPTH
 from thresher.redaction.redactor import Redactor
 from thresher.scoring.model import Scorer
 from thresher.scoring.policy import Escalate

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
-from thresher.findings import gitscope
 from thresher.findings.assemble import (
     BaselineKey,
     Candidate,
@@ -45,6 +44,7 @@ from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_sco
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
 from thresher.findings.sources.base import Source, Sourced
+from thresher.git import scope as gitscope
 
 log = logging.getLogger(__name__)
 

@@ -28,9 +28,9 @@ from typing import Any
 
 import ahocorasick  # type: ignore[import-not-found]
 
-from thresher.findings.gitscope import git, read_blobs
 from thresher.findings.options import ScanError
-from thresher.gitstream import GitStream
+from thresher.git.scope import git, read_blobs
+from thresher.git.stream import GitStream
 
 # Deep enough to read a large project's whole history in seconds (the GitHub CLI has
 # about 8,000 commits: a synthetic 8,000-commit history reads in about 2 s); beyond
