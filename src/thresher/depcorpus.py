@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from thresher.deps.model import Ecosystem, _package_key
 from thresher.deps.osv import OsvError, parse_record
 from thresher.errors import UsageError
-from thresher.results import Classification, VexJustification
+from thresher.findings.results import Classification, VexJustification
 
 LABELS_FILE = "labels.json"
 PROJECTS_DIR = "projects"

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from thresher.results import (
+from thresher.findings.results import (
     ChallengeOutcome,
     Classification,
     ConfidenceFactors,

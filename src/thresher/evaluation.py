@@ -40,7 +40,6 @@ from thresher.corpus import (
     samples_of,
     scan_repositories,
 )
-from thresher.decisions import Decision
 from thresher.errors import UsageError
 from thresher.evaluation_figures import (
     Breakdown,
@@ -54,12 +53,13 @@ from thresher.evaluation_figures import (
     scores,
 )
 from thresher.findings.filekind import file_kind, in_test_scope
+from thresher.findings.results import Classification
 from thresher.findings.sources.dedupe import in_test_code
-from thresher.results import Classification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
 from thresher.scoring.metrics import CalibrationRow, spread
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
+from thresher.tribunal.decisions import Decision
 
 
 class EvalMode(StrEnum):

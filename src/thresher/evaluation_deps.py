@@ -38,7 +38,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from thresher.config.settings import Settings
-from thresher.decisions import Decision
 from thresher.depcorpus import (
     PROJECTS_DIR,
     Case,
@@ -52,9 +51,10 @@ from thresher.deps.model import Ecosystem, _package_key
 from thresher.deps.run import DepsOptions
 from thresher.evaluation import Scores, scores
 from thresher.findings import OsvSource
-from thresher.results import Classification, VexJustification
+from thresher.findings.results import Classification, VexJustification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import Decision
 
 Key = tuple[str, Ecosystem, str, str, str]
 AFFECTED = Classification.AFFECTED.value

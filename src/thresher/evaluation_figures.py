@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
-from thresher.results import Classification
+from thresher.findings.results import Classification
 from thresher.scoring.metrics import (
     CalibrationRow,
     average_precision,

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from thresher.findings.filekind import in_test_scope, path_tokens
-from thresher.results import Classification, ConfidenceFactors, EvidenceItem, RiskLevel
+from thresher.findings.results import Classification, ConfidenceFactors, EvidenceItem, RiskLevel
 
 __all__ = ["Conclusion", "Evidence", "conclude", "in_test_scope", "lookalike", "path_tokens"]
 

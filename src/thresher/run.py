@@ -20,18 +20,10 @@ from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import Settings
-from thresher.decisions import (
-    Decision,
-    HistorySummary,
-    RunReport,
-    RunUsage,
-    ScanSummary,
-)
 from thresher.deps.run import DependencyScan, scan_dependencies
 from thresher.findings import Finding, FindingKind
 from thresher.findings.scan import ScanResult
 from thresher.git.history import HistoryIndex
-from thresher.journal import DecisionJournal, dumped
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor
 from thresher.run_assess import _scan_secrets as _scan_secrets
@@ -61,7 +53,15 @@ from thresher.run_outcome import at_or_above as at_or_above
 from thresher.run_outcome import exit_code_for as exit_code_for
 from thresher.run_outcome import summarise as summarise
 from thresher.scoring.model import Scorer, shipped_scorer
+from thresher.tribunal.decisions import (
+    Decision,
+    HistorySummary,
+    RunReport,
+    RunUsage,
+    ScanSummary,
+)
 from thresher.tribunal.fallbacks import Deadline
+from thresher.tribunal.journal import DecisionJournal, dumped
 from thresher.tribunal.parallel import workers_for
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
@@ -224,7 +224,7 @@ def run_scan(
     )
     # Redacted once: report.json and every renderer work from this one copy. Each
     # decision was redacted for the journal already; that copy is reused unless it may
-    # hold a value learned after it was made (see thresher.journal).
+    # hold a value learned after it was made (see thresher.tribunal.journal).
     report = redactor.model(report).model_copy(
         update={"decisions": decisions_journal.redacted(decisions)}
     )

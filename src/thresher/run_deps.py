@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from thresher.decisions import (
+from thresher.deps.run import DependencyScan
+from thresher.findings.vault import SecretVault
+from thresher.tribunal.decisions import (
     DecisionError,
     DependencySummary,
     IgnoredAdvisory,
     LockfileProblem,
 )
-from thresher.deps.run import DependencyScan
-from thresher.findings.vault import SecretVault
 
 
 def _values(vault: SecretVault, deps: DependencyScan | None) -> Callable[[str], str | None]:

@@ -13,15 +13,15 @@ from typing import TextIO
 
 from thresher.agents.definition import load_agent
 from thresher.config.settings import AgentName, Settings
-from thresher.decisions import (
-    Decision,
-)
 from thresher.findings import Finding
-from thresher.journal import DecisionJournal
 from thresher.llm.model import Model
 from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_models, describe
 from thresher.run_outcome import ScanRequest
+from thresher.tribunal.decisions import (
+    Decision,
+)
 from thresher.tribunal.fallbacks import Deadline
+from thresher.tribunal.journal import DecisionJournal
 from thresher.tribunal.offline import OfflineRecordError
 from thresher.tribunal.parallel import Decided, decide_in_workers, offline_only
 from thresher.tribunal.tribunal import Tribunal

@@ -14,18 +14,18 @@ from enum import StrEnum
 from pathlib import Path
 
 from thresher.config.settings import AgentName
-from thresher.decisions import (
+from thresher.deps.run import DependencyScan, DepsOptions
+from thresher.errors import ExitCode
+from thresher.findings.results import Classification, Verdict
+from thresher.findings.scan import CustomRule, ScanResult
+from thresher.git.history import DEFAULT_HISTORY_DEPTH
+from thresher.scoring.policy import Band, Escalate
+from thresher.tribunal.decisions import (
     Decision,
     DecisionError,
     RunReport,
     RunSummary,
 )
-from thresher.deps.run import DependencyScan, DepsOptions
-from thresher.errors import ExitCode
-from thresher.findings.scan import CustomRule, ScanResult
-from thresher.git.history import DEFAULT_HISTORY_DEPTH
-from thresher.results import Classification, Verdict
-from thresher.scoring.policy import Band, Escalate
 from thresher.tribunal.fallbacks import Deadline
 
 # Requests a session usually needs (skills + evidence + submit), for dry-run estimates.

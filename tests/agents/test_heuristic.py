@@ -13,9 +13,9 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
+from thresher.findings.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.llm.heuristic import HeuristicModel
 from thresher.redaction.redactor import Redactor, redact_value
-from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 
 
 def git(root: Path, *args: str) -> None:

@@ -26,7 +26,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from thresher.decisions import Decision
+    from thresher.tribunal.decisions import Decision
     from thresher.triage.state import StateStore
 
     db, template = Path(sys.argv[1]), Path(sys.argv[2]).read_text()

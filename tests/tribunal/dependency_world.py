@@ -11,7 +11,6 @@ from typing import Any
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, Settings
-from thresher.decisions import Decision
 from thresher.deps.catalog import InMemoryCatalog
 from thresher.deps.model import (
     Affected,
@@ -26,6 +25,7 @@ from thresher.llm.heuristic import HeuristicModel
 from thresher.llm.messages import ModelResponse, ToolResultsMessage
 from thresher.llm.testing import FunctionModel, RecordedRequest, tool_response
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import Decision
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 
 VULN_ID = "GHSA-test-0001-0001"

@@ -18,16 +18,16 @@ from tests.tokens import github_token, random_secret
 from tests.tribunal.test_tribunal import FakeLLM, setup
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, Settings
-from thresher.decisions import Decision
 from thresher.errors import ConfigError, ExitCode, ThresherError
 from thresher.findings import Finding
-from thresher.journal import dumped
 from thresher.llm.testing import text_response
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor
 from thresher.reports import render_json
 from thresher.run import ScanRequest, is_public_word, run_scan
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import Decision
+from thresher.tribunal.journal import dumped
 from thresher.tribunal.parallel import (
     Decided,
     OfflineWorkerError,
@@ -133,7 +133,7 @@ def test_a_worker_that_fails_stops_the_run_with_a_clear_error(
 
 def test_values_a_worker_learns_reach_the_parent(tmp_path: Path) -> None:
     """A value a worker's redactor detects in a file it reads is taught to the parent
-    (which redacts the report with it, ``thresher.journal``); the parent's own
+    (which redacts the report with it, ``thresher.tribunal.journal``); the parent's own
     redactor learns nothing behind its back."""
     value = github_token()
     plain, finding = setup(tmp_path, "app/settings.py", value, None)

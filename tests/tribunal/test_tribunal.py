@@ -15,7 +15,6 @@ from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, Settings
-from thresher.decisions import DecidedBy
 from thresher.errors import ExitCode
 from thresher.findings import Finding, Severity
 from thresher.llm.messages import ModelResponse
@@ -24,6 +23,7 @@ from thresher.redaction.redactor import Redactor, redact_value
 from thresher.run import FailOn, exit_code_for
 from thresher.scoring.model import Assessment, OperatingPoint, Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import DecidedBy
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 
 # A fixed operating point, so these tests do not move when the shipped scorer is retrained:

@@ -40,11 +40,11 @@ from .run_options import (
 
 if TYPE_CHECKING:
     from thresher.config.settings import Settings
-    from thresher.decisions import Decision, RunReport
     from thresher.deps.run import DependencyScan
     from thresher.findings.scan import ScanResult
     from thresher.run import ScanOutcome, ScanRequest
     from thresher.scoring.policy import Band
+    from thresher.tribunal.decisions import Decision, RunReport
 
     from .app import RunState
 
@@ -433,7 +433,7 @@ def render_markdown(report: RunReport) -> str:
 def _needs_action(decision: Decision) -> int:
     """Rows first that someone must act on: true positives, then what is still open
     (inconclusive, or what the policy would send to a model that did not see it)."""
-    from thresher.results import Verdict
+    from thresher.findings.results import Verdict
 
     match decision.verdict:
         case Verdict.TRUE_POSITIVE:

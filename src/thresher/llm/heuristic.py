@@ -36,6 +36,12 @@ __all__ = [
     "heuristic_judgement",
     "heuristic_report",
 ]
+from thresher.findings.results import (
+    ChallengeOutcome,
+    Classification,
+    label_for,
+    verdict_for,
+)
 from thresher.llm.errors import ModelConfigError
 from thresher.llm.messages import (
     AssistantMessage,
@@ -51,12 +57,6 @@ from thresher.llm.messages import (
     Usage,
 )
 from thresher.llm.model import Model
-from thresher.results import (
-    ChallengeOutcome,
-    Classification,
-    label_for,
-    verdict_for,
-)
 
 _CONSERVATIVE = {"TRUE_POSITIVE": 0, "INCONCLUSIVE": 1, "FALSE_POSITIVE": 2}
 

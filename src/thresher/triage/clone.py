@@ -30,7 +30,6 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from thresher.decisions import HistorySummary
 from thresher.errors import ThresherError
 from thresher.git.history import (
     DEFAULT_HISTORY_DEPTH,
@@ -44,6 +43,7 @@ from thresher.git.stream import GitStream
 from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.triage.gather import Gathered
 from thresher.triage.report import RepoHistory
+from thresher.tribunal.decisions import HistorySummary
 
 CLONE_TIMEOUT_S = 600.0
 LIST_TIMEOUT_S = 300.0

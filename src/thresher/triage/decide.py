@@ -24,12 +24,10 @@ from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import Settings
-from thresher.decisions import Decision
 from thresher.findings import Finding, Location
 from thresher.findings.scan import ScanResult, ScanStats
 from thresher.findings.vault import SecretVault
 from thresher.git.history import HistoryIndex, HistoryMode, HistoryStats
-from thresher.journal import redacted_json
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor
 from thresher.run import (
@@ -43,6 +41,8 @@ from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
 from thresher.triage.evidence import EvidenceTree
 from thresher.triage.state import StateStore
+from thresher.tribunal.decisions import Decision
+from thresher.tribunal.journal import redacted_json
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 

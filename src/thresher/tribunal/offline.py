@@ -26,8 +26,8 @@ from thresher.agents.sessions import RESULT_TYPES, SessionFactory
 from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
 from thresher.agents.toolspecs import ToolName, tools_for_kind
 from thresher.config.settings import AgentName
-from thresher.decisions import DecisionError, ReportEntry
 from thresher.findings import Finding, FindingKind, OsvSource, SecretType
+from thresher.findings.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.llm.heuristic import (
     HeuristicModel,
     dependency_challenge,
@@ -39,11 +39,11 @@ from thresher.llm.heuristic import (
     heuristic_report,
 )
 from thresher.llm.messages import Usage
-from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.skills.compliance import Compliance, applicable_required, compute_compliance
 from thresher.tribunal.checks import check_report
+from thresher.tribunal.decisions import DecisionError, ReportEntry
 from thresher.tribunal.fallbacks import Panel, valid_judgement
 from thresher.tribunal.files import SharedReads
 from thresher.tribunal.offline_calls import _READ_BY_RULES as _READ_BY_RULES

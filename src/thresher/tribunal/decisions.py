@@ -19,10 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from thresher.deps.model import Vulnerability
 from thresher.findings import Finding, Location
-from thresher.findings.skips import SkipReason, scan_phrase
-from thresher.llm.messages import Usage
-from thresher.redaction.redactor import Structural
-from thresher.results import (
+from thresher.findings.results import (
     AnalysisReport,
     ChallengeResult,
     Classification,
@@ -32,6 +29,9 @@ from thresher.results import (
     Verdict,
     VexJustification,
 )
+from thresher.findings.skips import SkipReason, scan_phrase
+from thresher.llm.messages import Usage
+from thresher.redaction.redactor import Structural
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import Escalation
 from thresher.skills.compliance import Compliance

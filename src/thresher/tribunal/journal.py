@@ -24,8 +24,8 @@ import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_json
 
-from thresher.decisions import Decision
 from thresher.redaction.redactor import Redactor
+from thresher.tribunal.decisions import Decision
 
 
 def redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:
