@@ -1,6 +1,6 @@
 """The figures ``thresher eval`` reports over flagged lines: precision and recall of
 the calls, breakdowns by slice, calibration, and the operating-point-free ranking with
-the decisive promises. Kept apart from ``evaluation`` (which scans and decides) so the
+the decisive promises. Kept apart from ``evaluation.secrets`` (which scans and decides) so the
 arithmetic can be read, and tested, without the pipeline around it."""
 
 from __future__ import annotations

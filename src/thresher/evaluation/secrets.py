@@ -32,7 +32,8 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from thresher.config.settings import Settings
-from thresher.corpus import (
+from thresher.errors import UsageError
+from thresher.evaluation.corpus import (
     LABELS,
     Corpus,
     corpus_digest,
@@ -40,8 +41,7 @@ from thresher.corpus import (
     samples_of,
     scan_repositories,
 )
-from thresher.errors import UsageError
-from thresher.evaluation_figures import (
+from thresher.evaluation.figures import (
     Breakdown,
     Line,
     Ranking,
@@ -362,17 +362,3 @@ def _result(
         wall_seconds=round(time.perf_counter() - started, 1),
         models=tally.models,
     )
-
-
-# Figures moved to ``evaluation_figures``; importable from here as before.
-__all__ = [
-    "Breakdown",
-    "EvalMode",
-    "EvalOptions",
-    "EvalResult",
-    "FoldResult",
-    "Ranking",
-    "Scores",
-    "evaluate",
-    "scores",
-]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from thresher.evaluation import Scores
-from thresher.evaluation_deps import CLASSES, DepsEvalResult
+from thresher.evaluation.deps import CLASSES, DepsEvalResult
+from thresher.evaluation.figures import Scores
 
 
 def _row(name: str, s: Scores, note: str) -> str:

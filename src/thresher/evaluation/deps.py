@@ -1,6 +1,6 @@
 """``thresher eval`` on a dependency corpus: is each labelled finding decided right?
 
-Each ``projects/<name>/`` of a ``thresher.depcorpus`` corpus goes through the real
+Each ``projects/<name>/`` of a ``thresher.evaluation.depcorpus`` corpus goes through the real
 pipeline (``run_scan``, exactly what ``thresher deps --osv-offline DIR`` runs), as its
 own root: its lockfiles are read, matched against the corpus's OSV records through
 the offline reader, turned into one finding per (package, version, advisory), and
@@ -38,7 +38,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from thresher.config.settings import Settings
-from thresher.depcorpus import (
+from thresher.deps.model import Ecosystem, _package_key
+from thresher.deps.run import DepsOptions
+from thresher.evaluation.depcorpus import (
     PROJECTS_DIR,
     Case,
     DependencyLabel,
@@ -47,9 +49,7 @@ from thresher.depcorpus import (
     load_deps_corpus,
     osv_export,
 )
-from thresher.deps.model import Ecosystem, _package_key
-from thresher.deps.run import DepsOptions
-from thresher.evaluation import Scores, scores
+from thresher.evaluation.figures import Scores, scores
 from thresher.findings import OsvSource
 from thresher.findings.results import Classification, VexJustification
 from thresher.run import ScanOutcome, ScanRequest, run_scan

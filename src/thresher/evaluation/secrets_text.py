@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
-from thresher.corpus import LABELS
-from thresher.evaluation import Breakdown, EvalResult
+from thresher.evaluation.corpus import LABELS
+from thresher.evaluation.figures import Breakdown
+from thresher.evaluation.secrets import EvalResult
 
 
 def _slices(title: str, rows: dict[str, Breakdown]) -> list[str]:
