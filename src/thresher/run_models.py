@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TextIO
 
 from thresher.agents.definition import load_agent
+from thresher.agents.registry import DEFAULT_MODEL, agent_model_spec, build_models, describe
 from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
 from thresher.llm.model import Model
-from thresher.llm.registry import DEFAULT_MODEL, agent_model_spec, build_models, describe
 from thresher.run_outcome import ScanRequest
 from thresher.tribunal.decisions import (
     Decision,

@@ -21,7 +21,7 @@ from thresher.deps.model import (
     Vulnerability,
 )
 from thresher.findings import Finding, FindingKind
-from thresher.llm.heuristic import HeuristicModel
+from thresher.heuristic.model import HeuristicModel
 from thresher.llm.messages import ModelResponse, ToolResultsMessage
 from thresher.llm.testing import FunctionModel, RecordedRequest, tool_response
 from thresher.scoring.policy import Escalate

@@ -17,7 +17,7 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
-from thresher.llm.heuristic import HeuristicModel
+from thresher.heuristic.model import HeuristicModel
 from thresher.redaction.redactor import Redactor, redact_value
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import Escalate

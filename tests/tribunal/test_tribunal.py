@@ -129,7 +129,7 @@ def setup(
         run_meter=UsageMeter(run_limits or UsageLimits(), "run"),
     )
     models: dict[AgentName, Any] = llm or {}
-    from thresher.llm.heuristic import HeuristicModel
+    from thresher.heuristic.model import HeuristicModel
 
     for name in AgentName:
         models.setdefault(name, HeuristicModel())

@@ -28,7 +28,7 @@ from thresher.agents.toolspecs import ToolName, tools_for_kind
 from thresher.config.settings import AgentName
 from thresher.findings import Finding, FindingKind, OsvSource, SecretType
 from thresher.findings.results import AnalysisReport, ChallengeResult, JudgeResult
-from thresher.llm.heuristic import (
+from thresher.heuristic.model import (
     HeuristicModel,
     dependency_challenge,
     dependency_report,

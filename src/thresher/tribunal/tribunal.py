@@ -32,8 +32,8 @@ from thresher.findings.results import (
     Verdict,
     label_for,
 )
+from thresher.heuristic.model import HeuristicModel
 from thresher.llm.errors import BudgetExceeded
-from thresher.llm.heuristic import HeuristicModel
 from thresher.llm.messages import Usage
 from thresher.llm.model import Model
 from thresher.scoring.model import Assessment, Scorer, shipped_scorer

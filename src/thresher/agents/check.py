@@ -7,11 +7,11 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from thresher.agents.registry import build_model
 from thresher.config.settings import AgentName, Settings
 from thresher.errors import ThresherError
 from thresher.llm.messages import ModelSettings, SystemMessage, ToolDefinition, UserMessage
 from thresher.llm.model import Model
-from thresher.llm.registry import build_model
 
 PING = ToolDefinition(
     name="ping",

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from thresher.dependency_rules import (
+from thresher.heuristic.dependency_rules import (
     dependency_challenge,
     dependency_report,
     gather_dependency_evidence,
 )
-from thresher.heuristic_rules import Evidence, conclude
+from thresher.heuristic.secret_rules import Evidence, conclude
 
 __all__ = [
     "HeuristicModel",

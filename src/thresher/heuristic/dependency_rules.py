@@ -228,7 +228,7 @@ def _decided(
     )
 
 
-# The heuristic model's submissions for a dependency (``thresher.llm.heuristic`` plays
+# The heuristic model's submissions for a dependency (``thresher.heuristic.model`` plays
 # the roles; the offline panel calls these directly).
 
 

@@ -21,8 +21,8 @@ import httpx
 from pydantic import SecretStr
 
 from thresher.config.settings import AgentName, ProviderName, Settings
+from thresher.heuristic.model import HeuristicModel
 from thresher.llm.errors import ModelConfigError
-from thresher.llm.heuristic import HeuristicModel
 from thresher.llm.http import HttpProvider, RetryPolicy, Sleep, Timeouts
 from thresher.llm.model import Model
 from thresher.llm.providers.anthropic import AnthropicModel, anthropic_headers
