@@ -52,10 +52,10 @@ from thresher.agents.registry import build_models  # noqa: E402
 from thresher.agents.sessions import SessionFactory  # noqa: E402
 from thresher.agents.workspace import Workspace  # noqa: E402
 from thresher.config.settings import AgentName, AgentSettings, ProviderSettings, Settings  # noqa: E402
-from thresher.findings.scan import ScanOptions, scan  # noqa: E402
 from thresher.names import ProviderName  # noqa: E402
 from thresher.redaction.redactor import Redactor  # noqa: E402
 from thresher.scoring.policy import Escalate  # noqa: E402
+from thresher.sources.scan import ScanOptions, scan  # noqa: E402
 from thresher.tribunal.decisions import DecidedBy, Decision  # noqa: E402
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions  # noqa: E402
 

@@ -26,13 +26,13 @@ from thresher.config.settings import (
     ProviderSettings,
     Settings,
 )
-from thresher.deps.run import DepsOptions
 from thresher.errors import ExitCode
 from thresher.findings.results import Classification, Verdict
 from thresher.reports import render_sarif
 from thresher.reports.vex import build_vex
 from thresher.run import FailOn, ScanRequest, run_scan
 from thresher.scoring.policy import Escalate
+from thresher.sources.dependencies import DepsOptions
 from thresher.tribunal.decisions import DecidedBy
 
 MODEL = "openai:gpt-4.1"

@@ -20,9 +20,7 @@ from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import Settings
-from thresher.deps.run import DependencyScan, scan_dependencies
 from thresher.findings import Finding, FindingKind
-from thresher.findings.scan import ScanResult
 from thresher.git.history import HistoryIndex
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor
@@ -53,6 +51,8 @@ from thresher.run_outcome import at_or_above as at_or_above
 from thresher.run_outcome import exit_code_for as exit_code_for
 from thresher.run_outcome import summarise as summarise
 from thresher.scoring.model import Scorer, shipped_scorer
+from thresher.sources.dependencies import DependencyScan, scan_dependencies
+from thresher.sources.scan import ScanResult
 from thresher.tribunal.decisions import (
     Decision,
     HistorySummary,

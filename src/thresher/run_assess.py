@@ -12,14 +12,14 @@ from pathlib import Path
 
 from thresher.findings import Finding
 from thresher.findings.profile import PLACEHOLDER_WORDS
-from thresher.findings.scan import ScanOptions, ScanResult, scan
-from thresher.findings.sources.detect_secrets import ScanStats
 from thresher.findings.vault import SecretVault
 from thresher.git.history import HISTORY_TIMEOUT_S, HistoryIndex
 from thresher.resources import public_vocabulary
 from thresher.run_outcome import ScanRequest
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer
+from thresher.sources.detect_secrets import ScanStats
+from thresher.sources.scan import ScanOptions, ScanResult, scan
 
 
 def _scan_secrets(request: ScanRequest) -> ScanResult:

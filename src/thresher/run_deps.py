@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from thresher.deps.run import DependencyScan
 from thresher.findings.vault import SecretVault
+from thresher.sources.dependencies import DependencyScan
 from thresher.tribunal.decisions import (
     DecisionError,
     DependencySummary,

@@ -14,12 +14,12 @@ from enum import StrEnum
 from pathlib import Path
 
 from thresher.config.settings import AgentName
-from thresher.deps.run import DependencyScan, DepsOptions
 from thresher.errors import ExitCode
 from thresher.findings.results import Classification, Verdict
-from thresher.findings.scan import CustomRule, ScanResult
 from thresher.git.history import DEFAULT_HISTORY_DEPTH
 from thresher.scoring.policy import Band, Escalate
+from thresher.sources.dependencies import DependencyScan, DepsOptions
+from thresher.sources.scan import CustomRule, ScanResult
 from thresher.tribunal.decisions import (
     Decision,
     DecisionError,

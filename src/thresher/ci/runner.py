@@ -30,11 +30,9 @@ from thresher.ci.comment import CommentAction, CommentApi, CommentResult, post_s
 from thresher.ci.event import CiEvent, RunnerEnv
 from thresher.ci.scope import Scope, ScopeKind
 from thresher.config.settings import Settings
-from thresher.deps.run import DepsOptions
 from thresher.errors import ExitCode
 from thresher.findings.model import FindingKind, Location, Severity
 from thresher.findings.results import Verdict
-from thresher.findings.scan import CustomRule
 from thresher.reports import render_finding, render_json, render_sarif, render_summary
 from thresher.reports.catalog import rule_name
 from thresher.reports.io import write_atomic
@@ -42,6 +40,8 @@ from thresher.reports.vex import render_vex
 from thresher.reports.views import by_risk, key_finding
 from thresher.run import FailOn, ScanRequest, at_or_above, run_scan
 from thresher.scoring.policy import Escalate
+from thresher.sources.dependencies import DepsOptions
+from thresher.sources.scan import CustomRule
 from thresher.tribunal.decisions import Decision, RunReport, RunSummary, RunUsage
 
 _MIN_SCRUB = 6  # shorter "values" (e.g. "true") would only mangle the prose

@@ -40,10 +40,10 @@ from .run_options import (
 
 if TYPE_CHECKING:
     from thresher.config.settings import Settings
-    from thresher.deps.run import DependencyScan
-    from thresher.findings.scan import ScanResult
     from thresher.run import ScanOutcome, ScanRequest
     from thresher.scoring.policy import Band
+    from thresher.sources.dependencies import DependencyScan
+    from thresher.sources.scan import ScanResult
     from thresher.tribunal.decisions import Decision, RunReport
 
     from .app import RunState
@@ -150,9 +150,9 @@ def scan_command(
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.config.trust import is_pull_request
     from thresher.findings.model import Severity
-    from thresher.findings.scan import CustomRule
     from thresher.run import FailOn, ScanRequest
     from thresher.scoring.policy import Escalate
+    from thresher.sources.scan import CustomRule
 
     from .app import state_of
 

@@ -39,7 +39,6 @@ from pydantic import BaseModel, ConfigDict
 
 from thresher.config.settings import Settings
 from thresher.deps.model import Ecosystem, _package_key
-from thresher.deps.run import DepsOptions
 from thresher.evaluation.depcorpus import (
     PROJECTS_DIR,
     Case,
@@ -54,6 +53,7 @@ from thresher.findings import OsvSource
 from thresher.findings.results import Classification, VexJustification
 from thresher.run import ScanOutcome, ScanRequest, run_scan
 from thresher.scoring.policy import Escalate
+from thresher.sources.dependencies import DepsOptions
 from thresher.tribunal.decisions import Decision
 
 Key = tuple[str, Ecosystem, str, str, str]

@@ -54,11 +54,11 @@ from thresher.evaluation.figures import (
 )
 from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.findings.results import Classification
-from thresher.findings.sources.dedupe import in_test_code
 from thresher.run import ScanOutcome, ScanRequest, run_scan
 from thresher.scoring.metrics import CalibrationRow, spread
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
+from thresher.sources.dedupe import in_test_code
 from thresher.tribunal.decisions import Decision
 
 

@@ -25,7 +25,6 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import Settings
 from thresher.findings import Finding, Location
-from thresher.findings.scan import ScanResult, ScanStats
 from thresher.findings.vault import SecretVault
 from thresher.git.history import HistoryIndex, HistoryMode, HistoryStats
 from thresher.redaction.detector import Detector
@@ -39,6 +38,7 @@ from thresher.run import (
 )
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
+from thresher.sources.scan import ScanResult, ScanStats
 from thresher.triage.evidence import EvidenceTree
 from thresher.triage.state import StateStore
 from thresher.tribunal.decisions import Decision

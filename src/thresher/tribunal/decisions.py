@@ -38,8 +38,8 @@ from thresher.skills.compliance import Compliance
 from thresher.validators.base import ValidationResult
 
 if TYPE_CHECKING:
-    from thresher.findings.scan import ScanStats
     from thresher.git.history import HistoryStats
+    from thresher.sources.scan import ScanStats
 
 # 1.1: escalation and assessment; 1.2: location kinds and urls; 1.3: dependencies
 REPORT_SCHEMA_VERSION = "1.3"

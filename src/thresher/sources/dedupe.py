@@ -40,9 +40,9 @@ from thresher.findings.model import (
     WikiLocation,
     in_file,
 )
-from thresher.findings.sources.base import Sourced, SourceError
 from thresher.findings.vault import SecretVault
 from thresher.redaction.redactor import redact_value
+from thresher.sources.base import Sourced, SourceError
 
 
 @dataclass(frozen=True)

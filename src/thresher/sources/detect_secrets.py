@@ -23,14 +23,6 @@ from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
 from pathlib import Path
 
-from thresher.findings.assemble import (
-    BaselineKey,
-    Candidate,
-    candidates_of,
-    ds_hash,
-    load_baseline,
-    sourced,
-)
 from thresher.findings.detection import Detection, Origin
 from thresher.findings.engine import (
     FileJob,
@@ -43,8 +35,16 @@ from thresher.findings.engine import (
 from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_scopes
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
-from thresher.findings.sources.base import Source, Sourced
 from thresher.git import scope as gitscope
+from thresher.sources.assemble import (
+    BaselineKey,
+    Candidate,
+    candidates_of,
+    ds_hash,
+    load_baseline,
+    sourced,
+)
+from thresher.sources.base import Source, Sourced
 
 log = logging.getLogger(__name__)
 

@@ -28,8 +28,8 @@ from thresher.findings.model import (
 )
 from thresher.findings.options import CustomRule, ScanError
 from thresher.findings.rules.book import Rule, builtin_rules
-from thresher.findings.sources.base import Sourced
-from thresher.findings.sources.dedupe import fingerprint
+from thresher.sources.base import Sourced
+from thresher.sources.dedupe import fingerprint
 
 KEYWORD = "Secret Keyword"
 _PROVIDER_TYPES = (

@@ -2,7 +2,7 @@
 
 ``scan`` is what ``thresher scan`` and the training corpus run: ``DetectSecretsScan``
 through ``dedupe``, with the scan's counts and skips beside the findings. The scanner
-itself lives in ``findings.sources.detect_secrets``.
+itself lives in ``sources.detect_secrets``.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
-from thresher.findings.assemble import Candidate
 from thresher.findings.model import Finding
 from thresher.findings.options import CustomRule, ScanError, ScanOptions
 from thresher.findings.skips import Skipped, SkipReason
-from thresher.findings.sources.dedupe import dedupe
-from thresher.findings.sources.detect_secrets import DetectSecretsScan, ScanStats
 from thresher.findings.vault import SecretVault
+from thresher.sources.assemble import Candidate
+from thresher.sources.dedupe import dedupe
+from thresher.sources.detect_secrets import DetectSecretsScan, ScanStats
 
 __all__ = [
     "Candidate",

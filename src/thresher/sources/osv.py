@@ -37,7 +37,7 @@ from thresher.deps.model import Dependency, Ecosystem, Relation, Vulnerability, 
 from thresher.deps.osv.ignores import IgnoredVuln, Ignores
 from thresher.deps.osv.records import PackageVersion
 from thresher.findings.model import FindingKind, Location, OsvSource, Severity
-from thresher.findings.sources.base import Source, Sourced
+from thresher.sources.base import Source, Sourced
 
 NO_CVSS_SEVERITY = Severity.MEDIUM
 

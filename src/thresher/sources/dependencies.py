@@ -43,10 +43,10 @@ from thresher.deps.osv import (
 from thresher.deps.osv.ignores import parse_ignores
 from thresher.errors import UsageError
 from thresher.findings import Finding
-from thresher.findings.sources.dedupe import dedupe
-from thresher.findings.sources.osv import IgnoredMatch, OsvFindingSource, VulnerabilityCatalog
 from thresher.findings.vault import SecretVault
 from thresher.git.scope import git, in_work_tree, read_blobs
+from thresher.sources.dedupe import dedupe
+from thresher.sources.osv import IgnoredMatch, OsvFindingSource, VulnerabilityCatalog
 
 IGNORE_FILE = "osv-scanner.toml"
 CACHE_NAME = "osv-cache.db"
@@ -76,7 +76,7 @@ class DependencyScan:
     """What a run decides about dependencies, and what it read to get there."""
 
     findings: tuple[Finding, ...] = ()
-    # Synthetic keys (``findings.sources.osv.dependency_key``), never secrets.
+    # Synthetic keys (``sources.osv.dependency_key``), never secrets.
     vault: SecretVault = field(default_factory=SecretVault)
     catalog: VulnerabilityCatalog = field(default_factory=VulnerabilityCatalog)
     lockfiles: tuple[str, ...] = ()
