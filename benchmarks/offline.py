@@ -94,7 +94,7 @@ def compare_panels(tree: Path, sample: int, work: Path) -> tuple[float, float, i
     from thresher.config.settings import AgentName, Settings
     from thresher.heuristic.model import HeuristicModel
     from thresher.redaction.redactor import Redactor
-    from thresher.run import assess, is_public_word
+    from thresher.scan.assess import assess, is_public_word
     from thresher.scoring.model import shipped_scorer
     from thresher.sources.scan import ScanOptions, scan
     from thresher.tribunal.tribunal import Tribunal, TribunalOptions

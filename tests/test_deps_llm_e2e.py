@@ -30,7 +30,8 @@ from thresher.errors import ExitCode
 from thresher.findings.results import Classification, Verdict
 from thresher.reports import render_sarif
 from thresher.reports.vex import build_vex
-from thresher.run import FailOn, ScanRequest, run_scan
+from thresher.scan.outcome import FailOn, ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
 from thresher.sources.dependencies import DepsOptions
 from thresher.tribunal.decisions import DecidedBy

@@ -29,7 +29,8 @@ from thresher.config.settings import (
 )
 from thresher.redaction.redactor import redact_value
 from thresher.reports import render_json, render_sarif
-from thresher.run import ScanRequest, run_scan
+from thresher.scan.outcome import ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
 
 MODEL = "openai:gpt-4.1"

@@ -118,7 +118,7 @@ def test_transcripts_keep_their_structure_when_a_value_is_a_structural_word(
 
 
 def test_only_exact_public_words_escape_redaction() -> None:
-    from thresher.run import is_public_word
+    from thresher.scan.assess import is_public_word
 
     assert is_public_word("changeme") and is_public_word("Password")
     assert is_public_word("AKIAIOSFODNN7EXAMPLE")  # documented in the bundled skills

@@ -581,7 +581,7 @@ def detecting_workspace(root: Path, **kwargs: Any) -> Workspace:
     """A run's workspace: the redactor knows no candidate, only what detection finds."""
     from thresher.redaction.detector import Detector
     from thresher.redaction.redactor import Redactor
-    from thresher.run import is_public_word
+    from thresher.scan.assess import is_public_word
 
     redactor = Redactor(detector=Detector(is_public=is_public_word))
     return Workspace(root, redact=redactor.text, **kwargs)

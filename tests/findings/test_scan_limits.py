@@ -20,7 +20,7 @@ from tests.tokens import github_token, random_secret
 from thresher.findings.engine import FileJob, Limits, scan_in_process
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.profile import profile_value
-from thresher.run import assess
+from thresher.scan.assess import assess
 from thresher.scoring.model import shipped_scorer
 from thresher.sources.scan import (
     CustomRule,

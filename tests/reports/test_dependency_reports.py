@@ -24,7 +24,7 @@ from thresher.findings.results import (
 )
 from thresher.reports import render_sarif, render_summary
 from thresher.reports.vex import render_vex
-from thresher.run import FailOn, exit_code_for
+from thresher.scan.outcome import FailOn, exit_code_for
 from thresher.tribunal.decisions import DecidedBy, Decision, DependencySummary, RunReport
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,8 @@ import pytest
 
 from thresher.config.settings import Settings
 from thresher.findings.results import Classification
-from thresher.run import ScanRequest, run_scan
+from thresher.scan.outcome import ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.model import shipped_scorer
 from thresher.scoring.policy import offline_call

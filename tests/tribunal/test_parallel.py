@@ -24,7 +24,9 @@ from thresher.llm.testing import text_response
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor
 from thresher.reports import render_json
-from thresher.run import ScanRequest, is_public_word, run_scan
+from thresher.scan.assess import is_public_word
+from thresher.scan.outcome import ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.decisions import Decision
 from thresher.tribunal.journal import dumped

@@ -20,7 +20,7 @@ from thresher.findings import Finding, Severity
 from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import FunctionModel, RecordedRequest, text_response, tool_response
 from thresher.redaction.redactor import Redactor, redact_value
-from thresher.run import FailOn, exit_code_for
+from thresher.scan.outcome import FailOn, exit_code_for
 from thresher.scoring.model import Assessment, OperatingPoint, Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.decisions import DecidedBy

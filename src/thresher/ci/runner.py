@@ -38,7 +38,8 @@ from thresher.reports.catalog import rule_name
 from thresher.reports.io import write_atomic
 from thresher.reports.vex import render_vex
 from thresher.reports.views import by_risk, key_finding
-from thresher.run import FailOn, ScanRequest, at_or_above, run_scan
+from thresher.scan.outcome import FailOn, ScanRequest, at_or_above
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
 from thresher.sources.dependencies import DepsOptions
 from thresher.sources.scan import CustomRule

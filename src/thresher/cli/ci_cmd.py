@@ -94,7 +94,7 @@ def ci_command(
     from thresher.ci.scope import resolve_scope
     from thresher.config.trust import is_pull_request
     from thresher.reports import check_output_path
-    from thresher.run import FailOn
+    from thresher.scan.outcome import FailOn
     from thresher.scoring.policy import Escalate
 
     from .app import state_of

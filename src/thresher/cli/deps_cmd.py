@@ -82,7 +82,7 @@ def deps_command(
 ) -> None:
     """Triage the vulnerable dependencies of the project's lockfiles (OSV)."""
     from thresher.config.trust import is_pull_request
-    from thresher.run import FailOn, ScanRequest
+    from thresher.scan.outcome import FailOn, ScanRequest
     from thresher.scoring.policy import Escalate
 
     from .app import state_of

@@ -40,7 +40,7 @@ from .run_options import (
 
 if TYPE_CHECKING:
     from thresher.config.settings import Settings
-    from thresher.run import ScanOutcome, ScanRequest
+    from thresher.scan.outcome import ScanOutcome, ScanRequest
     from thresher.scoring.policy import Band
     from thresher.sources.dependencies import DependencyScan
     from thresher.sources.scan import ScanResult
@@ -150,7 +150,7 @@ def scan_command(
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.config.trust import is_pull_request
     from thresher.findings.model import Severity
-    from thresher.run import FailOn, ScanRequest
+    from thresher.scan.outcome import FailOn, ScanRequest
     from thresher.scoring.policy import Escalate
     from thresher.sources.scan import CustomRule
 
@@ -237,7 +237,7 @@ def execute(
 ) -> None:
     """Run the use case, write the reports, print the table, exit by ``--fail-on``:
     shared by ``scan`` and ``deps`` so both behave the same."""
-    from thresher.run import run_scan
+    from thresher.scan.run import run_scan
 
     progress = _Progress(state)
     try:

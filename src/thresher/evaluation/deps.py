@@ -51,7 +51,8 @@ from thresher.evaluation.depcorpus import (
 from thresher.evaluation.figures import Scores, scores
 from thresher.findings import OsvSource
 from thresher.findings.results import Classification, VexJustification
-from thresher.run import ScanOutcome, ScanRequest, run_scan
+from thresher.scan.outcome import ScanOutcome, ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
 from thresher.sources.dependencies import DepsOptions
 from thresher.tribunal.decisions import Decision

@@ -54,7 +54,8 @@ from thresher.evaluation.figures import (
 )
 from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.findings.results import Classification
-from thresher.run import ScanOutcome, ScanRequest, run_scan
+from thresher.scan.outcome import ScanOutcome, ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.metrics import CalibrationRow, spread
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate

@@ -2,7 +2,7 @@
 
 ``thresher deps`` and ``thresher scan --deps`` both call ``scan_dependencies`` and hand
 its findings to the same tribunal, journal and reports as a secret scan
-(``thresher.run``). What this module decides:
+(``thresher.scan.run``). What this module decides:
 
 - **which dependencies**: every lockfile under the root (or the PATHs), or with
   ``--diff BASE..HEAD`` only those the range adds or changes. A dependency counts as

@@ -29,13 +29,9 @@ from thresher.findings.vault import SecretVault
 from thresher.git.history import HistoryIndex, HistoryMode, HistoryStats
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor
-from thresher.run import (
-    assess,
-    close_models,
-    is_public_word,
-    open_journal,
-    resolve_models,
-)
+from thresher.scan.assess import assess, is_public_word
+from thresher.scan.files import open_journal
+from thresher.scan.models import close_models, resolve_models
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
 from thresher.sources.scan import ScanResult, ScanStats

@@ -1,8 +1,8 @@
 """What a scan gathers before the tribunal decides: findings, history, assessments.
 
-Split out of ``thresher.run``: the secret scan, the history index shared by every
-agent, the offline scorer's assessments, and which values are public words that
-are never redacted. Everything here is importable from ``thresher.run`` too.
+Part of the scan use case (``thresher.scan.run``): the secret scan, the history index
+shared by every agent, the offline scorer's assessments, and which values are public
+words that are never redacted.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.findings.vault import SecretVault
 from thresher.git.history import HISTORY_TIMEOUT_S, HistoryIndex
 from thresher.resources import public_vocabulary
-from thresher.run_outcome import ScanRequest
+from thresher.scan.outcome import ScanRequest
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer
 from thresher.sources.detect_secrets import ScanStats

@@ -24,32 +24,18 @@ from thresher.findings import Finding, FindingKind
 from thresher.git.history import HistoryIndex
 from thresher.redaction.detector import Detector
 from thresher.redaction.redactor import Redactor
-from thresher.run_assess import _scan_secrets as _scan_secrets
-from thresher.run_assess import assess as assess
-from thresher.run_assess import build_history as build_history
-from thresher.run_assess import is_public_word as is_public_word
-from thresher.run_deps import _lockfile_errors as _lockfile_errors
-from thresher.run_deps import _values as _values
-from thresher.run_deps import dependency_summary as dependency_summary
-from thresher.run_files import RunDirError as RunDirError
-from thresher.run_files import _check_inside as _check_inside
-from thresher.run_files import _ignore_own_output as _ignore_own_output
-from thresher.run_files import _offline_record as _offline_record
-from thresher.run_files import open_journal as open_journal
-from thresher.run_models import _decide_in_workers as _decide_in_workers
-from thresher.run_models import _forked as _forked
-from thresher.run_models import close_models as close_models
-from thresher.run_models import resolve_models as resolve_models
-from thresher.run_outcome import _REQUESTS_PER_SESSION as _REQUESTS_PER_SESSION
-from thresher.run_outcome import AgentPlan as AgentPlan
-from thresher.run_outcome import FailOn as FailOn
-from thresher.run_outcome import ScanOutcome as ScanOutcome
-from thresher.run_outcome import ScanRequest as ScanRequest
-from thresher.run_outcome import _plan as _plan
-from thresher.run_outcome import _run_errors as _run_errors
-from thresher.run_outcome import at_or_above as at_or_above
-from thresher.run_outcome import exit_code_for as exit_code_for
-from thresher.run_outcome import summarise as summarise
+from thresher.scan.assess import _scan_secrets, assess, build_history, is_public_word
+from thresher.scan.deps import _lockfile_errors, _values, dependency_summary
+from thresher.scan.files import RunDirError, _offline_record, open_journal
+from thresher.scan.models import _decide_in_workers, _forked, close_models, resolve_models
+from thresher.scan.outcome import (
+    ScanOutcome,
+    ScanRequest,
+    _plan,
+    _run_errors,
+    exit_code_for,
+    summarise,
+)
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.sources.dependencies import DependencyScan, scan_dependencies
 from thresher.sources.scan import ScanResult

@@ -1,9 +1,8 @@
 """The models a scan runs with, and deciding findings in worker processes.
 
-Split out of ``thresher.run``: resolving and closing the model per agent, whether a
-run may fork workers (no model can take part), and deciding the findings in them
-with the journal and offline record written in order here. Everything here is
-importable from ``thresher.run`` too.
+Part of the scan use case (``thresher.scan.run``): resolving and closing the model per
+agent, whether a run may fork workers (no model can take part), and deciding the
+findings in them with the journal and offline record written in order here.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from thresher.agents.registry import DEFAULT_MODEL, agent_model_spec, build_mode
 from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
 from thresher.llm.model import Model
-from thresher.run_outcome import ScanRequest
+from thresher.scan.outcome import ScanRequest
 from thresher.tribunal.decisions import (
     Decision,
 )

@@ -1,9 +1,9 @@
 """The scan's request and outcome value objects, and what the outcome is made of.
 
-Split out of ``thresher.run``: what a run is asked (``ScanRequest``, ``FailOn``)
-and what it hands back (``ScanOutcome``, ``AgentPlan``), with the pure functions
-that turn decisions into the exit code, the summary, the run errors and the
-dry-run plan. Everything here is importable from ``thresher.run`` too.
+Part of the scan use case (``thresher.scan.run``): what a run is asked (``ScanRequest``,
+``FailOn``) and what it hands back (``ScanOutcome``, ``AgentPlan``), with the pure
+functions that turn decisions into the exit code, the summary, the run errors and the
+dry-run plan.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The dependency half of a scan as the run report and the tribunal see it.
 
-Split out of ``thresher.run``: the report's ``DependencySummary``, one run error
-per unreadable lockfile, and the lookup of a finding's value across the secret
-and dependency vaults. Everything here is importable from ``thresher.run`` too.
+Part of the scan use case (``thresher.scan.run``): the report's ``DependencySummary``,
+one run error per unreadable lockfile, and the lookup of a finding's value across the
+secret and dependency vaults.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The run directory: where a scan writes its journal, record and report.
 
-Split out of ``thresher.run``: creating the run directory safely (no symbolic link
-out of the working directory, a ``.gitignore`` in ``.thresher/``), opening the
-decision journal and the offline record, and the error raised when they cannot be
-written. Everything here is importable from ``thresher.run`` too.
+Part of the scan use case (``thresher.scan.run``): creating the run directory safely (no
+symbolic link out of the working directory, a ``.gitignore`` in ``.thresher/``), opening
+the decision journal and the offline record, and the error raised when they cannot be
+written.
 """
 
 from __future__ import annotations
