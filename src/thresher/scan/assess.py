@@ -1,58 +1,46 @@
-"""What a scan gathers before the tribunal decides: findings, history, assessments.
+"""Stage 4 of a scan: the offline scorer's assessment of every secret found.
 
-Part of the scan use case (``thresher.scan.run``): the secret scan, the history index
-shared by every agent, the offline scorer's assessments, and which values are public
-words that are never redacted.
+A run decided in this process assesses every finding here, before the tribunal starts.
+A run decided by worker processes leaves it to them: each assesses the findings it
+decides, after the fork, so the scorer's contexts are not a second pass over every
+finding. Also here: which values are public words, never redacted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from thresher.findings import Finding
 from thresher.findings.profile import PLACEHOLDER_WORDS
-from thresher.findings.vault import SecretVault
-from thresher.git.history import HISTORY_TIMEOUT_S, HistoryIndex
 from thresher.resources import public_vocabulary
-from thresher.scan.outcome import ScanRequest
+from thresher.scan.gather import Gathered
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer
-from thresher.sources.detect_secrets import ScanStats
-from thresher.sources.scan import ScanOptions, ScanResult, scan
+from thresher.sources.scan import ScanResult
 
 
-def _scan_secrets(request: ScanRequest) -> ScanResult:
-    """The secret scan, or for a dependencies-only run an empty one (no file read)."""
-    if not request.secrets:
-        return ScanResult((), SecretVault(), ScanStats(0, 0, 0, 0.0))
-    return scan(
-        ScanOptions(
-            root=request.root,
-            paths=request.paths,
-            diff=request.diff,
-            staged=request.staged,
-            baseline=request.baseline,
-            custom_rules=request.custom_rules,
-            honour_pragmas=request.honour_pragmas,
-        )
-    )
+@dataclass(frozen=True)
+class Assessed:
+    """What stage 4 hands the tribunal: the assessments made so far, and how to make
+    the rest (``of``) where the findings are decided."""
+
+    scan: ScanResult
+    root: Path
+    scorer: Scorer
+    assessments: dict[str, Assessment]  # empty when ``workers`` assess their own
+    workers: int  # worker processes that decide the findings; 0: this process
+
+    def of(self, findings: Sequence[Finding] | None = None) -> dict[str, Assessment]:
+        """The assessments of ``findings`` (all the scan's when None)."""
+        return assess(self.scan, self.root, self.scorer, findings)
 
 
-def build_history(result: ScanResult, request: ScanRequest) -> HistoryIndex:
-    """One read of the history for every finding's value, shared by all agents' git_log.
-
-    Each value comes with the files it was found in: a ``--diff`` scan checks them at
-    the range's base instead of reading the history before the range."""
-    paths: dict[str, list[str]] = {}
-    for finding in result.findings:
-        value = result.vault.get(finding.id)
-        if value:
-            paths.setdefault(value, []).extend(loc.path for loc in finding.locations)
-    # Bounded by --timeout too: a run that must end in a minute cannot spend ten on git.
-    timeout = min(HISTORY_TIMEOUT_S, request.timeout or HISTORY_TIMEOUT_S)
-    return HistoryIndex.build(
-        request.root, paths, depth=request.history_depth, diff=request.diff, timeout=timeout
+def assessment(gathered: Gathered, root: Path, scorer: Scorer, *, workers: int) -> Assessed:
+    """Stage 4: every finding assessed now, unless ``workers`` will decide (and assess)."""
+    return Assessed(
+        gathered.scan, root, scorer, {} if workers else assess(gathered.scan, root, scorer), workers
     )
 
 

@@ -1,15 +1,8 @@
-"""The dependency half of a scan as the run report and the tribunal see it.
-
-Part of the scan use case (``thresher.scan.run``): the report's ``DependencySummary``,
-one run error per unreadable lockfile, and the lookup of a finding's value across the
-secret and dependency vaults.
-"""
+"""The dependency half of a scan as the run report sees it: the report's
+``DependencySummary``, and one run error per lockfile that could not be read."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from thresher.findings.vault import SecretVault
 from thresher.sources.dependencies import DependencyScan
 from thresher.tribunal.decisions import (
     DecisionError,
@@ -17,20 +10,6 @@ from thresher.tribunal.decisions import (
     IgnoredAdvisory,
     LockfileProblem,
 )
-
-
-def _values(vault: SecretVault, deps: DependencyScan | None) -> Callable[[str], str | None]:
-    """A finding's value by id: the secret's, or a dependency finding's synthetic key.
-    The two vaults stay apart: only secrets feed the redactor and the history."""
-    if deps is None:
-        return vault.get
-    other = deps.vault
-
-    def value_of(finding_id: str) -> str | None:
-        value = vault.get(finding_id)
-        return value if value is not None else other.get(finding_id)
-
-    return value_of
 
 
 def dependency_summary(deps: DependencyScan, diff: str | None) -> DependencySummary:
@@ -58,7 +37,7 @@ def dependency_summary(deps: DependencyScan, diff: str | None) -> DependencySumm
     )
 
 
-def _lockfile_errors(deps: DependencyScan | None) -> tuple[DecisionError, ...]:
+def lockfile_errors(deps: DependencyScan | None) -> tuple[DecisionError, ...]:
     """One run error per lockfile that could not be read (its dependencies are missing)."""
     if deps is None:
         return ()

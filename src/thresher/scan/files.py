@@ -19,7 +19,7 @@ class RunDirError(ThresherError):
     """The run directory (transcripts, decisions, report) cannot be written."""
 
 
-def _offline_record(path: Path) -> TextIO | None:
+def open_offline_record(path: Path) -> TextIO | None:
     """``offline.jsonl`` opened for a run decided in worker processes, or None: a record
     file that cannot be opened is reported per finding by the serial loop."""
     try:

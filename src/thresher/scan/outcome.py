@@ -74,7 +74,7 @@ class AgentPlan:
     estimated_requests: int
 
 
-@dataclass
+@dataclass(frozen=True)
 class ScanOutcome:
     report: RunReport
     exit_code: ExitCode
@@ -139,7 +139,7 @@ def summarise(decisions: list[Decision]) -> RunSummary:
     )
 
 
-def _run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[DecisionError, ...]:
+def run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[DecisionError, ...]:
     """Run-level errors: one line per kind of failure, with how many findings it hit."""
     counts: dict[tuple[str, str], int] = {}
     for decision in decisions:
@@ -162,7 +162,7 @@ def _run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[D
     return tuple(errors)
 
 
-def _plan(
+def dry_run_plan(
     decisions: list[Decision], specs: dict[str, str], request: ScanRequest
 ) -> list[AgentPlan]:
     """Per agent: findings a real run would escalate and the requests it would send."""

@@ -71,7 +71,7 @@ class DepsOptions:
     ignores_from_base: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class DependencyScan:
     """What a run decides about dependencies, and what it read to get there."""
 
