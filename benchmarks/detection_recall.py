@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-rules", action="store_true", help="detect-secrets alone")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
-    from thresher.findings.scan import ScanOptions, scan
+    from thresher.sources.scan import ScanOptions, scan
 
     labels = [json.loads(line) for line in (args.corpus / "labels.jsonl").open()]
     started = time.perf_counter()

@@ -90,7 +90,7 @@ def index_seconds(repo: Path, values: list[str], depth: int) -> tuple[float, flo
     CPU time is the work done, whatever else the machine is running: the linear-growth
     check uses it, since wall times on a shared machine swing by more than the margin."""
     sys.path.insert(0, str(ROOT / "src"))
-    from thresher.history import HistoryIndex
+    from thresher.git.history import HistoryIndex
 
     def cpu() -> float:
         children = resource.getrusage(resource.RUSAGE_CHILDREN)

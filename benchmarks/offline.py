@@ -91,12 +91,12 @@ def compare_panels(tree: Path, sample: int, work: Path) -> tuple[float, float, i
     sys.path.insert(0, str(ROOT / "src"))
     from thresher.agents.sessions import SessionFactory
     from thresher.agents.workspace import Workspace
-    from thresher.config import AgentName, Settings
-    from thresher.findings.scan import ScanOptions, scan
-    from thresher.llm.heuristic import HeuristicModel
-    from thresher.redaction import Redactor
-    from thresher.run import assess, is_public_word
+    from thresher.config.settings import AgentName, Settings
+    from thresher.heuristic.model import HeuristicModel
+    from thresher.redaction.redactor import Redactor
+    from thresher.scan.assess import assess, is_public_word
     from thresher.scoring.model import shipped_scorer
+    from thresher.sources.scan import ScanOptions, scan
     from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 
     result = scan(ScanOptions(root=tree))

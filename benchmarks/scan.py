@@ -88,7 +88,7 @@ def run_thresher(
     """Seconds, detect-secrets-source hits, findings, and hits of thresher's own rules."""
     started = time.perf_counter()
     from thresher.findings.detection import Origin
-    from thresher.findings.scan import ScanOptions, scan
+    from thresher.sources.scan import ScanOptions, scan
 
     result = scan(ScanOptions(root=tree, workers=workers, builtin_rules=rules))
     elapsed = time.perf_counter() - started

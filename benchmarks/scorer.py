@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from thresher.corpus import load_corpus, scan_repositories
+from thresher.evaluation.corpus import load_corpus, scan_repositories
 from thresher.findings.profile import profile_value
 from thresher.scoring.model import shipped_scorer
 

@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-from thresher.corpus import corpus_digest, load_corpus, samples_of, scan_repositories
+from thresher.evaluation.corpus import corpus_digest, load_corpus, samples_of, scan_repositories
 from thresher.scoring import metrics, operating
 from thresher.scoring.crossval import (
     ALL,

@@ -48,15 +48,15 @@ from tests.fakes.servers import OpenAIFake  # noqa: E402
 from tests.fakes.wire import CapturedRequest, Reply  # noqa: E402
 from tests.tokens import github_token  # noqa: E402
 
+from thresher.agents.registry import build_models  # noqa: E402
 from thresher.agents.sessions import SessionFactory  # noqa: E402
 from thresher.agents.workspace import Workspace  # noqa: E402
-from thresher.config import AgentName, AgentSettings, ProviderSettings, Settings  # noqa: E402
-from thresher.decisions import DecidedBy, Decision  # noqa: E402
-from thresher.findings.scan import ScanOptions, scan  # noqa: E402
-from thresher.llm.registry import build_models  # noqa: E402
+from thresher.config.settings import AgentName, AgentSettings, ProviderSettings, Settings  # noqa: E402
 from thresher.names import ProviderName  # noqa: E402
-from thresher.redaction import Redactor  # noqa: E402
+from thresher.redaction.redactor import Redactor  # noqa: E402
 from thresher.scoring.policy import Escalate  # noqa: E402
+from thresher.sources.scan import ScanOptions, scan  # noqa: E402
+from thresher.tribunal.decisions import DecidedBy, Decision  # noqa: E402
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions  # noqa: E402
 
 TARGET_EFFICIENCY = 0.80

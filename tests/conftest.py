@@ -61,7 +61,7 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No setting from the developer's shell or the CI runner leaks into a test.
 
     ``CI`` and ``GITHUB_*`` decide whether a run is a pull-request job (see
-    ``thresher.trust``); a test that wants one sets them itself.
+    ``thresher.config.trust``); a test that wants one sets them itself.
     """
     import os
 

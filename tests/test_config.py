@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from thresher.config import AgentName, load_settings
+from thresher.config.settings import AgentName, load_settings
 from thresher.errors import ConfigError, ExitCode
 
 A = AgentName.ANALYSIS

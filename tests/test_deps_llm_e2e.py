@@ -19,15 +19,22 @@ from tests.cli.deps_project import JINJA_ID, LODASH_ID, make_project, osv_world
 from tests.fakes.osv import OsvFake
 from tests.fakes.servers import OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
-from thresher.config import AgentName, AgentSettings, ProviderName, ProviderSettings, Settings
-from thresher.decisions import DecidedBy
-from thresher.deps.run import DepsOptions
+from thresher.config.settings import (
+    AgentName,
+    AgentSettings,
+    ProviderName,
+    ProviderSettings,
+    Settings,
+)
 from thresher.errors import ExitCode
+from thresher.findings.results import Classification, Verdict
 from thresher.reports import render_sarif
 from thresher.reports.vex import build_vex
-from thresher.results import Classification, Verdict
-from thresher.run import FailOn, ScanRequest, run_scan
+from thresher.scan.outcome import FailOn, ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
+from thresher.sources.dependencies import DepsOptions
+from thresher.tribunal.decisions import DecidedBy
 
 MODEL = "openai:gpt-4.1"
 

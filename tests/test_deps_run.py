@@ -9,9 +9,10 @@ from pathlib import Path
 
 from tests.cli.deps_project import JINJA_ID, LODASH_ID, make_project, osv_world
 from tests.fakes.osv import OsvFake
-from thresher.config import Settings
-from thresher.deps.run import DepsOptions
-from thresher.run import ScanRequest, run_scan
+from thresher.config.settings import Settings
+from thresher.scan.outcome import ScanRequest
+from thresher.scan.run import run_scan
+from thresher.sources.dependencies import DepsOptions
 
 
 def _run(root: Path, runs: Path, url: str, workers: int) -> list[tuple[str, str, str]]:

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.test_redaction_detection import FORMATS, PLUGIN_SAMPLES, pem, rand
-from thresher.detection import _COMBINED_MAX_BYTES, Detector
+from thresher.redaction.detector import _COMBINED_MAX_BYTES, Detector
 from thresher.resources import AssetKind, asset_dir
-from thresher.run import is_public_word
+from thresher.scan.assess import is_public_word
 
 _FILLER = [
     "",

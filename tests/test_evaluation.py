@@ -126,8 +126,8 @@ def test_eval_default_mode_on_the_training_corpus_says_in_sample(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A scorer whose provenance names this very corpus, as the shipped one names dev.
-    from thresher import evaluation
-    from thresher.corpus import corpus_digest, load_corpus
+    from thresher.evaluation import secrets as evaluation
+    from thresher.evaluation.corpus import corpus_digest, load_corpus
     from thresher.scoring.model import Scorer, shipped_scorer
 
     root = corpus(tmp_path)

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from typer.testing import Result
 
-from thresher.config import Settings
-from thresher.depcorpus import DepsCorpusError, load_deps_corpus, osv_export
+from thresher.config.settings import Settings
 from thresher.deps.osv import OfflineDatabase, PackageVersion, parse_record
 from thresher.deps.versions import affected
-from thresher.evaluation_deps import DepsEvalOptions, DepsEvalResult, evaluate_deps
+from thresher.evaluation.depcorpus import DepsCorpusError, load_deps_corpus, osv_export
+from thresher.evaluation.deps import DepsEvalOptions, DepsEvalResult, evaluate_deps
 from thresher.scoring.policy import Escalate
 
 Cli = Callable[..., Result]

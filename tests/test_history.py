@@ -15,7 +15,7 @@ from tests.gitrepo import git
 from tests.tokens import random_secret
 from thresher.agents.toolspecs import GitLogArgs
 from thresher.agents.workspace import Workspace
-from thresher.history import DEFAULT_HISTORY_DEPTH, Change, HistoryIndex, HistoryMode
+from thresher.git.history import DEFAULT_HISTORY_DEPTH, Change, HistoryIndex, HistoryMode
 
 
 def commit_all(repo: Path, message: str) -> str:

@@ -20,10 +20,17 @@ from tests.fakes.wire import CapturedRequest, Reply
 from tests.gitrepo import git
 from tests.tokens import github_token, random_secret
 from thresher.cli.scan_cmd import render_markdown
-from thresher.config import AgentName, AgentSettings, ProviderName, ProviderSettings, Settings
-from thresher.redaction import redact_value
+from thresher.config.settings import (
+    AgentName,
+    AgentSettings,
+    ProviderName,
+    ProviderSettings,
+    Settings,
+)
+from thresher.redaction.redactor import redact_value
 from thresher.reports import render_json, render_sarif
-from thresher.run import ScanRequest, run_scan
+from thresher.scan.outcome import ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
 
 MODEL = "openai:gpt-4.1"

@@ -7,11 +7,11 @@ import io
 import json
 
 from tests.tokens import random_secret
-from thresher.decisions import DecidedBy, Decision, DecisionError
 from thresher.findings import Finding
-from thresher.journal import DecisionJournal
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
+from thresher.tribunal.decisions import DecidedBy, Decision, DecisionError
 from thresher.tribunal.fallbacks import undecided
+from thresher.tribunal.journal import DecisionJournal
 
 
 def _decision(number: int, text: str) -> Decision:

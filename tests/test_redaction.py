@@ -15,11 +15,8 @@ from tests.fakes.servers import OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
 from tests.tokens import github_token, random_secret
 from thresher.agents.transcript import TranscriptWriter, read_messages
-from thresher.decisions import DecidedBy, Decision, DecisionError, ReportCheck, ReportEntry
 from thresher.findings.model import Finding, GitHubAlertSource, Location
-from thresher.llm.messages import AssistantMessage, TextPart, ToolCallPart, UserMessage
-from thresher.redaction import Redactor, redact_value
-from thresher.results import (
+from thresher.findings.results import (
     AnalysisReport,
     ChallengeOutcome,
     ChallengeResult,
@@ -31,7 +28,10 @@ from thresher.results import (
     RiskLevel,
     Verdict,
 )
+from thresher.llm.messages import AssistantMessage, TextPart, ToolCallPart, UserMessage
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.skills.compliance import Compliance
+from thresher.tribunal.decisions import DecidedBy, Decision, DecisionError, ReportCheck, ReportEntry
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
 
 
@@ -118,7 +118,7 @@ def test_transcripts_keep_their_structure_when_a_value_is_a_structural_word(
 
 
 def test_only_exact_public_words_escape_redaction() -> None:
-    from thresher.run import is_public_word
+    from thresher.scan.assess import is_public_word
 
     assert is_public_word("changeme") and is_public_word("Password")
     assert is_public_word("AKIAIOSFODNN7EXAMPLE")  # documented in the bundled skills

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from tests.tokens import github_token
-from thresher.detection import Detector, RedactionRuleError
-from thresher.detection_rules import PLUGINS_ELSEWHERE
 from thresher.findings.engine import FileJob, Limits, scan_in_process
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.detector import Detector, RedactionRuleError
+from thresher.redaction.patterns import PLUGINS_ELSEWHERE
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.resources import AssetKind, asset_dir
-from thresher.run import is_public_word
+from thresher.scan.assess import is_public_word
 
 _B64 = string.ascii_letters + string.digits + "+/"
 _TOKEN = string.ascii_letters + string.digits
@@ -314,10 +314,11 @@ def test_a_custom_rule_redaction_cannot_run_is_named() -> None:
 
 
 def test_a_scan_with_such_a_rule_stops_before_it_starts(tmp_path: Path) -> None:
-    from thresher.config import Settings
+    from thresher.config.settings import Settings
     from thresher.errors import ExitCode
     from thresher.findings.options import CustomRule
-    from thresher.run import ScanRequest, run_scan
+    from thresher.scan.outcome import ScanRequest
+    from thresher.scan.run import run_scan
 
     rules = (CustomRule("twice", r"(ab)\1"),)
     request = ScanRequest(root=tmp_path, runs_dir=tmp_path / "runs", custom_rules=rules)

@@ -16,9 +16,9 @@ from tests.llm.harness import REPORT, model_for, settings_for
 from tests.tokens import github_token, random_secret
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, ProviderName
+from thresher.config.settings import AgentName, ProviderName
 from thresher.findings import Finding
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 
 
 def test_planted_secrets_never_reach_the_provider_transcripts_or_logs(
@@ -95,8 +95,8 @@ def test_planted_secrets_never_reach_the_provider_transcripts_or_logs(
 
 
 def test_run_files_redact_values_that_json_would_escape() -> None:
-    from thresher.decisions import DecisionError
-    from thresher.journal import redacted_json
+    from thresher.tribunal.decisions import DecisionError
+    from thresher.tribunal.journal import redacted_json
 
     value = 'pa"ss\\w0rd-7Qz!x9#Lm'  # a quote and a backslash: escaped in JSON text
     error = DecisionError(stage="analysis 0", error="ProviderError", message=f"echo {value}")

@@ -21,9 +21,9 @@ from typer.testing import Result
 from tests.fakes.servers import OpenAIFake
 from tests.gitrepo import git
 from tests.tokens import github_token, random_secret
-from thresher.config import load_settings
+from thresher.config.settings import load_settings
+from thresher.config.trust import RepoConfig, RepoMode, is_pull_request
 from thresher.errors import ConfigError
-from thresher.trust import RepoConfig, RepoMode, is_pull_request
 
 Cli = Callable[..., Result]
 AGENTS = ("analysis", "challenger", "judge")

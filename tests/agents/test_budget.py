@@ -17,7 +17,7 @@ from tests.llm.harness import analysis_script, make_finding, model_for, settings
 from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.loop import AgentSession
 from thresher.agents.sessions import SessionFactory
-from thresher.config import AgentName, HttpSettings, ProviderName
+from thresher.config.settings import AgentName, HttpSettings, ProviderName
 from thresher.llm.errors import (
     BudgetExceeded,
     OverloadedError,
@@ -32,7 +32,7 @@ from thresher.llm.messages import (
     UserMessage,
     estimate_input_tokens,
 )
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 
 MAX_OUTPUT = 64
 

@@ -26,14 +26,14 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.tooling import ToolOutput
 from thresher.agents.toolspecs import GitLogArgs
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
-from thresher.decisions import DecidedBy
+from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
 from thresher.llm.errors import BudgetExceeded
 from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import FunctionModel, RecordedRequest, ScriptedModel, tool_response
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import DecidedBy
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 
 WAIT_S = 15.0  # generous: only a broken build ever waits this long

@@ -8,7 +8,7 @@ import pytest
 
 from thresher.agents.definition import load_agent, parse_agent_file
 from thresher.agents.toolspecs import ToolName
-from thresher.config import AgentName, AgentSettings, Settings
+from thresher.config.settings import AgentName, AgentSettings, Settings
 from thresher.errors import AgentDefinitionError
 
 GOOD = """---

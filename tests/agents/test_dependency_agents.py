@@ -21,7 +21,7 @@ from thresher.agents.render import build_input
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import ToolName
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, AgentSkills, Settings
+from thresher.config.settings import AgentName, AgentSkills, Settings
 from thresher.deps.catalog import InMemoryCatalog
 from thresher.findings import Finding
 from thresher.skills import SkillLoader

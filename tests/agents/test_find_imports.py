@@ -12,7 +12,7 @@ from tests.tokens import github_token
 from thresher.agents.imports import find_imports, import_names
 from thresher.agents.workspace import Workspace
 from thresher.deps.model import Ecosystem
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 
 
 def tree(tmp_path: Path, files: dict[str, str]) -> Workspace:

@@ -11,11 +11,11 @@ from typing import Any
 from tests.tokens import github_token
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
-from thresher.llm.heuristic import HeuristicModel
-from thresher.redaction import Redactor, redact_value
-from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.findings.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.heuristic.model import HeuristicModel
+from thresher.redaction.redactor import Redactor, redact_value
 
 
 def git(root: Path, *args: str) -> None:
@@ -149,7 +149,7 @@ def test_no_raw_value_in_transcripts(tmp_path: Path) -> None:
 
 
 def test_e2e_test_directories_are_test_scope(tmp_path: Path) -> None:
-    from thresher.heuristic_rules import in_test_scope
+    from thresher.heuristic.secret_rules import in_test_scope
 
     assert in_test_scope("cypress/e2e/login.cy.ts") and in_test_scope("src/E2E/setup.ts")
     assert not in_test_scope("app/settings.py") and not in_test_scope("config/latest.yml")

@@ -16,7 +16,7 @@ from thresher.agents.tooling import ToolOutput
 from thresher.agents.toolspecs import ToolName
 from thresher.agents.transcript import read_messages
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.llm.errors import BudgetExceeded
 from thresher.llm.messages import (
     ModelResponse,
@@ -34,7 +34,7 @@ from thresher.llm.testing import (
     text_response,
     tool_response,
 )
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 
 
 def build(model: Any, **kwargs: Any):  # type: ignore[no-untyped-def]

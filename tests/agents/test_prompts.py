@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from thresher.agents.prompts import PromptRenderer, Template, fence
-from thresher.decisions import DecidedBy, Decision, ReportEntry
 from thresher.errors import TemplateError
 from thresher.findings import Finding, Location
+from thresher.findings.results import AnalysisReport
 from thresher.reports import render_finding
-from thresher.results import AnalysisReport
 from thresher.skills.compliance import Compliance
+from thresher.tribunal.decisions import DecidedBy, Decision, ReportEntry
 
 
 def test_fence_cannot_be_closed_by_the_data() -> None:

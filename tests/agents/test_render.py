@@ -11,7 +11,7 @@ from thresher.agents.definition import load_agent
 from thresher.agents.prompts import PromptRenderer
 from thresher.agents.render import build_input, load_finding
 from thresher.agents.toolspecs import ToolName
-from thresher.config import AgentName, AgentSkills, Settings
+from thresher.config.settings import AgentName, AgentSkills, Settings
 from thresher.errors import UsageError
 from thresher.findings import Finding
 from thresher.skills import SkillLoader

@@ -522,7 +522,7 @@ def test_a_value_straddling_any_cut_is_redacted_whole(repo: Path) -> None:
     """Redaction runs on whole texts before read_file, grep and git_show cut them, so no
     part of a value on either side of a cut reaches the model."""
     from tests.tokens import github_token
-    from thresher.redaction import Redactor
+    from thresher.redaction.redactor import Redactor
 
     token = github_token()
     line = "x" * 70 + f' TOKEN = "{token}"'  # the 100-character cut falls inside the token
@@ -579,9 +579,9 @@ def test_git_internals_are_refused_even_through_a_link(repo: Path) -> None:
 
 def detecting_workspace(root: Path, **kwargs: Any) -> Workspace:
     """A run's workspace: the redactor knows no candidate, only what detection finds."""
-    from thresher.detection import Detector
-    from thresher.redaction import Redactor
-    from thresher.run import is_public_word
+    from thresher.redaction.detector import Detector
+    from thresher.redaction.redactor import Redactor
+    from thresher.scan.assess import is_public_word
 
     redactor = Redactor(detector=Detector(is_public=is_public_word))
     return Workspace(root, redact=redactor.text, **kwargs)
@@ -732,7 +732,7 @@ def test_git_log_finding_answers_from_the_run_history_without_git(
     repo: Path, secret_history: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The run reads the history once; every finding's git_log is then a lookup."""
-    from thresher.history import HistoryIndex
+    from thresher.git.history import HistoryIndex
 
     index = HistoryIndex.build(repo, {SECRET: ["config.py"]})
     old = Workspace(repo, value_for=_value_for).git_log(GitLogArgs(finding_id="F1"))

@@ -18,12 +18,12 @@ from thresher.ci.comment import (
     find_sticky,
     post_sticky,
 )
+from thresher.findings.results import Classification
 from thresher.github.client import GitHubClient
 from thresher.github.errors import GitHubValidationError
 from thresher.github.models import IssueComment
 from thresher.github.retry import RetryPolicy
 from thresher.reports.markdown import STICKY_MARKER
-from thresher.results import Classification
 
 HEAD = "ab" * 20
 

@@ -9,7 +9,7 @@ from thresher.ci.commands import Level, cap_annotations
 from thresher.ci.comment import CommentAction, CommentResult
 from thresher.ci.runner import annotations_for, job_summary, scrub
 from thresher.ci.scope import Scope, ScopeKind
-from thresher.run import FailOn
+from thresher.scan.outcome import FailOn
 
 SCOPE = Scope(ScopeKind.RANGE, "the lines pull request #1 adds", "a" * 40, "b" * 40)
 

@@ -34,7 +34,7 @@ from tests.fakes.github import GitHubFake
 from tests.fakes.github_world import GitHubWorld
 from tests.triage.gates import Moment, PatchGate
 from tests.triage.orgworld import OrgPlan, populate
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.github.auth import token_auth
 from thresher.github.client import GitHubClient
 from thresher.github.retry import RetryPolicy

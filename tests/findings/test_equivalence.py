@@ -19,7 +19,7 @@ from detect_secrets.core.secrets_collection import SecretsCollection
 from detect_secrets.settings import default_settings
 
 from thresher.findings.engine import plugin_names
-from thresher.findings.scan import ScanOptions, scan
+from thresher.sources.scan import ScanOptions, scan
 
 Hit = tuple[str, int, str]
 _ALNUM = string.ascii_letters + string.digits

@@ -9,9 +9,9 @@ from tests.deps.osv.advisories import JINJA2, LODASH, advisory
 from thresher.deps.model import Dependency, Ecosystem, Relation
 from thresher.deps.osv import PackageVersion, load_ignores, parse_record
 from thresher.findings.model import FindingKind, Location, OsvSource, Severity
-from thresher.findings.sources import dedupe
-from thresher.findings.sources.osv import OsvFindingSource, VulnerabilityCatalog
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
+from thresher.sources import dedupe
+from thresher.sources.osv import OsvFindingSource, VulnerabilityCatalog
 
 JINJA = parse_record(JINJA2, origin="test")
 LODASH_VULN = parse_record(LODASH, origin="test")

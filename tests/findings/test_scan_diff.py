@@ -8,8 +8,8 @@ import pytest
 
 from tests.gitrepo import git
 from tests.tokens import github_token
-from thresher.findings.gitscope import parse_added_lines
-from thresher.findings.scan import ScanError, ScanOptions, scan
+from thresher.git.scope import parse_added_lines
+from thresher.sources.scan import ScanError, ScanOptions, scan
 
 
 def token_line(seed: int) -> str:

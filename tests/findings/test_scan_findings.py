@@ -16,8 +16,8 @@ import pytest
 from tests.tokens import github_token, random_secret
 from thresher.findings import Severity
 from thresher.findings.detection import Origin
-from thresher.findings.scan import CustomRule, ScanError, ScanOptions, ScanResult, scan
-from thresher.redaction import redact_value
+from thresher.redaction.redactor import redact_value
+from thresher.sources.scan import CustomRule, ScanError, ScanOptions, ScanResult, scan
 
 
 def run(root: Path, **options: object) -> ScanResult:

@@ -20,7 +20,9 @@ from tests.tokens import github_token, random_secret
 from thresher.findings.engine import FileJob, Limits, scan_in_process
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.profile import profile_value
-from thresher.findings.scan import (
+from thresher.scan.assess import assess
+from thresher.scoring.model import shipped_scorer
+from thresher.sources.scan import (
     CustomRule,
     ScanError,
     ScanOptions,
@@ -28,8 +30,6 @@ from thresher.findings.scan import (
     SkipReason,
     scan,
 )
-from thresher.run import assess
-from thresher.scoring.model import shipped_scorer
 
 # Generous: each of these used to take minutes; now each takes well under a second.
 BOUND_S = 20.0

@@ -10,8 +10,8 @@ import pytest
 
 from tests.gitrepo import git
 from tests.tokens import github_token
-from thresher.findings.scan import ScanError, ScanOptions, SkipReason, scan
-from thresher.findings.sources import detect_secrets as scan_module
+from thresher.sources import detect_secrets as scan_module
+from thresher.sources.scan import ScanError, ScanOptions, SkipReason, scan
 
 
 def secret_line(seed: int) -> str:

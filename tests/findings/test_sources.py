@@ -25,11 +25,11 @@ from thresher.findings import (
     TextLocation,
     WikiLocation,
 )
-from thresher.findings.scan import ScanOptions, scan
-from thresher.findings.sources import Source, Sourced, SourceError, dedupe, finding_id
-from thresher.findings.sources.dedupe import fingerprint
-from thresher.findings.sources.detect_secrets import DetectSecretsScan
-from thresher.redaction import redact_value
+from thresher.redaction.redactor import redact_value
+from thresher.sources import Source, Sourced, SourceError, dedupe, finding_id
+from thresher.sources.dedupe import fingerprint
+from thresher.sources.detect_secrets import DetectSecretsScan
+from thresher.sources.scan import ScanOptions, scan
 
 
 def _alert(number: int, repo: str = "octo/app") -> GitHubAlertSource:

@@ -11,13 +11,19 @@ from typing import Any
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
 from tests.tokens import github_token
+from thresher.agents.registry import build_model
 from thresher.agents.sessions import SessionFactory
-from thresher.config import AgentName, HttpSettings, ProviderName, ProviderSettings, Settings
+from thresher.config.settings import (
+    AgentName,
+    HttpSettings,
+    ProviderName,
+    ProviderSettings,
+    Settings,
+)
 from thresher.findings import Finding
 from thresher.llm.http import RetryPolicy
 from thresher.llm.model import Model
-from thresher.llm.registry import build_model
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 
 KEY = "test-key-not-secret"
 ENV = {

@@ -13,7 +13,8 @@ import pytest
 from tests.fakes.servers import AnthropicFake, FakeServer, GeminiFake, OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
 from tests.llm.harness import ENV, model_for, settings_for
-from thresher.config import HttpSettings, ProviderName
+from thresher.agents.registry import build_models
+from thresher.config.settings import HttpSettings, ProviderName
 from thresher.llm.errors import (
     AuthenticationError,
     MalformedResponseError,
@@ -23,7 +24,6 @@ from thresher.llm.errors import (
 )
 from thresher.llm.messages import ModelResponse, SystemMessage, UserMessage
 from thresher.llm.model import Model
-from thresher.llm.registry import build_models
 
 P = ProviderName
 ASK = [SystemMessage(text="system"), UserMessage(text="hello")]

@@ -7,9 +7,9 @@ import asyncio
 import pytest
 
 from tests.conftest import NetworkAccessError
-from thresher.config import Settings
+from thresher.agents.registry import build_model
+from thresher.config.settings import Settings
 from thresher.llm.messages import ModelSettings, UserMessage
-from thresher.llm.registry import build_model
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from thresher.llm.messages import (
     message_from_json,
     message_to_json,
 )
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 
 CONVERSATION: list[Message] = [
     SystemMessage(text="You are the analysis agent."),

@@ -12,7 +12,8 @@ import pytest
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
 from tests.llm.harness import KEY, Recorder, build_analysis, model_for
 from thresher.agents.transcript import read_messages
-from thresher.config import ProviderName
+from thresher.config.settings import ProviderName
+from thresher.findings.results import AnalysisReport
 from thresher.llm.errors import (
     AuthenticationError,
     BadRequestError,
@@ -23,7 +24,6 @@ from thresher.llm.errors import (
     RateLimitedError,
 )
 from thresher.llm.messages import ModelSettings, SystemMessage, ToolDefinition, UserMessage
-from thresher.results import AnalysisReport
 
 P = ProviderName
 PING = [

@@ -12,19 +12,8 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from tests.tokens import github_token, random_secret
-from thresher.decisions import (
-    DecidedBy,
-    Decision,
-    DecisionError,
-    ReportCheck,
-    ReportEntry,
-    RunReport,
-    RunSummary,
-    RunUsage,
-)
 from thresher.findings import Finding, Location, Severity
-from thresher.redaction import redact_value
-from thresher.results import (
+from thresher.findings.results import (
     AnalysisReport,
     ChallengeOutcome,
     ChallengeResult,
@@ -37,7 +26,18 @@ from thresher.results import (
     Verdict,
     label_for,
 )
+from thresher.redaction.redactor import redact_value
 from thresher.skills.compliance import Compliance
+from thresher.tribunal.decisions import (
+    DecidedBy,
+    Decision,
+    DecisionError,
+    ReportCheck,
+    ReportEntry,
+    RunReport,
+    RunSummary,
+    RunUsage,
+)
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
 
 HOSTILE = (

@@ -12,14 +12,20 @@ import jsonschema
 
 from tests.deps.osv.advisories import JINJA2, LODASH, advisory
 from tests.reports.builders import run_report
-from thresher.decisions import DecidedBy, Decision, DependencySummary, RunReport
 from thresher.deps.osv import parse_record
 from thresher.errors import ExitCode
 from thresher.findings import Finding, FindingKind, Location, OsvSource, Severity
+from thresher.findings.results import (
+    Classification,
+    RiskLevel,
+    Verdict,
+    VexJustification,
+    label_for,
+)
 from thresher.reports import render_sarif, render_summary
 from thresher.reports.vex import render_vex
-from thresher.results import Classification, RiskLevel, Verdict, VexJustification, label_for
-from thresher.run import FailOn, exit_code_for
+from thresher.scan.outcome import FailOn, exit_code_for
+from thresher.tribunal.decisions import DecidedBy, Decision, DependencySummary, RunReport
 
 ROOT = Path(__file__).resolve().parents[2]
 VEX_SCHEMA = ROOT / "tests/schemas/openvex/openvex_json_schema.json"

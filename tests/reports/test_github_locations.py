@@ -12,7 +12,6 @@ import pytest
 
 from tests.reports.builders import decision_for, finding_for, run_report
 from tests.tokens import github_token
-from thresher.decisions import Decision, RunReport
 from thresher.findings import (
     AlertState,
     GitHubAlertSource,
@@ -23,6 +22,7 @@ from thresher.findings import (
 )
 from thresher.reports import render_finding, render_json, render_sarif, render_summary
 from thresher.reports.views import location_text
+from thresher.tribunal.decisions import Decision, RunReport
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "../shared/schemas/sarif-schema-2.1.0.json"
 COMMENT = "https://github.com/octo/app/issues/7#issuecomment-99"

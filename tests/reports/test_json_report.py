@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 
 from tests.reports.builders import Sample
-from thresher.decisions import REPORT_SCHEMA_VERSION, RunReport
 from thresher.reports import render_json, report_schema
+from thresher.tribunal.decisions import REPORT_SCHEMA_VERSION, RunReport
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 from tests.reports.builders import Sample, decision_for, finding_for, run_report
 from tests.tokens import github_token
 from thresher.agents.prompts import PromptRenderer
-from thresher.decisions import ScanSummary
+from thresher.findings.results import Classification
 from thresher.findings.skips import SkipReason
 from thresher.reports import STICKY_MARKER, render_finding, render_summary
-from thresher.results import Classification
+from thresher.tribunal.decisions import ScanSummary
 
 
 @pytest.fixture

@@ -12,9 +12,9 @@ import pytest
 from tests.reports.builders import Sample, decision_for, finding_for, run_report
 from tests.tokens import github_token
 from thresher.findings import Location
+from thresher.findings.results import Classification, Verdict
 from thresher.reports import render_sarif
 from thresher.reports.sarif import MAX_LOCATIONS, MAX_RESULTS, SARIF_SCHEMA_URI
-from thresher.results import Classification, Verdict
 
 SCHEMA_PATH = Path(__file__).resolve().parents[2] / "../shared/schemas/sarif-schema-2.1.0.json"
 
@@ -228,7 +228,7 @@ def test_locations_per_result_are_capped(sarif_validator: jsonschema.protocols.V
 
 
 def test_run_errors_mark_the_invocation_unsuccessful(sample: Sample) -> None:
-    from thresher.decisions import DecisionError
+    from thresher.tribunal.decisions import DecisionError
 
     report = run_report(
         sample.decisions,

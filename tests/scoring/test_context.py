@@ -151,8 +151,8 @@ def test_secrets_inherit_in_a_workflow_is_syntax() -> None:
 
 
 def test_a_staged_scan_scores_the_staged_line_not_the_working_tree(tmp_path: Path) -> None:
-    from thresher.findings.scan import ScanOptions, scan
     from thresher.scoring.context import scan_contexts
+    from thresher.sources.scan import ScanOptions, scan
 
     value = "qX9vLm2Rt7Kp4Zw8aB3"
     (tmp_path / "app.py").write_text("import os\n", encoding="utf-8")

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from thresher.config import Settings
-from thresher.decisions import Decision
-from thresher.results import Classification
-from thresher.run import ScanRequest, run_scan
+from thresher.config.settings import Settings
+from thresher.findings.results import Classification
+from thresher.scan.outcome import ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.model import shipped_scorer
 from thresher.scoring.policy import offline_call
+from thresher.tribunal.decisions import Decision
 
 NOT_REAL = {Classification.TEST, Classification.NOT_SECRET}
 

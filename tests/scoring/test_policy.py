@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from thresher.results import Classification
+from thresher.findings.results import Classification
 from thresher.scoring.model import Assessment, OperatingPoint
 from thresher.scoring.policy import (
     Band,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from thresher.config import AgentName, AgentSkills
+from thresher.config.settings import AgentName, AgentSkills
 from thresher.findings import SecretType
 from thresher.resources import AssetKind, asset_dir
 from thresher.skills import SkillLoader

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from thresher.config import AgentName, AgentSkills
+from thresher.config.settings import AgentName, AgentSkills
 from thresher.findings import SecretType
 from thresher.skills import ENTRY_TOKEN_BUDGET, SkillLoader, catalog_entry, render_catalog
 from thresher.skills.catalog import estimate_tokens

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.findings import SecretType
 from thresher.skills import compute_compliance
 from thresher.skills.model import Skill, SkillOrigin

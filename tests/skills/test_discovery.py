@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write_skill
-from thresher.config import AgentName, AgentSkills, SkillMount
+from thresher.config.settings import AgentName, AgentSkills, SkillMount
 from thresher.errors import SkillError
 from thresher.skills import SkillLimits, SkillLoader, SkillOrigin
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from thresher.config import AgentName, AgentSkills
+from thresher.config.settings import AgentName, AgentSkills
 from thresher.errors import SkillToolError
 from thresher.findings import FindingKind
 from thresher.skills import SkillLoader

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import write_skill
-from thresher.config import AgentName, AgentSkills
+from thresher.config.settings import AgentName, AgentSkills
 from thresher.errors import SkillToolError
 from thresher.skills import SkillLoader, SkillSession, skill_tool_schema
 

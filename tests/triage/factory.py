@@ -5,10 +5,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 from thresher.findings import Finding
-from thresher.redaction import redact_value
-from thresher.results import (
+from thresher.findings.results import (
     AnalysisReport,
     ChallengeOutcome,
     ChallengeResult,
@@ -20,7 +18,9 @@ from thresher.results import (
     Verdict,
     label_for,
 )
+from thresher.redaction.redactor import redact_value
 from thresher.skills.compliance import Compliance
+from thresher.tribunal.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from thresher.findings import AlertState, AlertValidity
-from thresher.results import Classification
+from thresher.findings.results import Classification
 from thresher.triage.policy import plan
 from thresher.triage.report import AlertOutcome, TriageReport
 

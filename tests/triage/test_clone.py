@@ -28,8 +28,8 @@ from tests.fakes.github_git import basic_token
 from tests.fakes.github_world import GitHubWorld, Loc
 from tests.gitrepo import git
 from tests.tokens import github_token
-from thresher.config import Settings
-from thresher.history import HistoryIndex
+from thresher.config.settings import Settings
+from thresher.git.history import HistoryIndex
 from thresher.triage.clone import CloneError, auth_env, omitted_paths, partial_clone
 from thresher.triage.runner import TriageRequest, run_triage
 

@@ -8,11 +8,10 @@ from typing import Any
 import pytest
 
 from tests.tokens import github_token, random_secret
-from thresher.decisions import DecidedBy, Decision, DecisionError
 from thresher.errors import ExitCode, UsageError
 from thresher.findings import AlertResolution, AlertState, AlertValidity
-from thresher.redaction import Redactor, redact_value
-from thresher.results import Classification, Verdict
+from thresher.findings.results import Classification, Verdict
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.triage.policy import (
     COMMENT_LIMIT,
     Action,
@@ -25,6 +24,7 @@ from thresher.triage.policy import (
     scrub,
 )
 from thresher.triage.state import AppliedRecord
+from thresher.tribunal.decisions import DecidedBy, Decision, DecisionError
 
 from .factory import (
     CHECKSUM_INVALID,

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from thresher.decisions import DecisionError
 from thresher.errors import ExitCode
 from thresher.findings import AlertState
-from thresher.results import Classification, Verdict
+from thresher.findings.results import Classification, Verdict
 from thresher.triage.policy import ActionKind, Hold
 from thresher.triage.report import (
     ReportMergeError,
@@ -17,6 +16,7 @@ from thresher.triage.report import (
     merge,
     render_markdown,
 )
+from thresher.tribunal.decisions import DecisionError
 
 from .reports import START, outcome, shard_report
 

@@ -17,7 +17,7 @@ import thresher
 from tests.tokens import github_token
 from thresher.errors import ExitCode
 from thresher.findings import AlertResolution, AlertState
-from thresher.redaction import Redactor, redact_value
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.triage.state import AppliedRecord, IntentEnd, StateError, StateStore
 
 from .factory import decision
@@ -26,7 +26,7 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from thresher.decisions import Decision
+    from thresher.tribunal.decisions import Decision
     from thresher.triage.state import StateStore
 
     db, template = Path(sys.argv[1]), Path(sys.argv[2]).read_text()

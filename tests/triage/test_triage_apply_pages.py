@@ -13,7 +13,7 @@ import pytest
 from tests.fakes.github import GitHubFake
 from tests.fakes.github_world import GitHubWorld, Loc
 from tests.tokens import github_token
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.github.auth import token_auth
 from thresher.github.client import GitHubClient
 from thresher.github.retry import RetryPolicy

@@ -10,8 +10,7 @@ from typing import Any
 
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
-from thresher.decisions import Decision
+from thresher.config.settings import AgentName, Settings
 from thresher.deps.catalog import InMemoryCatalog
 from thresher.deps.model import (
     Affected,
@@ -22,10 +21,11 @@ from thresher.deps.model import (
     Vulnerability,
 )
 from thresher.findings import Finding, FindingKind
-from thresher.llm.heuristic import HeuristicModel
+from thresher.heuristic.model import HeuristicModel
 from thresher.llm.messages import ModelResponse, ToolResultsMessage
 from thresher.llm.testing import FunctionModel, RecordedRequest, tool_response
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import Decision
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 
 VULN_ID = "GHSA-test-0001-0001"

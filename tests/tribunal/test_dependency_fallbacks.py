@@ -14,9 +14,9 @@ from tests.tribunal.dependency_world import (
     dependency_tribunal,
     project,
 )
-from thresher.decisions import DecidedBy, DecisionError
 from thresher.findings import Finding
-from thresher.results import Classification, Verdict
+from thresher.findings.results import Classification, Verdict
+from thresher.tribunal.decisions import DecidedBy, DecisionError
 from thresher.tribunal.fallbacks import Deadline, undecided
 from thresher.tribunal.tribunal import Tribunal
 

@@ -16,15 +16,15 @@ from tests.tribunal.dependency_world import (
     dependency_tribunal,
     project,
 )
-from thresher.config import AgentName
-from thresher.decisions import DecidedBy, Decision
-from thresher.results import (
+from thresher.config.settings import AgentName
+from thresher.findings.results import (
     SECRET_CLASSIFICATIONS,
     Classification,
     Verdict,
     VexJustification,
 )
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import DecidedBy, Decision
 
 USES_IT = {"app/main.py": "import os\nimport yaml_lib\n\nyaml_lib.load(os.environ['X'])\n"}
 DOES_NOT = {"app/main.py": "import os\n\nprint(os.getcwd())\n"}

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from thresher.decisions import DecisionError
-from thresher.results import Classification, JudgeResult, Verdict
+from thresher.findings.results import Classification, JudgeResult, Verdict
+from thresher.tribunal.decisions import DecisionError
 from thresher.tribunal.fallbacks import valid_judgement
 
 

@@ -15,13 +15,13 @@ from tests.tokens import github_token, random_secret
 from tests.tribunal.test_tribunal import SCORER, FakeLLM, agent, assessment
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
-from thresher.decisions import DecidedBy
+from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
-from thresher.llm.heuristic import HeuristicModel
-from thresher.redaction import Redactor, redact_value
+from thresher.heuristic.model import HeuristicModel
+from thresher.redaction.redactor import Redactor, redact_value
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import DecidedBy
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 from thresher.validators.base import CheckKind, ValidationResult, Validator

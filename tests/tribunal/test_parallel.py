@@ -17,17 +17,19 @@ from tests.test_scan_e2e import make_demo
 from tests.tokens import github_token, random_secret
 from tests.tribunal.test_tribunal import FakeLLM, setup
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
-from thresher.decisions import Decision
-from thresher.detection import Detector
+from thresher.config.settings import AgentName, Settings
 from thresher.errors import ConfigError, ExitCode, ThresherError
 from thresher.findings import Finding
-from thresher.journal import dumped
 from thresher.llm.testing import text_response
-from thresher.redaction import Redactor
+from thresher.redaction.detector import Detector
+from thresher.redaction.redactor import Redactor
 from thresher.reports import render_json
-from thresher.run import ScanRequest, is_public_word, run_scan
+from thresher.scan.assess import is_public_word
+from thresher.scan.outcome import ScanRequest
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import Decision
+from thresher.tribunal.journal import dumped
 from thresher.tribunal.parallel import (
     Decided,
     OfflineWorkerError,
@@ -133,7 +135,7 @@ def test_a_worker_that_fails_stops_the_run_with_a_clear_error(
 
 def test_values_a_worker_learns_reach_the_parent(tmp_path: Path) -> None:
     """A value a worker's redactor detects in a file it reads is taught to the parent
-    (which redacts the report with it, ``thresher.journal``); the parent's own
+    (which redacts the report with it, ``thresher.tribunal.journal``); the parent's own
     redactor learns nothing behind its back."""
     value = github_token()
     plain, finding = setup(tmp_path, "app/settings.py", value, None)

@@ -14,16 +14,16 @@ from tests.tokens import github_token, random_secret
 from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
-from thresher.decisions import DecidedBy
+from thresher.config.settings import AgentName, Settings
 from thresher.errors import ExitCode
 from thresher.findings import Finding, Severity
 from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import FunctionModel, RecordedRequest, text_response, tool_response
-from thresher.redaction import Redactor, redact_value
-from thresher.run import FailOn, exit_code_for
+from thresher.redaction.redactor import Redactor, redact_value
+from thresher.scan.outcome import FailOn, exit_code_for
 from thresher.scoring.model import Assessment, OperatingPoint, Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import DecidedBy
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 
 # A fixed operating point, so these tests do not move when the shipped scorer is retrained:
@@ -129,7 +129,7 @@ def setup(
         run_meter=UsageMeter(run_limits or UsageLimits(), "run"),
     )
     models: dict[AgentName, Any] = llm or {}
-    from thresher.llm.heuristic import HeuristicModel
+    from thresher.heuristic.model import HeuristicModel
 
     for name in AgentName:
         models.setdefault(name, HeuristicModel())

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.errors import AgentDefinitionError
 from thresher.resources import AssetKind, asset_dir
 from thresher.skills.parser import FrontmatterLoader, FrontmatterNotClosed, split_frontmatter

@@ -49,7 +49,7 @@ from thresher.llm.messages import (
     estimate_input_tokens,
 )
 from thresher.llm.model import Model
-from thresher.redaction import RedactingLogger, Redactor
+from thresher.redaction.redactor import RedactingLogger, Redactor
 from thresher.skills.compliance import Compliance
 
 R = TypeVar("R", bound=BaseModel)

@@ -16,7 +16,7 @@ from typing import Any
 
 import jinja2
 
-from thresher.config import Settings
+from thresher.config.settings import Settings
 from thresher.errors import TemplateError
 from thresher.resources import AssetKind, asset_dir
 

@@ -14,10 +14,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.errors import UsageError
 from thresher.findings import Finding, FindingKind
-from thresher.results import AnalysisReport
+from thresher.findings.results import AnalysisReport
 from thresher.skills.catalog import render_catalog
 from thresher.skills.compliance import applicable_required
 from thresher.skills.discovery import SkillSet

@@ -31,13 +31,13 @@ from thresher.agents.tooling import ToolError
 from thresher.agents.toolspecs import ReadFileArgs, ToolName, tools_for_kind
 from thresher.agents.transcript import TranscriptWriter
 from thresher.agents.workspace import Workspace
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.deps.catalog import RangeCheck, VulnerabilityCatalog, default_range_check
 from thresher.findings import Finding, FindingKind, WikiLocation
+from thresher.findings.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.llm.messages import ModelSettings, SessionInfo
 from thresher.llm.model import Model
-from thresher.redaction import Redactor
-from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.redaction.redactor import Redactor
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.skills import SkillLoader, SkillSession, SkillSet

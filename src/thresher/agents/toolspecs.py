@@ -17,7 +17,7 @@ from typing import Any, assert_never
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from thresher.findings import FindingKind
-from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.findings.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.skills.discovery import SkillSet
 from thresher.skills.tools import READ_SKILL_FILE_SCHEMA, skill_tool_schema
 

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from thresher.agents.tooling import LedgerEntry
 from thresher.llm.messages import MESSAGE_ADAPTER, Message, message_from_json
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 
 
 class TranscriptWriter:

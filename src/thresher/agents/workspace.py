@@ -31,7 +31,7 @@ from thresher.agents.workspace_text import (
     _split_lines,
 )
 from thresher.agents.workspace_text import BINARY_SNIFF_BYTES as BINARY_SNIFF_BYTES
-from thresher.history import HistoryIndex, git_env
+from thresher.git.history import HistoryIndex, git_env
 
 DEFAULT_READ_LINES = 200
 MAX_READ_BYTES = 5 * 1024 * 1024

@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING, Any
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import GitLogArgs, GitShowArgs
 from thresher.agents.workspace_text import _REDACTION_MARGIN, _is_binary
-from thresher.gitstream import GitStream
-from thresher.history import (
+from thresher.git.history import (
     COMMIT_FIELDS,
     DIFF_SAFETY,
     GIT_ARGV,
@@ -26,6 +25,7 @@ from thresher.history import (
     HistoryStats,
     ValueHistory,
 )
+from thresher.git.stream import GitStream
 
 GIT_TIMEOUT_S = 30.0
 MAX_SCANNED_COMMITS = 5000
@@ -140,7 +140,7 @@ def _summary(history: ValueHistory) -> dict[str, Any]:
 
 class GitTools:
     """The git half of ``Workspace``: read-only history, with the repository's own
-    config neutralised by ``thresher.history.git_env``."""
+    config neutralised by ``thresher.git.history.git_env``."""
 
     if TYPE_CHECKING:
         _root: Path

@@ -16,7 +16,7 @@ _RE2_MAX_MEM = 8 << 20  # bytes of compiled program: a pathological pattern fail
 _REDACTION_MARGIN = 8 * 1024
 # ...and than any in lines (an RSA-8192 PEM block is about 100 lines).
 _REDACTION_LINES = 200
-# Only key blocks span lines (see ``thresher.detection_rules``): where none starts or
+# Only key blocks span lines (see ``thresher.redaction.patterns``): where none starts or
 # ends within the margin, a value reaching into the range lies on the range's own lines.
 _MULTILINE_MARKERS = ("-----BEGIN", "-----END", "PuTTY-User-Key-File-")
 _NARROW_LINES = 1

@@ -22,11 +22,11 @@ from enum import StrEnum
 from typing import Protocol
 
 from thresher.ci.commands import fit
-from thresher.decisions import RunReport
 from thresher.errors import ThresherError
+from thresher.findings.results import Verdict
 from thresher.github.models import IssueComment
 from thresher.reports.markdown import STICKY_MARKER, render_summary
-from thresher.results import Verdict
+from thresher.tribunal.decisions import RunReport
 
 MAX_COMMENT_CHARS = 65_536
 _ROW_STEPS = (50, 20, 10, 5, 1, 0)

@@ -29,20 +29,23 @@ from thresher.ci.commands import (
 from thresher.ci.comment import CommentAction, CommentApi, CommentResult, post_sticky
 from thresher.ci.event import CiEvent, RunnerEnv
 from thresher.ci.scope import Scope, ScopeKind
-from thresher.config import Settings
-from thresher.decisions import Decision, RunReport, RunSummary, RunUsage
-from thresher.deps.run import DepsOptions
+from thresher.config.settings import Settings
 from thresher.errors import ExitCode
 from thresher.findings.model import FindingKind, Location, Severity
-from thresher.findings.scan import CustomRule
+from thresher.findings.results import Verdict
+from thresher.git.history import HistoryIndex
 from thresher.reports import render_finding, render_json, render_sarif, render_summary
 from thresher.reports.catalog import rule_name
 from thresher.reports.io import write_atomic
 from thresher.reports.vex import render_vex
 from thresher.reports.views import by_risk, key_finding
-from thresher.results import Verdict
-from thresher.run import FailOn, ScanRequest, at_or_above, run_scan
+from thresher.scan.observer import ScanObserver
+from thresher.scan.outcome import FailOn, ScanRequest, at_or_above
+from thresher.scan.run import run_scan
 from thresher.scoring.policy import Escalate
+from thresher.sources.dependencies import DepsOptions
+from thresher.sources.scan import CustomRule
+from thresher.tribunal.decisions import Decision, RunReport, RunSummary, RunUsage
 
 _MIN_SCRUB = 6  # shorter "values" (e.g. "true") would only mangle the prose
 
@@ -74,6 +77,16 @@ class CiOutcome:
     summary: str
     outputs: dict[str, str] = field(default_factory=dict)
     annotation_lines: list[str] = field(default_factory=list)  # workflow commands to print
+
+
+class _CiLog(ScanObserver):
+    """What the Action's log shows while the scan runs: how much history it read."""
+
+    def __init__(self, info: Callable[[str], None]) -> None:
+        self.info = info
+
+    def history_read(self, history: HistoryIndex) -> None:
+        self.info(history.stats.describe())
 
 
 CommentClientFactory = Callable[[RunnerEnv], CommentApi]
@@ -116,7 +129,7 @@ def run_ci(
                 ),
             ),
             settings,
-            on_history=lambda index: info(index.stats.describe()),
+            observer=_CiLog(info),
         )
         report, exit_code = outcome.report, outcome.exit_code
         values = [v for v in outcome.scan.vault.values() if len(v) >= _MIN_SCRUB]

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from thresher.ci.event import CiEvent, EventName, Push
 from thresher.errors import UsageError
-from thresher.findings.gitscope import git, in_work_tree
+from thresher.git.scope import git, in_work_tree
 
 FETCH_DEPTH_HINT = (
     "check out the full history: `uses: actions/checkout@<sha>` with `fetch-depth: 0`, "

@@ -25,8 +25,8 @@ from thresher.errors import ExitCode, SkillError, ThresherError
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from thresher.config import LoadedSettings
-    from thresher.trust import RepoConfig
+    from thresher.config.settings import LoadedSettings
+    from thresher.config.trust import RepoConfig
 
 
 @dataclass
@@ -52,13 +52,13 @@ class RunState:
         """Load settings once; ``--no-color`` is the flag layer of the precedence.
 
         ``diff`` is the scan's ``--diff`` range: in a pull-request job the repository's
-        configuration is read from its base (``thresher.trust``). ``cwd`` is the
+        configuration is read from its base (``thresher.config.trust``). ``cwd`` is the
         repository (default: the working directory); ``config_path`` replaces
         ``--config`` (``thresher ci`` passes the base commit's copy of it); ``repo``
         replaces the repository mode ``diff`` implies.
         """
         if self._loaded is None:
-            from thresher.config import load_settings
+            from thresher.config.settings import load_settings
 
             from .repo import repo_config_for
 

@@ -92,10 +92,10 @@ def ci_command(
     from thresher.ci.event import RunnerEnv, read_event
     from thresher.ci.runner import CiRequest, run_ci
     from thresher.ci.scope import resolve_scope
+    from thresher.config.trust import is_pull_request
     from thresher.reports import check_output_path
-    from thresher.run import FailOn
+    from thresher.scan.outcome import FailOn
     from thresher.scoring.policy import Escalate
-    from thresher.trust import is_pull_request
 
     from .app import state_of
 
@@ -207,9 +207,9 @@ def _trusted_config(
 ) -> Path | None:
     """In a pull request, a ``--config`` (or ``THRESHER_CONFIG``) file inside the checkout
     is read as the base commit has it; the pull request's edit of it does not count."""
-    from thresher.config_files import parse_toml, thresher_table
-    from thresher.findings.gitscope import git
-    from thresher.trust import check_no_paths
+    from thresher.config.files import parse_toml, thresher_table
+    from thresher.config.trust import check_no_paths
+    from thresher.git.scope import git
 
     variable = environ.get("THRESHER_CONFIG")
     path = explicit or (Path(variable) if variable else None)

@@ -81,9 +81,9 @@ def deps_command(
     timeout: TimeoutOption = None,
 ) -> None:
     """Triage the vulnerable dependencies of the project's lockfiles (OSV)."""
-    from thresher.run import FailOn, ScanRequest
+    from thresher.config.trust import is_pull_request
+    from thresher.scan.outcome import FailOn, ScanRequest
     from thresher.scoring.policy import Escalate
-    from thresher.trust import is_pull_request
 
     from .app import state_of
 

@@ -14,7 +14,7 @@ import typer
 from thresher.errors import UsageError
 
 if TYPE_CHECKING:
-    from thresher.deps.run import DepsOptions
+    from thresher.sources.dependencies import DepsOptions
 
 DEFAULT_OSV_URL = "https://api.osv.dev"  # thresher.deps.osv.DEFAULT_URL, without httpx
 OWN_DIR = ".thresher"  # the OSV details cache and the offline index live here
@@ -46,8 +46,8 @@ def deps_options(
     dry_run: bool = False,
 ) -> DepsOptions:
     """The use case's options; in a pull-request job osv-scanner.toml comes from the base."""
-    from thresher.deps.run import DepsOptions
-    from thresher.trust import is_pull_request
+    from thresher.config.trust import is_pull_request
+    from thresher.sources.dependencies import DepsOptions
 
     if osv_offline is not None and not osv_offline.is_dir():
         raise UsageError(

@@ -25,7 +25,7 @@ class CorpusKind(StrEnum):
     DEPS = "deps"
 
 
-# The dependency corpus layout (thresher.depcorpus), spelled here so that telling the
+# The dependency corpus layout (thresher.evaluation.depcorpus), spelled here so that telling the
 # two layouts apart does not import pydantic at start.
 _DEPS_MARKERS = ("labels.json", "projects")
 
@@ -93,8 +93,8 @@ def eval_command(
             )
         _eval_deps(ctx, corpus, json_out, escalate, analyses, concurrency)
         return
-    from thresher.evaluation import EvalOptions, evaluate
-    from thresher.evaluation_text import render_text
+    from thresher.evaluation.secrets import EvalOptions, evaluate
+    from thresher.evaluation.secrets_text import render_text
     from thresher.reports import check_output_path, write_atomic
     from thresher.scoring.policy import Escalate
 
@@ -131,9 +131,9 @@ def _eval_deps(
     analyses: int,
     concurrency: int,
 ) -> None:
-    """The dependency eval (``thresher.evaluation_deps``), printed and written as JSON."""
-    from thresher.evaluation_deps import DepsEvalOptions, evaluate_deps
-    from thresher.evaluation_deps_text import render_deps_text
+    """The dependency eval (``thresher.evaluation.deps``), printed and written as JSON."""
+    from thresher.evaluation.deps import DepsEvalOptions, evaluate_deps
+    from thresher.evaluation.deps_text import render_deps_text
     from thresher.reports import check_output_path, write_atomic
     from thresher.scoring.policy import Escalate
 

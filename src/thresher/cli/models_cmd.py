@@ -23,7 +23,7 @@ def _state(ctx: typer.Context) -> RunState:
 
 def _specs(state: RunState, agents: list[AgentName]) -> dict[AgentName, str]:
     from thresher.agents.definition import load_agent
-    from thresher.llm.registry import agent_model_spec
+    from thresher.agents.registry import agent_model_spec
 
     settings = state.settings().settings
     return {a: agent_model_spec(a, settings, load_agent(a, settings).model) for a in agents}
@@ -34,7 +34,7 @@ def list_models(ctx: typer.Context) -> None:
     """Each agent -> provider:model, base URL, and whether its key is present."""
     from rich.table import Table
 
-    from thresher.llm.registry import describe
+    from thresher.agents.registry import describe
 
     state = _state(ctx)
     settings = state.settings().settings
@@ -59,7 +59,7 @@ def check(
     ] = None,
 ) -> None:
     """Send one minimal tool-calling request per agent; exit 3 if any fails."""
-    from thresher.llm.check import check_models
+    from thresher.agents.check import check_models
 
     state = _state(ctx)
     specs = _specs(state, [agent] if agent else list(AgentName))

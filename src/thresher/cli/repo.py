@@ -1,4 +1,4 @@
-"""Which of the scanned repository's configuration a run may read (see ``thresher.trust``).
+"""Which of the scanned repository's configuration a run may read (see ``thresher.config.trust``).
 
 The CLI decides it, not ``config``: it needs git to read the base commit, and
 ``config`` sits below the scanner.
@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from thresher.trust import REPO_CONFIG_NAMES, RepoConfig, RepoMode, is_pull_request
+from thresher.config.trust import REPO_CONFIG_NAMES, RepoConfig, RepoMode, is_pull_request
 
 
 def repo_config_for(
@@ -52,8 +52,8 @@ def repo_config_at(commit: str, cwd: Path, *, trusted: bool) -> RepoConfig:
 
 
 def _base_commit(cwd: Path, spec: str) -> str | None:
-    from thresher.findings.gitscope import git
     from thresher.findings.options import ScanError
+    from thresher.git.scope import git
 
     symmetric = "..." in spec
     left, _, right = spec.partition("..." if symmetric else "..")
@@ -71,7 +71,7 @@ def _base_commit(cwd: Path, spec: str) -> str | None:
 
 def _files_at(cwd: Path, commit: str) -> dict[str, bytes]:
     """Each config file name as it is at ``commit``, for the directory ``cwd`` is in."""
-    from thresher.findings.gitscope import git
+    from thresher.git.scope import git
 
     files: dict[str, bytes] = {}
     for name in REPO_CONFIG_NAMES:
@@ -95,8 +95,8 @@ def baseline_at_base(
     full = (Path.cwd() / baseline).resolve()
     if not is_pull_request(env, diff=diff) or diff is None or not full.is_relative_to(root):
         return None, None
-    from thresher.findings.gitscope import git
     from thresher.findings.options import ScanError
+    from thresher.git.scope import git
 
     base = _base_commit(root, diff)
     relative = full.relative_to(root).as_posix()

@@ -3,7 +3,7 @@
 ``thresher scan``, ``thresher deps`` and ``thresher ci`` run the same use case, so an
 option they have in common must mean the same thing, with the same limits and help, in
 each. The choices are the CLI's own copies of the core's enums
-(``thresher.scoring.policy.Escalate``, ``thresher.run.FailOn``): ``--help`` must not
+(``thresher.scoring.policy.Escalate``, ``thresher.scan.outcome.FailOn``): ``--help`` must not
 import pydantic, so the commands convert them when they build a request.
 """
 

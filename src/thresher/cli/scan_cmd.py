@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from thresher.errors import UsageError
+from thresher.scan.observer import ScanObserver
 
 from .deps_options import (
     DEFAULT_OSV_URL,
@@ -39,12 +40,13 @@ from .run_options import (
 )
 
 if TYPE_CHECKING:
-    from thresher.config import Settings
-    from thresher.decisions import Decision, RunReport
-    from thresher.deps.run import DependencyScan
-    from thresher.findings.scan import ScanResult
-    from thresher.run import ScanOutcome, ScanRequest
+    from thresher.config.settings import Settings
+    from thresher.git.history import HistoryIndex
+    from thresher.scan.outcome import ScanOutcome, ScanRequest
     from thresher.scoring.policy import Band
+    from thresher.sources.dependencies import DependencyScan
+    from thresher.sources.scan import ScanResult
+    from thresher.tribunal.decisions import Decision, RunReport
 
     from .app import RunState
 
@@ -148,11 +150,11 @@ def scan_command(
     vex_out: Annotated[Path | None, VEX_OPTION] = None,
 ) -> None:
     """Scan, triage every candidate, and report decisions you can act on."""
+    from thresher.config.trust import is_pull_request
     from thresher.findings.model import Severity
-    from thresher.findings.scan import CustomRule
-    from thresher.run import FailOn, ScanRequest
+    from thresher.scan.outcome import FailOn, ScanRequest
     from thresher.scoring.policy import Escalate
-    from thresher.trust import is_pull_request
+    from thresher.sources.scan import CustomRule
 
     from .app import state_of
 
@@ -237,20 +239,11 @@ def execute(
 ) -> None:
     """Run the use case, write the reports, print the table, exit by ``--fail-on``:
     shared by ``scan`` and ``deps`` so both behave the same."""
-    from thresher.run import run_scan
+    from thresher.scan.run import run_scan
 
-    progress = _Progress(state)
+    progress = _Progress(state, secrets=request.secrets)
     try:
-        outcome = run_scan(
-            request,
-            settings,
-            on_scanned=progress.scanned,
-            on_decided=progress.decided,
-            on_history=(lambda index: state.info(index.stats.describe()))
-            if request.secrets
-            else None,
-            on_dependencies=lambda found: _dependencies_read(state, found),
-        )
+        outcome = run_scan(request, settings, observer=progress)
     finally:
         progress.stop()
         stack.close()
@@ -259,26 +252,20 @@ def execute(
     raise typer.Exit(int(outcome.exit_code))
 
 
-def _dependencies_read(state: RunState, found: DependencyScan) -> None:
-    """What the dependency scan read; an unreadable lockfile goes to stderr even with -q."""
-    state.info(found.describe())
-    for notice in found.notices:
-        state.info(f"thresher: {notice}")
-    for error in found.errors:
-        state.console().print(f"thresher: lockfile not read: {error}")
+class _Progress(ScanObserver):
+    """What a scan shows while it runs, on stderr: the secret scan's and the dependency
+    scan's lines, the history read, and a progress bar for long runs (silent with -q or
+    off a terminal)."""
 
-
-class _Progress:
-    """A progress bar on stderr for long runs; silent with -q or off a terminal."""
-
-    def __init__(self, state: RunState) -> None:
+    def __init__(self, state: RunState, *, secrets: bool) -> None:
         self.state = state
+        self.secrets = secrets  # `thresher deps` reads no history: no line for it
         self._bar: object | None = None
         self._task: object | None = None
 
-    def scanned(self, result: ScanResult) -> None:
-        findings = result.findings
-        self.state.info(result.describe(verbose=self.state.verbose > 0))
+    def candidates_found(self, scan: ScanResult) -> None:
+        findings = scan.findings
+        self.state.info(scan.describe(verbose=self.state.verbose > 0))
         console = self.state.console()
         if self.state.quiet or len(findings) < 20 or not console.is_terminal:
             return
@@ -288,6 +275,18 @@ class _Progress:
         bar.start()
         self._task = bar.add_task("triaging", total=len(findings))
         self._bar = bar
+
+    def dependencies_read(self, dependencies: DependencyScan) -> None:
+        """What the dependency scan read; an unreadable lockfile goes to stderr even with -q."""
+        self.state.info(dependencies.describe())
+        for notice in dependencies.notices:
+            self.state.info(f"thresher: {notice}")
+        for error in dependencies.errors:
+            self.state.console().print(f"thresher: lockfile not read: {error}")
+
+    def history_read(self, history: HistoryIndex) -> None:
+        if self.secrets:
+            self.state.info(history.stats.describe())
 
     def decided(self, decision: Decision) -> None:
         if self._bar is not None:
@@ -433,7 +432,7 @@ def render_markdown(report: RunReport) -> str:
 def _needs_action(decision: Decision) -> int:
     """Rows first that someone must act on: true positives, then what is still open
     (inconclusive, or what the policy would send to a model that did not see it)."""
-    from thresher.results import Verdict
+    from thresher.findings.results import Verdict
 
     match decision.verdict:
         case Verdict.TRUE_POSITIVE:

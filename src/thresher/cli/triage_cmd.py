@@ -170,9 +170,9 @@ def triage_command(
 ) -> None:
     """Triage GitHub secret-scanning alerts; with --apply, resolve the proven false positives."""
     from thresher.findings import AlertState, AlertValidity
+    from thresher.git.history import DEFAULT_HISTORY_DEPTH
     from thresher.github.client import AppCredentials
     from thresher.github.models import RepoRef
-    from thresher.history import DEFAULT_HISTORY_DEPTH
     from thresher.reports import check_output_path
     from thresher.scoring.policy import Escalate
     from thresher.triage.report import TriageFilters

@@ -1,6 +1,6 @@
 """Finding a project's lockfiles and reading them all, one bad file never stopping the rest.
 
-Files are listed the way the secret scan lists them (``findings.gitscope``): inside a
+Files are listed the way the secret scan lists them (``git.scope``): inside a
 git work tree through git, so ``.gitignore`` is honoured, elsewhere by walking the
 tree. Installed or vendored copies (``node_modules``, ``vendor``) are other people's
 lockfiles, and ``.thresher`` is thresher's own output, so none of them is read.
@@ -15,7 +15,7 @@ from pathlib import Path
 from thresher.deps.lockfiles import MAX_BYTES, decode, kind_of, parse
 from thresher.deps.model import Dependency, LockfileError
 from thresher.errors import UsageError
-from thresher.findings.gitscope import list_files
+from thresher.git.scope import list_files
 
 SKIPPED_DIRS = frozenset({"node_modules", "vendor", ".git", ".thresher"})
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from thresher.errors import ThresherError
 from thresher.findings.model import Severity
-from thresher.redaction import Structural
+from thresher.redaction.redactor import Structural
 
 
 class _Frozen(BaseModel):

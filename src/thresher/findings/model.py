@@ -22,7 +22,7 @@ from pydantic import (
     model_validator,
 )
 
-from thresher.redaction import Structural
+from thresher.redaction.redactor import Structural
 
 
 class FindingKind(StrEnum):

@@ -124,7 +124,7 @@ class _Attempt(Generic[T]):
 class HttpProvider:
     """An HTTP endpoint with a key; used by one or more wire adapters.
 
-    One instance per provider per run (``thresher.llm.registry.ProviderPool``), so
+    One instance per provider per run (``thresher.agents.registry.ProviderPool``), so
     its circuit breaker sees every request the run sends to that provider.
     """
 

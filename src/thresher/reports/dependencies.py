@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from thresher.agents.prompts import md_escape
-from thresher.decisions import Decision, RunReport
 from thresher.deps.model import Ecosystem, Vulnerability
 from thresher.findings import FindingKind, OsvSource, Severity
+from thresher.findings.results import Verdict
 from thresher.reports.views import one_line
-from thresher.results import Verdict
+from thresher.tribunal.decisions import Decision, RunReport
 
 OSV_URL = "https://osv.dev/vulnerability/{id}"
 # GitHub maps security-severity to critical (>= 9.0), high (7.0-8.9), medium, low; an

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic_core import PydanticSerializationError
 
-from thresher.decisions import REPORT_SCHEMA_VERSION, RunReport
+from thresher.tribunal.decisions import REPORT_SCHEMA_VERSION, RunReport
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 REPORT_SCHEMA_ID = f"urn:thresher:schema:report:{REPORT_SCHEMA_VERSION}"

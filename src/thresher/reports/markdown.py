@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from thresher.agents.prompts import PromptRenderer, Template
-from thresher.decisions import Decision, RunReport
+from thresher.findings.results import Verdict
 from thresher.reports.catalog import help_for
 from thresher.reports.dependencies import markdown_section
 from thresher.reports.views import (
@@ -28,7 +28,7 @@ from thresher.reports.views import (
     winner_index,
     winning_entry,
 )
-from thresher.results import Verdict
+from thresher.tribunal.decisions import Decision, RunReport
 
 STICKY_MARKER = "<!-- thresher:summary -->"
 MAX_ROWS = 50  # per table in the summary; the JSON report has every decision

@@ -26,7 +26,6 @@ import attrs
 import sarif_om as om  # type: ignore[import-untyped]
 
 from thresher.agents.prompts import md_escape
-from thresher.decisions import Decision, RunReport
 from thresher.findings import (
     FindingKind,
     FindingLocation,
@@ -35,11 +34,12 @@ from thresher.findings import (
     TextLocation,
     WikiLocation,
 )
+from thresher.findings.results import ConfidenceLabel, Verdict
 from thresher.reports.catalog import help_for, rule_name, rule_slug
 from thresher.reports.dependencies import DependencyView, view_of
 from thresher.reports.sarif_deps import dependency_message, dependency_rule
 from thresher.reports.views import by_risk, key_finding, one_line
-from thresher.results import ConfidenceLabel, Verdict
+from thresher.tribunal.decisions import Decision, RunReport
 
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_VERSION = "2.1.0"

@@ -23,12 +23,12 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any, assert_never
 
-from thresher.decisions import RunReport
 from thresher.deps.lockfiles._base import purl
 from thresher.deps.model import Ecosystem
+from thresher.findings.results import Verdict
 from thresher.reports.dependencies import DependencyView, dependency_views
 from thresher.reports.views import key_finding, location_text, one_line
-from thresher.results import Verdict
+from thresher.tribunal.decisions import RunReport
 
 OPENVEX_CONTEXT = "https://openvex.dev/ns/v0.2.0"
 DEFAULT_AUTHOR = "thresher"

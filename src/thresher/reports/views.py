@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from typing import assert_never
 
-from thresher.decisions import Decision, ReportEntry
 from thresher.findings import FindingLocation, Location, Severity, TextLocation, WikiLocation
+from thresher.findings.results import RiskLevel, Verdict
 from thresher.reports.catalog import help_for
-from thresher.results import RiskLevel, Verdict
+from thresher.tribunal.decisions import Decision, ReportEntry
 
 _VERDICT_RANK = {Verdict.TRUE_POSITIVE: 0, Verdict.INCONCLUSIVE: 1, Verdict.FALSE_POSITIVE: 2}
 _RISK_RANK = {

@@ -13,13 +13,13 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from thresher.findings.assemble import Candidate
 from thresher.findings.filekind import in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
-from thresher.findings.scan import ScanResult
-from thresher.findings.sources.dedupe import in_test_code
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.references import Referenced, references, wants_lookup
+from thresher.sources.assemble import Candidate
+from thresher.sources.dedupe import in_test_code
+from thresher.sources.scan import ScanResult
 from thresher.validators import ValidatorRegistry
 from thresher.validators.base import ValidationResult
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from thresher.results import Classification
+from thresher.findings.results import Classification
 from thresher.scoring import metrics
 from thresher.scoring.model import Calibration, Scorer
 from thresher.scoring.operating import choose_point

@@ -23,7 +23,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thresher.errors import ThresherError, UsageError
-from thresher.redaction import Structural
+from thresher.redaction.redactor import Structural
 from thresher.scoring.features import CandidateContext, Features, features
 from thresher.scoring.trees import Forest, Tree
 

@@ -21,7 +21,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from thresher.results import Classification
+from thresher.findings.results import Classification
 from thresher.scoring.model import Assessment, OperatingPoint
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
 

@@ -17,9 +17,9 @@ from pathlib import Path, PurePosixPath
 
 import ahocorasick  # type: ignore[import-not-found]
 
-from thresher.findings import gitscope
 from thresher.findings.filekind import FileKind, file_kind, in_test_scope
 from thresher.findings.options import ScanError
+from thresher.git import scope as gitscope
 
 # Test files grow large (a Go package's tests in one 800 kB file): they are read whole up
 # to this size; the total below bounds the pass.

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from thresher.config import AgentName, AgentSkills, SkillMount
+from thresher.config.settings import AgentName, AgentSkills, SkillMount
 from thresher.errors import SkillError, SkillProblem
 from thresher.findings import FindingKind
 from thresher.resources import AssetKind, asset_dir

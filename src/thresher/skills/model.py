@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.findings import FindingKind, SecretType
 
 MIB = 1024 * 1024

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.errors import UsageError
 from thresher.skills.discovery import SKILL_FILE, SkillSet
 from thresher.skills.model import DEFAULT_KINDS, NAME_MAX, NAME_PATTERN, PHASE_PATTERN, Skill

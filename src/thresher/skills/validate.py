@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from thresher.config import AgentName, Settings
+from thresher.config.settings import AgentName, Settings
 from thresher.errors import SkillProblem
 from thresher.skills.discovery import SKILL_FILE, SkillLoader, inspect_skill_dir, walk_tree
 from thresher.skills.model import SkillOrigin

@@ -3,7 +3,7 @@
 Without it, triage reads only the file GitHub names, at the alert's commit. With it,
 each repository with alerts to decide is cloned once per run, bare and without blobs
 over 1 MB (``--filter=blob:limit=1m``: the history of text, not of binaries), and one
-streaming history read (``thresher.history``) answers when each value was added and
+streaming history read (``thresher.git.history``) answers when each value was added and
 whether it was removed, as it does for ``thresher scan``. ``git log -p`` stops at the
 first blob a partial clone does not hold, so the paths of the left-out blobs are
 listed first (``git rev-list --missing=print``, then ``git log --raw``) and the
@@ -30,11 +30,8 @@ from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from thresher.decisions import HistorySummary
 from thresher.errors import ThresherError
-from thresher.github.errors import GitHubError, GitHubRateLimited
-from thresher.gitstream import GitStream
-from thresher.history import (
+from thresher.git.history import (
     DEFAULT_HISTORY_DEPTH,
     GIT_ARGV,
     HistoryIndex,
@@ -42,8 +39,11 @@ from thresher.history import (
     HistoryStats,
     git_env,
 )
+from thresher.git.stream import GitStream
+from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.triage.gather import Gathered
 from thresher.triage.report import RepoHistory
+from thresher.tribunal.decisions import HistorySummary
 
 CLONE_TIMEOUT_S = 600.0
 LIST_TIMEOUT_S = 300.0

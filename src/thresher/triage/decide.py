@@ -23,26 +23,22 @@ from typing import Self, TextIO
 from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
-from thresher.config import Settings
-from thresher.decisions import Decision
-from thresher.detection import Detector
+from thresher.config.settings import Settings
 from thresher.findings import Finding, Location
-from thresher.findings.scan import ScanResult, ScanStats
 from thresher.findings.vault import SecretVault
-from thresher.history import HistoryIndex, HistoryMode, HistoryStats
-from thresher.journal import redacted_json
-from thresher.redaction import Redactor
-from thresher.run import (
-    assess,
-    close_models,
-    is_public_word,
-    open_journal,
-    resolve_models,
-)
+from thresher.git.history import HistoryIndex, HistoryMode, HistoryStats
+from thresher.redaction.detector import Detector
+from thresher.redaction.redactor import Redactor
+from thresher.scan.assess import assess, is_public_word
+from thresher.scan.files import open_journal
+from thresher.scan.models import close_models, resolve_models
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Escalate
+from thresher.sources.scan import ScanResult, ScanStats
 from thresher.triage.evidence import EvidenceTree
 from thresher.triage.state import StateStore
+from thresher.tribunal.decisions import Decision
+from thresher.tribunal.journal import redacted_json
 from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 

@@ -21,7 +21,6 @@ from typing import assert_never
 from thresher.findings import FindingKind, GitHubAlertSource, Location, Severity
 from thresher.findings.model import FindingLocation, WikiLocation
 from thresher.findings.model import TextLocation as FindingTextLocation
-from thresher.findings.sources import Sourced, dedupe
 from thresher.github.client import GitHubClient
 from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.github.models import (
@@ -31,6 +30,7 @@ from thresher.github.models import (
     TextLocation,
     WikiCommitLocation,
 )
+from thresher.sources import Sourced, dedupe
 from thresher.triage.decide import AlertDecider, Candidate
 from thresher.triage.evidence import EvidenceError, EvidenceRoot
 

@@ -31,13 +31,13 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from thresher.decisions import DecidedBy, Decision
 from thresher.errors import UsageError
 from thresher.findings import AlertResolution, AlertState, AlertValidity
-from thresher.redaction import Redactor
-from thresher.results import Classification, Verdict
+from thresher.findings.results import Classification, Verdict
+from thresher.redaction.redactor import Redactor
 from thresher.scoring.policy import HardEvidence, hard_evidence
 from thresher.triage.records import AppliedRecord
+from thresher.tribunal.decisions import DecidedBy, Decision
 
 COMMENT_LIMIT = 270  # GitHub rejects a longer resolution_comment with 422
 CONFIDENCE_SCALE = 10.0  # Decision.confidence is 0..10

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from thresher.errors import ConfigError
 from thresher.findings import AlertResolution, AlertState
-from thresher.redaction import Structural
+from thresher.redaction.redactor import Structural
 
 
 class StateError(ConfigError):

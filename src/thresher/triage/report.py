@@ -19,12 +19,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from thresher.decisions import Decision, DecisionError, HistorySummary
 from thresher.errors import UsageError
 from thresher.findings import AlertState, AlertValidity
-from thresher.redaction import Structural
-from thresher.results import Classification, Verdict
+from thresher.findings.results import Classification, Verdict
+from thresher.redaction.redactor import Structural
 from thresher.triage.policy import Action, ActionKind, Hold
+from thresher.tribunal.decisions import Decision, DecisionError, HistorySummary
 
 TRIAGE_REPORT_SCHEMA_VERSION = "1.0"
 SUMMARY_LIMIT = 1024 * 1024  # GitHub refuses a step summary over 1 MiB

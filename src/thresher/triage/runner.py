@@ -25,15 +25,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from thresher import __version__
-from thresher.config import Settings
-from thresher.decisions import Decision, DecisionError
+from thresher.config.settings import Settings
 from thresher.errors import ExitCode
+from thresher.git.history import DEFAULT_HISTORY_DEPTH
 from thresher.github.client import AppCredentials, GitHubClient
 from thresher.github.errors import GitHubError, GitHubRateLimited
 from thresher.github.models import Alert, AlertFilters
 from thresher.github.retry import RetryPolicy
-from thresher.history import DEFAULT_HISTORY_DEPTH
-from thresher.redaction import Redactor
+from thresher.redaction.redactor import Redactor
 from thresher.scoring.model import Scorer
 from thresher.scoring.policy import Escalate
 from thresher.triage.apply import Applier
@@ -45,6 +44,7 @@ from thresher.triage.report import AlertOutcome, TriageFilters, TriageReport, jo
 from thresher.triage.runlock import Holder, hold_state
 from thresher.triage.shard import ShardSpec
 from thresher.triage.state import DEFAULT_STATE_PATH, StateStore
+from thresher.tribunal.decisions import Decision, DecisionError
 
 DEFAULT_MIN_CONFIDENCE = 8.0  # of 10: a resolution needs a confident decision
 DEFAULT_BATCH = 50  # alerts of one repository gathered and decided together

@@ -49,7 +49,6 @@ from types import MappingProxyType, TracebackType
 from pydantic import ValidationError
 
 from thresher import __version__
-from thresher.decisions import REPORT_SCHEMA_VERSION, Decision
 from thresher.findings import AlertResolution, AlertState
 from thresher.triage import schema as sql
 from thresher.triage.records import (
@@ -61,6 +60,7 @@ from thresher.triage.records import (
     StateError,
     translate_sqlite_error,
 )
+from thresher.tribunal.decisions import REPORT_SCHEMA_VERSION, Decision
 
 __all__ = [
     "DEFAULT_BUSY_SECONDS",

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from thresher.decisions import ReportCheck, ReportEntry
 from thresher.findings import FindingKind
-from thresher.results import (
+from thresher.findings.results import (
     DEPENDENCY_CLASSIFICATIONS,
     AnalysisReport,
     ChallengeOutcome,
@@ -24,6 +23,7 @@ from thresher.results import (
     verdict_for,
 )
 from thresher.skills.compliance import Compliance
+from thresher.tribunal.decisions import ReportCheck, ReportEntry
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
 
 _MEAN_TOLERANCE = 0.5

@@ -13,17 +13,17 @@ import time
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 from thresher.findings import Finding
-from thresher.llm.messages import Usage
-from thresher.results import (
+from thresher.findings.results import (
     ConfidenceLabel,
     JudgeResult,
     RiskLevel,
     Verdict,
     safe_classification,
 )
+from thresher.llm.messages import Usage
 from thresher.scoring.policy import Escalate, Escalation
+from thresher.tribunal.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 
 
 @dataclass(frozen=True)

@@ -25,10 +25,10 @@ from thresher.agents.definition import load_agent
 from thresher.agents.sessions import RESULT_TYPES, SessionFactory
 from thresher.agents.toolbox import Handler, finding_handlers, workspace_handlers
 from thresher.agents.toolspecs import ToolName, tools_for_kind
-from thresher.config import AgentName
-from thresher.decisions import DecisionError, ReportEntry
+from thresher.config.settings import AgentName
 from thresher.findings import Finding, FindingKind, OsvSource, SecretType
-from thresher.llm.heuristic import (
+from thresher.findings.results import AnalysisReport, ChallengeResult, JudgeResult
+from thresher.heuristic.model import (
     HeuristicModel,
     dependency_challenge,
     dependency_report,
@@ -39,11 +39,11 @@ from thresher.llm.heuristic import (
     heuristic_report,
 )
 from thresher.llm.messages import Usage
-from thresher.results import AnalysisReport, ChallengeResult, JudgeResult
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.skills.compliance import Compliance, applicable_required, compute_compliance
 from thresher.tribunal.checks import check_report
+from thresher.tribunal.decisions import DecisionError, ReportEntry
 from thresher.tribunal.fallbacks import Panel, valid_judgement
 from thresher.tribunal.files import SharedReads
 from thresher.tribunal.offline_calls import _READ_BY_RULES as _READ_BY_RULES

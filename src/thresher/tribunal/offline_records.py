@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from thresher.config import AgentName
+from thresher.config.settings import AgentName
 from thresher.errors import ThresherError
-from thresher.redaction import Structural
+from thresher.redaction.redactor import Structural
 from thresher.skills.compliance import Compliance
 
 if TYPE_CHECKING:  # only an annotation here: ``offline_calls`` imports this module

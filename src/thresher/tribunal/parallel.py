@@ -11,7 +11,7 @@ copy and journal line, its ``offline.jsonl`` lines, and the values its redactor 
 
 The parent takes the findings in the tribunal's order, so ``decisions.jsonl`` and ``offline.jsonl``
 keep the order a serial run writes, and teaches its redactor every value a worker
-learned, so the report is redacted with all of them (``thresher.journal`` checks each
+learned, so the report is redacted with all of them (``thresher.tribunal.journal`` checks each
 journaled copy against the values learned after its worker forked). Learned values
 travel from a worker to its parent through its pipe, never to a file or a log.
 
@@ -34,13 +34,13 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from thresher.config import AgentName
-from thresher.decisions import Decision
+from thresher.config.settings import AgentName
 from thresher.errors import ThresherError
 from thresher.findings import Finding
-from thresher.journal import dumped
 from thresher.llm.model import Model
 from thresher.scoring.policy import Escalate
+from thresher.tribunal.decisions import Decision
+from thresher.tribunal.journal import dumped
 from thresher.tribunal.tribunal import Tribunal
 
 PARALLEL_FROM = 256  # findings: below this, forking costs more than it saves
@@ -58,7 +58,7 @@ class Decided:
     decision: Decision
     redacted: Decision  # ``decision`` redacted by the worker's redactor
     line: str  # ``redacted`` serialised, for ``decisions.jsonl``
-    exact: bool  # ``line`` is pydantic's JSON (see ``thresher.journal.dumped``)
+    exact: bool  # ``line`` is pydantic's JSON (see ``thresher.tribunal.journal.dumped``)
     records: tuple[str, ...]  # its ``offline.jsonl`` lines
 
 

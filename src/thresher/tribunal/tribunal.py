@@ -24,19 +24,18 @@ from typing import Any
 
 from thresher.agents.loop import SessionOutcome
 from thresher.agents.sessions import SessionFactory
-from thresher.config import AgentName
-from thresher.decisions import DecidedBy, Decision, DecisionError, ReportEntry
+from thresher.config.settings import AgentName
 from thresher.errors import ExitCode, ThresherError
 from thresher.findings import Finding, FindingKind
-from thresher.llm.errors import BudgetExceeded
-from thresher.llm.heuristic import HeuristicModel
-from thresher.llm.messages import Usage
-from thresher.llm.model import Model
-from thresher.results import (
+from thresher.findings.results import (
     JudgeResult,
     Verdict,
     label_for,
 )
+from thresher.heuristic.model import HeuristicModel
+from thresher.llm.errors import BudgetExceeded
+from thresher.llm.messages import Usage
+from thresher.llm.model import Model
 from thresher.scoring.model import Assessment, Scorer, shipped_scorer
 from thresher.scoring.policy import (
     Band,
@@ -53,6 +52,7 @@ from thresher.tribunal.checks import (
     best_entry,
     check_report,
 )
+from thresher.tribunal.decisions import DecidedBy, Decision, DecisionError, ReportEntry
 from thresher.tribunal.fallbacks import (
     Deadline,
     Panel,

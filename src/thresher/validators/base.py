@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from thresher.errors import ThresherError
 from thresher.findings import Finding, SecretType
-from thresher.redaction import Structural
+from thresher.redaction.redactor import Structural
 
 
 class ValidationStatus(StrEnum):

@@ -9,7 +9,7 @@ from tests.tokens import github_token, random_secret
 from thresher.findings import DetectSecretsSource, SecretType, Severity, ThresherRulesSource
 from thresher.findings.detection import Origin
 from thresher.findings.rules.book import Rule
-from thresher.findings.scan import CustomRule, ScanOptions, ScanResult, scan
+from thresher.sources.scan import CustomRule, ScanOptions, ScanResult, scan
 
 
 def run(root: Path, **options: object) -> ScanResult:

@@ -1,0 +1,2 @@
+"""Reading git: what a scan lists and reads (``scope``: files, diffs, blobs), the
+history of the values it found (``history``), and streaming ``git log`` (``stream``)."""

@@ -1,0 +1,472 @@
+"""Redaction: raw secret values never reach a provider, a log or a file.
+
+A ``Redactor`` does two things to every prompt, tool result, transcript line, log
+message and report before it leaves the process:
+
+- it replaces every candidate value of the run with its redacted form
+  (``ghp_…Xk2 (40 chars)``);
+- with a ``Detector`` (``thresher.redaction.detector``), it replaces every other
+  secret-shaped value in the text with a stable token
+  (``[REDACTED:github-token:3f2a]``), and remembers the value, so a later mention
+  in a context no rule recognises is redacted too.
+
+Neither pass touches a redacted form already in the text: redacting twice gives
+what redacting once gave. A replaced value that spans lines leaves as many line
+breaks behind, so line numbers after it stay true.
+
+Redaction is by value, so it must not touch structure: a candidate value that
+happens to equal a rule name ("Secret Keyword"), a path or an id would otherwise
+rewrite the finding it belongs to. Fields that are structure say so once, where
+they are declared, with ``Annotated[str, Structural]``; ``Redactor.model`` reads
+that marker, so every writer that redacts a model (journal, report, transcript)
+keeps them without a list of special cases of its own.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import re
+import sys
+import threading
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, MutableMapping
+from datetime import date, datetime
+from enum import Enum
+from types import UnionType
+from typing import Any, Final, Literal, TypeVar, Union, final, get_args, get_origin
+
+import ahocorasick  # type: ignore[import-not-found]
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from thresher.redaction.detector import Detector, Found
+
+# Only well-known provider prefixes are shown: they identify the token type and are
+# public. Any other leading text (a human-chosen password's first word) stays hidden.
+_PREFIX = re.compile(
+    r"^(gh[pousr]_|github_pat_|xox[abprse]-|xapp-|(?:sk|rk|pk)_(?:live|test)_|whsec_|"
+    r"AKIA|ASIA|AIza|SG\.|npm_|pypi-|glpat-|sk-proj-|sk-ant-|sk-|eyJ|-----BEGIN )"
+)
+_MIN_LENGTH = 4
+_PENDING_MAX = 256  # learned values matched apart before the main automaton is rebuilt
+_CACHE_SIZE = 4096
+_CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
+_ANYWHERE_LENGTH = 12
+# A detected value this long is remembered for the rest of the run. Longer ones are not:
+# they are not quoted from memory, and a long periodic value ("password=" x 6000)
+# would make the automaton's pass quadratic.
+_LEARN_LENGTHS = range(8, 257)
+# The forms this module writes. Their slugs and digests cannot hold a token's
+# characters (upper case, "_"), so a planted look-alike cannot hide a provider token.
+_REDACTED_FORMS = re.compile(
+    r"\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*:[0-9a-f]{4}\]|…(?:[^\n]{3} )?\(\d{1,9} chars\)"
+)
+
+T = TypeVar("T")
+# Leaves of a model that hold no text: returned as they are.
+_PLAIN = (Enum, int, float, type(None))
+# The exact types of the commonest such leaves, checked by identity before ``_PLAIN``.
+_LEAVES: frozenset[type] = frozenset({int, float, bool, type(None)})
+
+
+@final
+class _StructuralMarker:
+    """The type of ``Structural``; one instance, compared by identity."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Structural"
+
+
+Structural: Final = _StructuralMarker()
+"""Field metadata: ``rule_id: Annotated[str, Structural]`` is never redacted.
+
+For ids, rule and model names, paths, fingerprints and names from a closed set that
+is typed as ``str``. Enum and ``Literal`` fields are structural by their type and
+need no marker; free text (rationales, claims, details, messages) must not carry it.
+
+Why a marker on the field rather than a set of key names checked in the dumped
+JSON: a key name means different things in different models (``name`` is a check
+in one and a tool in another; ``path`` is structure in a location but free text a
+model chose in a tool's arguments), and a set kept apart from the models drifts
+when a field is added. The marker sits on the declaration, is checked by mypy like
+any annotation, and leaves the models' JSON schemas unchanged. A marked field of a
+model type (``source``) is structural as a whole.
+"""
+
+
+def redact_value(value: str) -> str:
+    """``ghp_…Xk2 (40 chars)``: a known prefix, the last 3 characters, the length.
+
+    Values under 12 characters show nothing but their length, so a short
+    password cannot be guessed from what is shown.
+    """
+    length = len(value)
+    if length < 12:
+        return f"…({length} chars)"
+    match = _PREFIX.match(value)
+    prefix = match.group(1) if match else ""
+    return f"{prefix}…{value[-3:]} ({length} chars)"
+
+
+def redaction_token(slug: str, value: str) -> str:
+    """``[REDACTED:github-token:3f2a]``: the kind of secret and 16 bits of its SHA-256.
+
+    The same value gives the same token in every text and every run, so a model can
+    tell two mentions of one secret apart from two secrets; 16 bits cannot recover it.
+    """
+    digest = hashlib.sha256(value.encode("utf-8", errors="surrogatepass")).hexdigest()
+    return f"[REDACTED:{slug}:{digest[:4]}]"
+
+
+def _within(start: int, end: int, forms: list[tuple[int, int]]) -> bool:
+    """Whether text[start:end] lies inside one redacted form (a candidate value equal to
+    "REDACTED" or "chars" must not rewrite the forms themselves). ``forms`` are sorted
+    and disjoint."""
+    index = bisect_right(forms, (start, sys.maxsize)) - 1
+    return index >= 0 and end <= forms[index][1]
+
+
+def _outside(start: int, end: int, forms: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The parts of text[start:end] outside every redacted form: a form is never
+    redacted again, and what surrounds it still is."""
+    index = max(0, bisect_right(forms, (start, sys.maxsize)) - 1)
+    for low, high in forms[index:]:
+        if low >= end:
+            break
+        if high <= start:
+            continue
+        if low > start:
+            yield start, low
+        start = max(start, high)
+    if start < end:
+        yield start, end
+
+
+def _bounded(text: str, start: int, end: int, value: str) -> bool:
+    """A short value counts only as a token, not inside a longer word ("passw" in
+    "passwords"); a long one counts anywhere, even glued to other text."""
+    if len(value) >= _ANYWHERE_LENGTH:
+        return True
+    if value[0].isalnum() and start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
+        return False
+    return not (
+        value[-1].isalnum() and end < len(text) and text[end].isascii() and text[end].isalnum()
+    )
+
+
+class Redactor:
+    """Replaces every registered value, and with a detector every secret-shaped one.
+
+    Known values are matched with an Aho-Corasick automaton: one pass over the text
+    whatever the number of values, which matters with thousands of candidates in a
+    run. Overlapping matches are merged, so no part of any value survives. Tools may
+    run on worker threads, so changes to the set of values are made under a lock.
+    """
+
+    def __init__(self, values: Iterable[str] = (), *, detector: Detector | None = None) -> None:
+        self._values: dict[str, str] = {}
+        self._automaton: Any = None
+        # Values added since the main automaton was built, matched by a small one of their
+        # own: detection learns values one at a time during a run, and rebuilding the main
+        # automaton over thousands of values for each of them cost seconds per run.
+        self._pending: list[str] = []
+        self._pending_automaton: Any = None
+        # What ``_compiled`` returns, until a value is added: every text redacted asks
+        # for it, and taking the lock to rebuild the same tuple cost as much as matching
+        # a short text.
+        self._automata: tuple[Any, ...] | None = None
+        self._cache: dict[str, str] = {}
+        # What the detector found in a text. Unlike ``_cache`` it holds across learned
+        # values: detection does not depend on them, and it is the costly part.
+        self._detections: dict[str, list[Found]] = {}
+        self._detector = detector
+        self._lock = threading.Lock()
+        for value in values:
+            self.add(value)
+
+    def add(self, value: str, redacted: str | None = None) -> None:
+        if len(value) >= _MIN_LENGTH:
+            with self._lock:
+                if value not in self._values:
+                    self._pending.append(value)
+                    self._pending_automaton = None
+                self._values[value] = redacted or redact_value(value)
+                if len(self._pending) > _PENDING_MAX:
+                    self._automaton, self._pending = None, []  # fold them into the main one
+                self._automata = None
+                self._cache.clear()
+
+    def __bool__(self) -> bool:
+        return bool(self._values) or self._detector is not None
+
+    def _compiled(self) -> tuple[Any, ...]:
+        """The automata to match: the main one, and the pending values' when there are any."""
+        automata = self._automata
+        if automata is not None:
+            return automata
+        with self._lock:
+            if self._automaton is None and self._values:
+                self._automaton = _automaton_of(self._values)
+                self._pending, self._pending_automaton = [], None
+            if self._pending and self._pending_automaton is None:
+                self._pending_automaton = _automaton_of(self._pending)
+            both = (self._automaton, self._pending_automaton if self._pending else None)
+            self._automata = tuple(a for a in both if a is not None)
+            return self._automata
+
+    def _known(self, text: str) -> list[tuple[int, int, str]]:
+        if not self._values:
+            return []
+        spans: list[tuple[int, int, str]] = []
+        for automaton in self._compiled():
+            for last, value in automaton.iter(text):
+                start, end = last - len(value) + 1, last + 1
+                if _bounded(text, start, end, value):
+                    spans.append((start, end, self._values[value]))
+        return spans
+
+    def _detected(self, text: str, forms: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+        """Detections outside the redacted forms already in the text, and learned."""
+        if self._detector is None:
+            return []
+        found = self._detections.get(text)
+        if found is None:
+            found = self._detector.find(text)
+            if len(text) <= _CACHE_TEXT_CHARS:
+                if len(self._detections) >= _CACHE_SIZE:
+                    self._detections.clear()
+                self._detections[text] = found
+        spans: list[tuple[int, int, str]] = []
+        for hit in found:
+            for start, end in _outside(hit.start, hit.end, forms):
+                value = text[start:end]
+                if value.strip():
+                    spans.append((start, end, redaction_token(hit.slug, value)))
+        self._learn(found)
+        return spans
+
+    def _learn(self, found: list[Found]) -> None:
+        """Remember what was detected, so that ``hunter2horse`` quoted alone later, where
+        no rule would recognise it, is redacted as it was in ``PASSWORD=hunter2horse``."""
+        new: dict[str, str] = {}
+        for hit in found:  # the first rule to find a value names it, as in the text
+            if len(hit.value) in _LEARN_LENGTHS and hit.value not in self._values:
+                new.setdefault(hit.value, redaction_token(hit.slug, hit.value))
+        for value, token in new.items():
+            self.add(value, token)
+
+    def _redact(self, text: str) -> str:
+        forms = [m.span() for m in _REDACTED_FORMS.finditer(text)]
+        known = [s for s in self._known(text) if not _within(s[0], s[1], forms)]
+        spans = known + self._detected(text, forms)
+        if not spans:
+            return text
+        # Sorted by start, longest first: a region takes the form of its longest value.
+        spans.sort(key=lambda s: (s[0], s[0] - s[1]))
+        merged: list[list[Any]] = []
+        for start, end, form in spans:
+            if merged and start < merged[-1][1]:
+                region = merged[-1]
+                if end - start > region[3]:
+                    region[2], region[3] = form, end - start
+                region[1] = max(region[1], end)
+            else:
+                merged.append([start, end, form, end - start])
+        out: list[str] = []
+        cursor = 0
+        for start, end, form, _ in merged:
+            out.append(text[cursor:start])
+            out.append(form + "\n" * text.count("\n", start, end))
+            cursor = end
+        out.append(text[cursor:])
+        return "".join(out)
+
+    def text(self, text: str) -> str:
+        if not text or not (self._values or self._detector is not None):  # ``not self``
+            return text
+        # Prompts, skill bodies and catalogs repeat in every session: remember them.
+        cached = self._cache.get(text)
+        if cached is None:
+            cached = self._redact(text)
+            if len(text) <= _CACHE_TEXT_CHARS:
+                if len(self._cache) >= _CACHE_SIZE:
+                    self._cache.clear()
+                self._cache[text] = cached
+        return cached
+
+    def data(self, value: Any) -> Any:
+        """Redact string values anywhere inside dicts, lists and tuples.
+
+        Keys are left alone: they are field names, and a short candidate value that
+        happens to be a word ("error") must not corrupt a structure's shape. Plain
+        data carries no declaration of which values are structure, so every value is
+        redacted: a model is redacted with ``model`` before it is dumped, never after.
+        """
+        kind: type = type(value)
+        if kind is str:  # exact types first: tool data is mostly plain str, int and bool
+            return self.text(value)
+        if kind in _LEAVES:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self.data(v) for k, v in value.items()}
+        if type(value) is list:  # built without a generator: tool data is mostly lists
+            return [self.data(v) for v in value]
+        if isinstance(value, list | tuple):
+            return type(value)(self.data(v) for v in value)
+        return value
+
+    def model(self, value: T) -> T:
+        """A pydantic model with every free-text field redacted (same type back).
+
+        ``Literal`` fields, enum members (a message's ``role``, a part's ``kind``)
+        and fields marked ``Structural`` (a finding's ``rule_id``, its paths) are
+        structure, not text: a candidate value that happens to equal one
+        ("assistant", "Secret Keyword") must neither turn the model into one that no
+        longer validates nor rename the rule or the file it is reported under.
+        """
+        if not self or not isinstance(value, BaseModel):
+            return value
+        return self._model(value)  # type: ignore[return-value]
+
+    def _model(self, value: BaseModel) -> BaseModel:
+        # Only what changed is copied: a report holds thousands of decisions, most of
+        # whose parts (locations, checks, compliance) have nothing to redact, and a
+        # copy of each cost more than the redaction itself.
+        updates: dict[str, Any] = {}
+        for name in _text_fields(type(value)):
+            old = getattr(value, name)
+            new = self._deep(old)
+            if new is not old:
+                updates[name] = new
+        return value.model_copy(update=updates) if updates else value
+
+    def _deep(self, value: Any) -> Any:
+        # Loops rather than any()/all() over generators: a run walks hundreds of
+        # thousands of values, nearly all of which come back as they were. The exact
+        # types come first, by identity: most values are plain str, int, float or None.
+        kind: type = type(value)
+        if kind is str:
+            redacted = self.text(value)
+            return value if redacted is value or redacted == value else redacted
+        if kind in _LEAVES:
+            return value
+        if kind is tuple or kind is list:
+            parts = [self._deep(v) for v in value]
+            for new, old in zip(parts, value, strict=True):
+                if new is not old:
+                    return kind(parts)
+            return value
+        if _is_model(kind):
+            return self._model(value)
+        if kind is dict:
+            items = {k: self._deep(v) for k, v in value.items()}
+            for k, v in value.items():
+                if items[k] is not v:
+                    return items
+            return value
+        # Anything else (subclasses of str, enums, other containers) as it always was.
+        if isinstance(value, str):
+            if type(value) is not str and isinstance(value, Enum):
+                return value  # a StrEnum member is structure
+            redacted = self.text(value)
+            return value if redacted is value or redacted == value else redacted
+        if isinstance(value, BaseModel):
+            return self._model(value)
+        if isinstance(value, _PLAIN):
+            return value
+        if isinstance(value, dict):
+            items = {k: self._deep(v) for k, v in value.items()}
+            for k, v in value.items():
+                if items[k] is not v:
+                    return items
+            return value
+        if isinstance(value, list | tuple):
+            parts = [self._deep(v) for v in value]
+            for new, old in zip(parts, value, strict=True):
+                if new is not old:
+                    return type(value)(parts)
+            return value
+        return value
+
+    @property
+    def known(self) -> int:
+        """How many values the redactor knows; it only grows (``learned_since``)."""
+        return len(self._values)
+
+    def learned_since(self, known: int) -> list[tuple[str, str]]:
+        """The values added after ``known`` was read, with their redacted forms: what a
+        text redacted then may still hold."""
+        with self._lock:
+            return list(self._values.items())[known:]
+
+
+@functools.cache
+def _is_model(kind: type) -> bool:
+    """``isinstance(value, BaseModel)`` for a value of type ``kind``, once per class: the
+    check through pydantic's metaclass cost more than the walk's other steps together."""
+    return issubclass(kind, BaseModel)
+
+
+@functools.cache
+def _text_fields(model: type[BaseModel]) -> tuple[str, ...]:
+    """The fields of ``model`` that redaction walks; every message and ledger entry of a
+    run is redacted, so this is worked out once per class."""
+    return tuple(
+        name
+        for name, info in model.model_fields.items()
+        if not _is_structural(info) and _may_hold_text(info.annotation)
+    )
+
+
+def _automaton_of(values: Iterable[str]) -> Any:
+    automaton = ahocorasick.Automaton()
+    for value in values:
+        automaton.add_word(value, value)
+    automaton.make_automaton()
+    return automaton
+
+
+_NO_TEXT: tuple[type, ...] = (bool, int, float, datetime, date, type(None))
+
+
+def _may_hold_text(annotation: Any) -> bool:
+    """False for a field whose type holds no text whatever its value (numbers, dates,
+    enums, and unions or sequences of them): a report holds thousands of them and
+    walking each cost time for nothing. Anything else may, and is walked."""
+    if isinstance(annotation, type):
+        return not issubclass(annotation, (*_NO_TEXT, Enum))  # a StrEnum member is structure
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return False
+    if origin in (Union, UnionType, tuple, list, frozenset, set):
+        return any(_may_hold_text(a) for a in get_args(annotation) if a is not Ellipsis)
+    return True
+
+
+def _is_structural(info: FieldInfo) -> bool:
+    """Whether a model field is structure that redaction leaves as it is."""
+    return get_origin(info.annotation) is Literal or any(m is Structural for m in info.metadata)
+
+
+class RedactingLogger(logging.LoggerAdapter[logging.Logger]):
+    """A logger whose messages pass the redactor before any handler sees them."""
+
+    def __init__(self, logger: logging.Logger, redactor: Redactor) -> None:
+        super().__init__(logger, {})
+        self.redactor = redactor
+
+    def process(
+        self, msg: Any, kwargs: MutableMapping[str, Any]
+    ) -> tuple[Any, MutableMapping[str, Any]]:
+        return self.redactor.text(str(msg)), kwargs
+
+    def log(self, level: int, msg: object, *args: object, **kwargs: Any) -> None:
+        if self.isEnabledFor(level):
+            text = str(msg) % args if args else str(msg)
+            super().log(level, text, **kwargs)

@@ -1,0 +1,64 @@
+"""Stage 4 of a scan: the offline scorer's assessment of every secret found.
+
+A run decided in this process assesses every finding here, before the tribunal starts.
+A run decided by worker processes leaves it to them: each assesses the findings it
+decides, after the fork, so the scorer's contexts are not a second pass over every
+finding. Also here: which values are public words, never redacted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from thresher.findings import Finding
+from thresher.findings.profile import PLACEHOLDER_WORDS
+from thresher.resources import public_vocabulary
+from thresher.scan.gather import Gathered
+from thresher.scoring.context import scan_contexts
+from thresher.scoring.model import Assessment, Scorer
+from thresher.sources.scan import ScanResult
+
+
+@dataclass(frozen=True)
+class Assessed:
+    """What stage 4 hands the tribunal: the assessments made so far, and how to make
+    the rest (``of``) where the findings are decided."""
+
+    scan: ScanResult
+    root: Path
+    scorer: Scorer
+    assessments: dict[str, Assessment]  # empty when ``workers`` assess their own
+    workers: int  # worker processes that decide the findings; 0: this process
+
+    def of(self, findings: Sequence[Finding] | None = None) -> dict[str, Assessment]:
+        """The assessments of ``findings`` (all the scan's when None)."""
+        return assess(self.scan, self.root, self.scorer, findings)
+
+
+def assessment(gathered: Gathered, root: Path, scorer: Scorer, *, workers: int) -> Assessed:
+    """Stage 4: every finding assessed now, unless ``workers`` will decide (and assess)."""
+    return Assessed(
+        gathered.scan, root, scorer, {} if workers else assess(gathered.scan, root, scorer), workers
+    )
+
+
+def assess(
+    result: ScanResult, root: Path, scorer: Scorer, findings: Sequence[Finding] | None = None
+) -> dict[str, Assessment]:
+    """The scorer's assessment of every finding whose value is known (of ``findings``
+    only, when given: a worker process assesses the findings it decides)."""
+    contexts, _ = scan_contexts(result, root, findings)
+    return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
+
+
+def is_public_word(value: str) -> bool:
+    """A value that is exactly a placeholder word ("changeme") or a word of thresher's own
+    methodology ("test", a skill name, a vendor's documentation example) is public text.
+
+    Only exact words qualify: a human-chosen password such as "mysupersecretpassword"
+    looks like placeholder vocabulary to the heuristic but is still redacted.
+    """
+    word = value.strip().lower()
+    return word in PLACEHOLDER_WORDS or word in public_vocabulary()

@@ -1,0 +1,189 @@
+"""Stage 5 of a scan: the tribunal decides every finding, and the journal keeps each.
+
+Decisions are appended to ``decisions.jsonl`` in the run directory as they are made,
+so a run that fails half-way keeps what it decided. A run no model can take part in
+decides its findings in worker processes (``thresher.tribunal.parallel``), with the
+journal and the offline record written here, in order; any other run decides them in
+this process, at most ``concurrency`` at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TextIO
+
+from thresher.agents.budget import UsageLimits, UsageMeter
+from thresher.agents.sessions import SessionFactory
+from thresher.agents.workspace import Workspace
+from thresher.findings import Finding, FindingKind
+from thresher.llm.messages import Usage
+from thresher.redaction.redactor import Redactor
+from thresher.scan.assess import Assessed, is_public_word
+from thresher.scan.files import open_offline_record
+from thresher.scan.gather import Gathered
+from thresher.scan.models import close_models
+from thresher.scan.observer import ScanObserver
+from thresher.scan.setup import RunSetup
+from thresher.tribunal.decisions import Decision
+from thresher.tribunal.journal import DecisionJournal
+from thresher.tribunal.offline import OfflineRecordError
+from thresher.tribunal.parallel import Decided, decide_in_workers
+from thresher.tribunal.tribunal import Tribunal, TribunalOptions
+from thresher.validators import ValidatorRegistry
+
+
+@dataclass(frozen=True)
+class Triaged:
+    """What stage 5 hands the report: every decision, in the order of the findings."""
+
+    decisions: list[Decision]
+    usage: Usage  # every request the run sent, also those that failed or stopped it
+    journal: DecisionJournal  # the redacted copy of each decision, and the redactor
+
+
+def decide(
+    setup: RunSetup,
+    gathered: Gathered,
+    assessed: Assessed,
+    journal: TextIO,
+    observer: ScanObserver,
+) -> Triaged:
+    """Stage 5: decide every finding, journaling each and telling ``observer``; the
+    models are closed and ``journal`` (``decisions.jsonl``) too when it returns."""
+    request = setup.request
+    run_meter = UsageMeter(
+        UsageLimits(max_requests=request.max_requests, max_total_tokens=request.max_tokens), "run"
+    )
+    redactor = Redactor(
+        (v for v in gathered.scan.vault.values() if not is_public_word(v)),
+        detector=setup.detector,
+    )
+    tribunal = _tribunal(setup, gathered, assessed, redactor, run_meter)
+    decisions_journal = DecisionJournal(journal, redactor)
+    findings = gathered.findings
+    workers = assessed.workers
+    record = open_offline_record(setup.run_dir / "offline.jsonl") if workers else None
+    try:
+        if record is not None:
+            try:
+
+                def prepare(share: Sequence[Finding]) -> None:
+                    secrets_ = [f for f in share if f.kind is FindingKind.SECRET]
+                    tribunal.assessments.update(assessed.of(secrets_))
+
+                decisions = _decide_in_workers(
+                    tribunal,
+                    (findings, gathered.value_of),
+                    decisions_journal,
+                    record,
+                    workers,
+                    observer,
+                    prepare,
+                )
+            finally:
+                record.close()
+                setup.close_models()
+        else:
+            if workers:  # the record cannot be opened: the serial loop reports it per finding
+                tribunal.assessments.update(assessed.of())
+            decisions = asyncio.run(
+                _decide_here(setup, tribunal, gathered, decisions_journal, observer)
+            )
+    finally:
+        journal.close()
+    return Triaged(decisions, run_meter.usage, decisions_journal)
+
+
+def _tribunal(
+    setup: RunSetup,
+    gathered: Gathered,
+    assessed: Assessed,
+    redactor: Redactor,
+    run_meter: UsageMeter,
+) -> Tribunal:
+    request, deps = setup.request, gathered.dependencies
+    factory = SessionFactory(
+        settings=setup.settings,
+        redactor=redactor,
+        run_meter=run_meter,
+        validators=ValidatorRegistry.default(live=request.verify_live and not request.dry_run),
+        workspace=Workspace(
+            request.root,
+            value_for=gathered.scan.vault.get,
+            redact=redactor.text,
+            history=gathered.history,
+        ),
+        transcripts_dir=setup.run_dir / "transcripts",
+        catalog=deps.catalog if deps is not None else None,
+    )
+    return Tribunal(
+        factory,
+        setup.models,
+        TribunalOptions(
+            escalate=request.escalate,
+            analyses=request.analyses,
+            concurrency=request.concurrency,
+            band=request.band,
+            deadline=setup.deadline,
+        ),
+        assessments=assessed.assessments,
+        scorer=assessed.scorer,
+        offline_record=setup.run_dir / "offline.jsonl",
+    )
+
+
+async def _decide_here(
+    setup: RunSetup,
+    tribunal: Tribunal,
+    gathered: Gathered,
+    journal: DecisionJournal,
+    observer: ScanObserver,
+) -> list[Decision]:
+    """The findings decided in this process; the models closed after the last."""
+
+    def decided(decision: Decision) -> None:
+        journal.write(decision)
+        observer.decided(decision)
+
+    try:
+        return await tribunal.decide_all(gathered.findings, gathered.value_of, decided)
+    finally:
+        await close_models(setup.models)
+
+
+def _decide_in_workers(
+    tribunal: Tribunal,
+    candidates: tuple[Sequence[Finding], Callable[[str], str | None]],
+    journal: DecisionJournal,
+    record: TextIO,
+    workers: int,
+    observer: ScanObserver,
+    prepare: Callable[[Sequence[Finding]], None],
+) -> list[Decision]:
+    """The findings decided by worker processes; journal and record written here, in order."""
+    redactor = journal.redactor
+    known = redactor.known  # what every worker knows when it forks
+
+    def decided(done: Decided) -> None:
+        try:
+            record.writelines(line + "\n" for line in done.records)
+        except OSError as exc:
+            raise OfflineRecordError(
+                f"cannot write {record.name}: {exc.strerror or exc}",
+                hint="check free space and permissions of the run directory",
+            ) from exc
+        journal.write_redacted(done.decision, done.redacted, done.line, done.exact, known=known)
+        observer.decided(done.decision)
+
+    findings, value_of = candidates
+    return decide_in_workers(
+        tribunal,
+        findings,
+        value_of,
+        decided,
+        workers=workers,
+        learn=redactor.add,
+        prepare=prepare,
+    )

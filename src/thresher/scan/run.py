@@ -1,0 +1,72 @@
+"""The scan use case as a pipeline of six stages, each with typed input and output:
+
+====================  ==========================  ====================================
+stage                 function                    hands on
+====================  ==========================  ====================================
+1-3 candidates,       ``gather.gather``           ``Gathered``: the secret scan, the
+dependencies, history                             dependency scan, the history index
+4 assessment          ``assess.assessment``       ``Assessed``: the offline scorer's
+                                                  assessments, or the workers' share
+5 decisions           ``decide.decide``           ``Triaged``: every decision, journaled
+6 report              ``report.report``           ``ScanOutcome``: report, exit code
+====================  ==========================  ====================================
+
+The CLI builds a frozen ``ScanRequest`` and calls ``run_scan`` once; everything it
+needs to print or write comes back in a ``ScanOutcome``, and what it shows while the
+run goes on it learns from one ``ScanObserver``. Before the first stage the run fixes
+its ``RunSetup`` (clock, deadline, redaction rules, models, run directory); a run that
+stops before the tribunal starts closes the models it built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from thresher.config.settings import Settings
+from thresher.scan.assess import assessment
+from thresher.scan.decide import decide
+from thresher.scan.files import open_journal
+from thresher.scan.gather import gather
+from thresher.scan.observer import ScanObserver
+from thresher.scan.outcome import ScanOutcome, ScanRequest
+from thresher.scan.report import report
+from thresher.scan.setup import RunSetup
+from thresher.scoring.model import Scorer, shipped_scorer
+
+
+def run_scan(
+    request: ScanRequest,
+    settings: Settings,
+    *,
+    environ: Mapping[str, str] | None = None,
+    observer: ScanObserver | None = None,
+    scorer: Scorer | None = None,
+    offline_workers: int | None = None,
+) -> ScanOutcome:
+    """Scan, decide every finding, and build the run report (see the module docstring).
+
+    ``observer`` is told of each stage's result as it comes (none: nobody is).
+    ``scorer`` replaces the shipped offline scorer (``thresher eval --folds`` passes one
+    trained without the repositories it scores). A run no model can take part in
+    decides its findings in worker processes (``thresher.tribunal.parallel``);
+    ``offline_workers`` sets how many (0: in this process; None: by size and cores).
+    """
+    observer = observer if observer is not None else ScanObserver()
+    setup = RunSetup.start(request, settings, environ)
+    try:
+        gathered = gather(request, observer)
+        assessed = assessment(
+            gathered,
+            request.root,
+            scorer or shipped_scorer(),
+            workers=setup.workers(len(gathered.findings), offline_workers),
+        )
+        journal = open_journal(
+            setup.run_dir, relative_to=None if request.runs_dir.is_absolute() else Path.cwd()
+        )
+    except BaseException:
+        setup.close_models()  # the triage that would close them never starts
+        raise
+    triaged = decide(setup, gathered, assessed, journal, observer)
+    return report(setup, gathered, triaged)

@@ -1,0 +1,323 @@
+"""The detect-secrets source: detect-secrets' findings, on every core.
+
+It reports the same (file, line, type) set as ``detect-secrets scan --all-files`` on
+the same tree (plus custom rules), one ``Sourced`` report per detection; ``dedupe``
+turns them into findings. It is fast because it never asks detect-secrets to look at a
+line on which no plugin could match (see ``triggers``) and because files are scanned
+in batches by one worker process per core.
+
+Nothing is dropped silently: every listed file that is not scanned is counted by its
+``SkipReason`` in ``ScanStats`` and named in ``Scanned.skipped``.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
+from pathlib import Path
+
+from thresher.findings.detection import Detection, Origin
+from thresher.findings.engine import (
+    FileJob,
+    FileOutcome,
+    Limits,
+    init_worker,
+    scan_batch,
+    scan_in_process,
+)
+from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_scopes
+from thresher.findings.rules.book import Rule, builtin_rules
+from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
+from thresher.git import scope as gitscope
+from thresher.sources.assemble import (
+    BaselineKey,
+    Candidate,
+    candidates_of,
+    ds_hash,
+    load_baseline,
+    sourced,
+)
+from thresher.sources.base import Source, Sourced
+
+log = logging.getLogger(__name__)
+
+# Below this much text, starting worker processes costs more than it saves.
+PARALLEL_MIN_BYTES = 256 * 1024
+_MIN_BATCH_BYTES = 64 * 1024
+_BATCHES_PER_WORKER = 6
+
+
+@dataclass(frozen=True)
+class ScanStats:
+    files_scanned: int
+    files_skipped: int
+    raw_candidates: int  # detections before the baseline and de-duplication
+    seconds: float
+    # why the skipped files were skipped, in ``SkipReason`` order, zeros left out
+    skipped_by_reason: dict[SkipReason, int] = field(default_factory=dict)
+    # scanned, but not UTF-8: decoded as Windows-1252 or Latin-1
+    decoded_with_fallback: int = 0
+    # YAML/config read as plain lines: too large, or blank runs too costly, to parse
+    read_unparsed: int = 0
+
+    def describe(self) -> str:
+        """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)"."""
+        return scan_phrase(
+            self.files_scanned,
+            self.skipped_by_reason,
+            self.decoded_with_fallback,
+            self.read_unparsed,
+        )
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """What a scan learned besides its findings: counts, skips, and the scanned lines."""
+
+    stats: ScanStats
+    # detect-secrets-shaped detections (no values): for baselines and comparisons
+    candidates: tuple[Candidate, ...] = ()
+    # (path, line) -> the text of every line holding a detection, as scanned. Holds
+    # values, like the vault: in memory only, never printed or serialised.
+    line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    skipped: tuple[Skipped, ...] = ()  # every file passed over, by path
+
+
+class DetectSecretsScan(Source):
+    """The tree, or what a diff adds, scanned by detect-secrets' plugins and custom rules.
+
+    ``collect`` raises ``ScanError`` for anything the caller must fix before a scan can
+    run; a file that cannot be read or parsed is counted as skipped instead. After it,
+    ``scanned`` holds the scan's counts and skips.
+    """
+
+    def __init__(self, options: ScanOptions) -> None:
+        self.options = options
+        self._scanned: Scanned | None = None
+
+    @property
+    def name(self) -> str:
+        return "detect-secrets"
+
+    @property
+    def scanned(self) -> Scanned:
+        if self._scanned is None:
+            raise RuntimeError("DetectSecretsScan.scanned is known once collect() has run")
+        return self._scanned
+
+    def collect(self) -> Iterator[Sourced]:
+        started = time.perf_counter()
+        options = self.options
+        root = options.checked_root()
+        scopes = options.scopes(root)
+        workers = options.worker_count()
+        rules = _checked_rules(options.custom_rules)
+        baseline = load_baseline(options.baseline) if options.baseline is not None else frozenset()
+        plan = _plan(root, options, scopes)
+        if options.baseline is not None:
+            plan = _without_file(plan, root, options.baseline)
+        specs = tuple(rule.as_rule() for rule in options.custom_rules)
+        limits = Limits(
+            options.max_file_bytes,
+            options.chunk_bytes,
+            options.honour_pragmas,
+            builtin_rules=options.builtin_rules,
+        )
+        outcomes = _run(plan.jobs, specs, limits, workers)
+
+        detections: list[Detection] = [d for outcome in outcomes for d in outcome.detections]
+        kept = _without_baseline(detections, baseline)
+        skipped = plan.skipped + [
+            Skipped(o.path, o.skipped, o.detail) for o in outcomes if o.skipped is not None
+        ]
+        skipped.sort(key=lambda item: item.path)
+        for item in skipped:
+            log.debug("%s", item.describe())
+        for outcome in outcomes:
+            if outcome.unparsed:
+                log.debug("read %s as plain lines: too large or costly to parse", outcome.path)
+        stats = ScanStats(
+            files_scanned=sum(1 for outcome in outcomes if outcome.scanned),
+            files_skipped=len(skipped),
+            raw_candidates=len(detections),
+            seconds=time.perf_counter() - started,
+            skipped_by_reason=count_by_reason(skipped),
+            decoded_with_fallback=sum(1 for o in outcomes if o.scanned and o.fallback),
+            read_unparsed=sum(1 for o in outcomes if o.scanned and o.unparsed),
+        )
+        line_text = {(o.path, n): text for o in outcomes for n, text in o.lines.items()}
+        self._scanned = Scanned(stats, candidates_of(kept), line_text, tuple(skipped))
+        yield from sourced(kept, rules, plan.commit)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    jobs: list[FileJob]
+    skipped: list[Skipped]
+    commit: str | None
+
+
+def _checked_rules(rules: Sequence[CustomRule]) -> dict[str, CustomRule]:
+    by_id: dict[str, CustomRule] = {}
+    builtin = {rule.id for rule in builtin_rules()}
+    for rule in rules:
+        rule.compiled()
+        rule.as_rule().compiled()
+        if rule.id in builtin:
+            raise ScanError(
+                f"custom rule {rule.id!r} has the id of a built-in rule",
+                hint="give it another id; `thresher rules list` shows the built-in ones",
+            )
+        if rule.id in by_id:
+            raise ScanError(f"custom rule {rule.id!r} is defined twice")
+        by_id[rule.id] = rule
+    return by_id
+
+
+def _without_baseline(
+    detections: list[Detection], baseline: frozenset[BaselineKey]
+) -> list[Detection]:
+    """Without what the baseline accepts. Its entries name detect-secrets' types; a value
+    it accepts is accepted whoever reports it, so a built-in rule's report of that value
+    in that file (or of a value the baseline hashes under any type there) goes too."""
+    if not baseline:
+        return detections
+    accepted = {
+        (d.path, d.value) for d in detections if (d.path, ds_hash(d.ds_value), d.type) in baseline
+    }
+    hashes = {(path, hashed) for path, hashed, _type in baseline}
+    return [
+        d
+        for d in detections
+        if (d.path, ds_hash(d.ds_value), d.type) not in baseline
+        and not (
+            d.origin is Origin.RULES
+            and ((d.path, d.value) in accepted or (d.path, ds_hash(d.value)) in hashes)
+        )
+    ]
+
+
+def _without_file(plan: _Plan, root: Path, baseline: Path) -> _Plan:
+    """The baseline lists hashes that look like secrets; it is not scanned."""
+    try:
+        relative = baseline.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return plan
+    jobs = [job for job in plan.jobs if job.path != relative]
+    passed = [Skipped(relative, SkipReason.BASELINE)] if len(jobs) < len(plan.jobs) else []
+    return _Plan(jobs, plan.skipped + passed, plan.commit)
+
+
+def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
+    if options.diff is not None or options.staged:
+        if options.diff is not None:
+            scope = gitscope.diff_range(root, options.diff)
+        else:
+            scope = gitscope.diff_staged(root)
+        return _plan_diff(root, scope, scopes, options.max_file_bytes)
+    listed, skipped = gitscope.list_files(root)
+    listed = [item for item in listed if in_scopes(item.path, scopes)]
+    listed += _named_but_unlisted(root, scopes, {item.path for item in listed})
+    skipped = [item for item in skipped if in_scopes(item.path.rstrip("/"), scopes)]
+    jobs: list[FileJob] = []
+    for item in listed:
+        if gitscope.is_own_output(item.path):
+            skipped.append(Skipped(item.path, SkipReason.OWN_OUTPUT))
+        elif item.size > options.max_file_bytes:
+            detail = f"{item.size:,} bytes, over {options.max_file_bytes:,}"
+            skipped.append(Skipped(item.path, SkipReason.TOO_LARGE, detail))
+        else:
+            jobs.append(FileJob(item.path, disk=item.disk, size=item.size))
+    return _Plan(jobs, skipped, None)
+
+
+def _named_but_unlisted(
+    root: Path, scopes: tuple[str, ...], seen: set[str]
+) -> list[gitscope.Listed]:
+    """A file named explicitly is scanned even when .gitignore would hide it."""
+    extra: list[gitscope.Listed] = []
+    for scope in scopes:
+        path = root / scope
+        if scope and scope not in seen and path.is_file() and not path.is_symlink():
+            extra.append(gitscope.Listed(scope, str(path), path.stat().st_size))
+    return extra
+
+
+def _plan_diff(
+    root: Path, scope: gitscope.DiffScope, scopes: tuple[str, ...], max_bytes: int
+) -> _Plan:
+    in_scope = sorted(path for path in scope.added if in_scopes(path, scopes))
+    skipped: list[Skipped] = []
+    paths: list[str] = []
+    for path in in_scope:
+        if gitscope.is_own_output(path):  # committed by mistake
+            skipped.append(Skipped(path, SkipReason.OWN_OUTPUT))
+        elif path not in scope.blobs:
+            skipped.append(Skipped(path, SkipReason.NOT_A_FILE, "symlink or submodule"))
+        else:
+            paths.append(path)
+    contents, oversized = gitscope.read_blobs(root, [scope.blobs[p] for p in paths], max_bytes)
+    jobs: list[FileJob] = []
+    for path in paths:
+        blob = contents.get(scope.blobs[path])
+        if blob is not None:
+            jobs.append(FileJob(path, content=blob, added=scope.added[path], size=len(blob)))
+        elif scope.blobs[path] in oversized:
+            skipped.append(Skipped(path, SkipReason.TOO_LARGE, f"over {max_bytes:,} bytes"))
+        else:
+            skipped.append(Skipped(path, SkipReason.UNREADABLE, "git has no such blob"))
+    return _Plan(jobs, skipped, scope.commit)
+
+
+def _run(
+    jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits, workers: int
+) -> list[FileOutcome]:
+    total = sum(job.size for job in jobs)
+    if workers == 1 or len(jobs) < 2 or total < PARALLEL_MIN_BYTES:
+        return scan_in_process(jobs, rules, limits)
+    batches = _batches(jobs, total, workers)
+    try:
+        with ProcessPoolExecutor(
+            max_workers=min(workers, len(batches)),
+            mp_context=_context(),
+            initializer=init_worker,
+            initargs=(rules, limits),
+        ) as pool:
+            futures = [pool.submit(scan_batch, batch) for batch in batches]
+            return [outcome for future in futures for outcome in future.result()]
+    except (BrokenProcessPool, OSError) as exc:
+        log.warning("worker processes failed (%s); scanning in this process", exc)
+        return scan_in_process(jobs, rules, limits)
+
+
+def _batches(jobs: list[FileJob], total: int, workers: int) -> list[list[FileJob]]:
+    """Largest files first, in batches of about equal bytes, several per
+    worker, so no core idles while another finishes one big batch."""
+    target = max(_MIN_BATCH_BYTES, total // (workers * _BATCHES_PER_WORKER))
+    batches: list[list[FileJob]] = []
+    current: list[FileJob] = []
+    size = 0
+    for job in sorted(jobs, key=lambda j: j.size, reverse=True):
+        current.append(job)
+        size += job.size
+        if size >= target:
+            batches.append(current)
+            current, size = [], 0
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _context() -> BaseContext:
+    """fork is the cheapest start, but only safe while no other thread runs."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")

@@ -1,0 +1,71 @@
+"""The candidate scan: the detect-secrets source, de-duplicated into findings.
+
+``scan`` is what ``thresher scan`` and the training corpus run: ``DetectSecretsScan``
+through ``dedupe``, with the scan's counts and skips beside the findings. The scanner
+itself lives in ``sources.detect_secrets``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from thresher.findings.model import Finding
+from thresher.findings.options import CustomRule, ScanError, ScanOptions
+from thresher.findings.skips import Skipped, SkipReason
+from thresher.findings.vault import SecretVault
+from thresher.sources.assemble import Candidate
+from thresher.sources.dedupe import dedupe
+from thresher.sources.detect_secrets import DetectSecretsScan, ScanStats
+
+__all__ = [
+    "Candidate",
+    "CustomRule",
+    "ScanError",
+    "ScanOptions",
+    "ScanResult",
+    "ScanStats",
+    "SkipReason",
+    "Skipped",
+    "scan",
+]
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    findings: tuple[Finding, ...]
+    vault: SecretVault
+    stats: ScanStats
+    # detect-secrets-shaped detections (no values): for baselines and comparisons
+    candidates: tuple[Candidate, ...] = ()
+    # (path, line) -> the text of every line holding a detection, as scanned. Holds
+    # values, like the vault: in memory only, never printed or serialised.
+    line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
+    skipped: tuple[Skipped, ...] = ()  # every file passed over, by path
+
+    def describe(self, *, verbose: bool = False) -> str:
+        """The stderr line after a scan; with ``verbose`` one more line per skipped file."""
+        lines = [f"{self.stats.describe()}: {len(self.findings)} distinct candidate(s)"]
+        if verbose:
+            lines += [f"  {item.describe()}" for item in self.skipped]
+        return "\n".join(lines)
+
+
+def scan(options: ScanOptions) -> ScanResult:
+    """Scan the tree, or what a diff adds, and return de-duplicated findings.
+
+    Raises ``ScanError`` for anything the caller must fix before a scan can
+    run; a file that cannot be read or parsed is counted as skipped instead.
+    """
+    started = time.perf_counter()
+    source = DetectSecretsScan(options)
+    deduped = dedupe(source.collect())
+    scanned = source.scanned
+    return ScanResult(
+        deduped.findings,
+        deduped.vault,
+        replace(scanned.stats, seconds=time.perf_counter() - started),
+        scanned.candidates,
+        scanned.line_text,
+        scanned.skipped,
+    )

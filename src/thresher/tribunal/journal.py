@@ -1,0 +1,143 @@
+"""The decision journal: each decision redacted once, for ``decisions.jsonl`` and the report.
+
+A run writes every decision to ``decisions.jsonl`` as it is made, redacted, and the
+report at the end holds every decision again, redacted with what the redactor knows
+by then. Redacting each decision twice was a quarter of an offline run's time, so the
+journal keeps the copy it redacted and the report reuses it. The redactor keeps
+learning values while the run goes on (every secret-shaped value it detects), so a
+copy redacted before a value was learned may still hold that value: the journal
+remembers how many values the redactor knew when it redacted each copy, and before
+the report is built it looks for the values learned since, raw and as JSON escapes
+them, in the copy's serialised line. A copy that holds one is redacted again. Every
+value the final redactor knows is absent from the report, as when every decision was
+redacted at the end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import ahocorasick  # type: ignore[import-not-found]
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError, to_json
+
+from thresher.redaction.redactor import Redactor
+from thresher.tribunal.decisions import Decision
+
+
+def redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:
+    """Redact the model, then serialise (see ``dumped``).
+
+    Not the serialised text: JSON escapes a value holding a quote or a backslash, so
+    redacting it would miss the value. Not the dumped dict either: it no longer says
+    which strings are structure, and a value equal to a rule name ("Secret Keyword")
+    or a path would rename the finding. ``Redactor.model`` keeps the fields the
+    models mark ``Structural`` and redacts the free text.
+    """
+    return dumped(redactor.model(model), indent=indent)[0]
+
+
+def dumped(model: BaseModel, *, indent: int | None = None) -> tuple[str, bool]:
+    """The model as JSON text, and whether pydantic's own serialiser wrote it.
+
+    pydantic's serialiser is several times faster than ``json.dumps`` of a dumped dict,
+    but refuses text it cannot encode as UTF-8 (a lone surrogate a YAML escape made);
+    ``json.dumps`` writes that as it did before.
+    """
+    try:
+        return model.model_dump_json(indent=indent), True
+    except PydanticSerializationError:
+        data = model.model_dump(mode="json")
+        return json.dumps(data, ensure_ascii=False, indent=indent), False
+
+
+@dataclass(frozen=True)
+class _Kept:
+    decision: Decision  # as decided: the report checks it is the same object
+    redacted: Decision
+    line: str  # the journal line: ``redacted`` serialised
+    exact: bool  # ``line`` is pydantic's JSON, whose escapes ``_escaped`` reproduces
+    known: int  # how many values the redactor knew before it redacted this copy
+
+
+class DecisionJournal:
+    """``decisions.jsonl``, and the redacted copy of each decision for the report."""
+
+    def __init__(self, handle: TextIO, redactor: Redactor) -> None:
+        self.handle = handle
+        self.redactor = redactor
+        self._kept: dict[str, _Kept] = {}
+
+    def write(self, decision: Decision) -> None:
+        known = self.redactor.known  # read first: values learned while redacting count
+        redacted = self.redactor.model(decision)
+        self.write_redacted(decision, redacted, *dumped(redacted), known=known)
+
+    def write_redacted(
+        self, decision: Decision, redacted: Decision, line: str, exact: bool, *, known: int
+    ) -> None:
+        """A decision someone else redacted (a worker process of the parallel offline run):
+        ``line`` is ``redacted`` serialised (``exact``: by ``dumped`` with pydantic), and
+        ``known`` at most the values the redactor had when it redacted it."""
+        self.handle.write(line + "\n")
+        self.handle.flush()
+        self._kept[decision.finding.id] = _Kept(decision, redacted, line, exact, known)
+
+    def close(self) -> None:
+        self.handle.close()
+
+    def redacted(self, decisions: Sequence[Decision]) -> tuple[Decision, ...]:
+        """Every decision redacted with all the redactor knows now (see the module docstring)."""
+        kept = [self._kept.get(d.finding.id) for d in decisions]
+        oldest = min((k.known for k in kept if k is not None), default=self.redactor.known)
+        since = _Since((v for v, _ in self.redactor.learned_since(oldest)), oldest)
+        out: list[Decision] = []
+        for decision, copy in zip(decisions, kept, strict=True):
+            if copy is None or copy.decision is not decision:
+                out.append(self.redactor.model(decision))  # never journaled: redact it now
+            elif not copy.exact or since.found_in(copy.line, copy.known):
+                out.append(self.redactor.model(copy.redacted))
+            else:
+                out.append(copy.redacted)
+        return tuple(out)
+
+
+class _Since:
+    """The values learned after some point, found in a journal line in one pass."""
+
+    def __init__(self, values: Iterable[str], first: int) -> None:
+        self._automaton: Any = None
+        self._all = False  # a value pydantic cannot escape: every copy is checked again
+        automaton = ahocorasick.Automaton()
+        for index, value in enumerate(values, start=first):
+            escaped = _escaped(value)
+            if escaped is None:
+                self._all = True
+                continue
+            for form in {value, escaped}:
+                _, latest = automaton.get(form, (form, index))
+                automaton.add_word(form, (form, max(latest, index)))
+        if len(automaton):
+            automaton.make_automaton()
+            self._automaton = automaton
+
+    def found_in(self, line: str, known: int) -> bool:
+        """Whether ``line`` holds a value the redactor learned after it knew ``known``."""
+        if self._all:
+            return True
+        if self._automaton is None:
+            return False
+        return any(index >= known for _, (_, index) in self._automaton.iter(line))
+
+
+def _escaped(value: str) -> str | None:
+    """``value`` as pydantic writes it inside a JSON string (each character escaped on
+    its own, so a value inside a longer string is escaped the same way); None when
+    pydantic cannot write it."""
+    try:
+        return to_json(value).decode("utf-8")[1:-1]
+    except PydanticSerializationError:
+        return None
