@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from thresher.scoring.features import CandidateContext, features
 from thresher.scoring.shape import (
     clean_value,
+    der_public,
     file_features,
     line_features,
     type_features,
@@ -78,6 +80,9 @@ def test_random_characters_are_not_word_shaped() -> None:
         ("resources/lang/de/auth.php", "file_locale"),
         ("app/src/main/res/values-fr/strings.xliff", "file_locale"),
         ("i18n/messages_de.properties", "file_locale"),
+        ("frontend/src/assets/i18n/zh_TW.json", "file_locale"),
+        ("app/system/languages/nl_NL/messages.php", "file_locale"),
+        ("config/pt_BR.yml", "file_locale"),
     ],
 )
 def test_file_kinds_nobody_deploys(path: str, feature: str) -> None:
@@ -86,6 +91,81 @@ def test_file_kinds_nobody_deploys(path: str, feature: str) -> None:
 
 def test_an_ordinary_config_is_neither_vendored_nor_locale() -> None:
     assert file_features("deploy/docker-compose.yml") == {}
+
+
+@pytest.mark.parametrize("path", ["group_vars/all.yml", "config/uaa.yml", "WEB-INF/cas.properties"])
+def test_a_short_file_name_is_a_locale_only_when_it_is_a_language_code(path: str) -> None:
+    """Any two or three letters used to count: Ansible's ``all.yml`` held real passwords."""
+    assert "file_locale" not in file_features(path)
+
+
+@pytest.mark.parametrize(
+    "value", ["API password", "The password for API user ID", "S3 Secret", "Account password"]
+)
+def test_words_that_describe_a_credential(value: str) -> None:
+    assert word_features(value)["value_describes_credential"] == 1.0
+
+
+@pytest.mark.parametrize("value", ["kitten lesser pooch", "correct-horse-battery", "Passw0rd!"])
+def test_a_passphrase_does_not_describe_a_credential(value: str) -> None:
+    assert "value_describes_credential" not in word_features(value)
+
+
+@pytest.mark.parametrize("value", ["somePASSWORD", "mysecret", "test_token", "password123"])
+def test_a_value_that_only_names_a_credential(value: str) -> None:
+    assert word_features(value)["value_names_credential"] == 1.0
+
+
+def test_a_made_up_password_names_nothing() -> None:
+    assert "value_names_credential" not in word_features("fretcharge7")
+
+
+def _features(line: str, value: str, path: str = "app/config.py") -> dict[str, float]:
+    return features(CandidateContext(value=value, rule_id="generic-token", path=path, line=line))
+
+
+def test_a_key_written_as_one_word_still_says_what_it_holds() -> None:
+    f = _features('"Apitoken": "a8Fq2LmZ0vXw9KpB3nRt",', '"a8Fq2LmZ0vXw9KpB3nRt"')
+    assert f["key_token"] == 1.0 and f["credential_words_near"] == 1.0
+    assert _features("mysqlrootpwd=Zq81xLm3", "Zq81xLm3")["key_pwd"] == 1.0
+    assert "key_key" not in _features("monkey = Zq81xLm3Tr", "Zq81xLm3Tr")
+
+
+def test_a_json_object_is_no_bracketed_placeholder() -> None:
+    value = '{\\"inks\\":\\"dumb\\",\\"cic\\":\\"169d7296a48686e75fea4444ab364049\\"}'
+    assert "value_explicit_placeholder" not in _features(f'"Apitoken": "{value}",', value)
+    assert _features('password: "{password}"', "{password}")["value_explicit_placeholder"] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("password_hash_method: SHA512-CRYPT", "SHA512-CRYPT"),
+        ('public const string OAuthClientId = "0120e057bd645470c1ed";', "0120e057bd645470c1ed"),
+    ],
+)
+def test_a_key_that_names_a_setting_or_an_identifier(line: str, value: str) -> None:
+    assert _features(line, value)["key_names_setting"] == 1.0
+
+
+def test_a_credential_key_names_no_setting() -> None:
+    assert "key_names_setting" not in _features("db_password = Zq81xLm3", "Zq81xLm3")
+
+
+def test_a_path_is_path_like_even_when_it_is_base64_shaped() -> None:
+    value = "/var/folders/_6/xbsnn7tx6g9dblyx149nrvbw0000gn/T/plug/"
+    assert _features(f'path: "{value}"', value)["value_path_like"] == 1.0
+
+
+def test_public_der_is_told_from_a_private_key() -> None:
+    # SubjectPublicKeyInfo of RSA keys (2048, 512 and 1024 bits): public material.
+    assert der_public("MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA")
+    assert der_public("MFwwDQYJKoZIhvcNAQEBBQADSwAwSAJBAKHGwq7q2Rmw")
+    assert der_public("MIGfMA0GCSqGSIb3DQEBAQUAA4GNADCBiQKBgQDvsJrd")
+    # PKCS#8 and PKCS#1 private keys open with the INTEGER version.
+    assert not der_public("MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEA")
+    assert not der_public("MIIEpAIBAAKCAQEAxK9qZt2WvB8mLr4NxK9qZt2W")
+    assert not der_public("not base64 at all, not even close")
 
 
 def test_a_checksum_manifest_key_is_a_file_name() -> None:

@@ -31,6 +31,7 @@ from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_
 from thresher.scoring.references import Referenced
 from thresher.scoring.shape import (
     clean_value,
+    der_public,
     file_features,
     line_features,
     type_features,
@@ -54,6 +55,7 @@ from thresher.scoring.vocabulary import (
     KEY_TOKENS,
     LINE_WORDS,
     PROVIDER_PREFIX,
+    SETTING_WORDS,
     SPLIT,
     SUFFIXES,
     UI_KEYS,
@@ -226,6 +228,8 @@ def value_features(value: str, key: str | None) -> Features:
         f["value_provider_prefix"] = 1.0
     if v.startswith(("MII", "MFk", "MCow", "MFw")):
         f["value_der_base64"] = 1.0
+    if der_public(v):
+        f["value_public_der"] = 1.0
     if v.count(".") == 2 and v.startswith("eyJ"):
         f["value_jwt_shape"] = 1.0
     if "PRIVATE KEY" in v or "BEGIN" in v:
@@ -266,6 +270,11 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
             f["key_ui"] = 1.0
         if any(t in HASH_KEYS for t in tokens):
             f["key_hash"] = 1.0
+        words_of_key = [t for t in SPLIT.split(CAMEL.sub(" ", key).lower()) if t]
+        if len(words_of_key) > 1 and words_of_key[-1] in SETTING_WORDS:
+            # ``password_method``, ``passwdqc_options``, ``OAuthClientId``: the key names
+            # a setting or an identifier about a credential, not the credential itself.
+            f["key_names_setting"] = 1.0
     stripped_before = before.rstrip()
     quote_before = stripped_before[-1:] in ("'", '"', "`")
     if quote_before:

@@ -15,6 +15,8 @@ length by the caller, so hostile text costs no more than a short value.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import itertools
 import re
 from pathlib import PurePosixPath
@@ -268,3 +270,25 @@ def line_features(line: str, key: str | None) -> Features:
         if "." in key.strip("."):
             f["key_dotted"] = 1.0
     return f
+
+
+def der_public(value: str) -> bool:
+    """Is a base64 DER value public material: a SubjectPublicKeyInfo (``MIIBIjANBg…``,
+    ``MFwwDQYJ…``) or an X.509 certificate, not a private key?
+
+    After the outer SEQUENCE's header, a public key or a certificate opens another
+    SEQUENCE (the algorithm, or the to-be-signed certificate); PKCS#1 and PKCS#8
+    private keys open with the INTEGER version. Only the first 24 characters are
+    decoded, so the cost is fixed whatever the value's length."""
+    head = value[:24]
+    if len(head) < 24 or not head.startswith("M"):
+        return False
+    try:
+        data = base64.b64decode(head, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    if len(data) < 4 or data[0] != 0x30:
+        return False
+    length = data[1]
+    offset = 2 + (length & 0x7F if length & 0x80 else 0)
+    return offset < len(data) and data[offset] == 0x30

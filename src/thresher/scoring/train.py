@@ -114,6 +114,8 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "file_locale": _N,
     "value_describes_credential": _N,
     "value_names_credential": _N,
+    "key_names_setting": _N,
+    "value_public_der": (-3.0, 0.0, 3.0),
     "file_generated": _N,
     "template_default": (-3.0, 0.0, 3.0),
     "value_version_like": (-3.0, 0.0, 3.0),

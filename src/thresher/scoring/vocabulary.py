@@ -53,6 +53,17 @@ HASH_KEYS = words(
     revision sum ref nonce salt iv
     """
 )
+# The last word of a key that names a setting or an identifier, not a secret value
+# (``password_method``, ``token_type``, ``client_id``, ``secret_name``).
+SETTING_WORDS = words(
+    """
+    id ids uuid guid identifier name names alias method methods type types format mode
+    options option policy policies length size count algorithm alg scheme field fields
+    param params parameter attribute attr column header action enabled required url uri
+    endpoint path file filename dir location provider expiry expires ttl timeout prefix
+    suffix version
+    """
+)
 PROVIDER_PREFIX = re.compile(
     r"^(gh[pousr]_|github_pat_|AKIA|ASIA|xox[abposr]-|sk_live_|sk_test_|rk_live_|rk_test_|SG\.|"
     r"AIza|npm_|pypi-|glpat-|sk-|hf_|dop_v1_|shpat_|shpss_|EAA|ya29\.|AC[0-9a-f]{32}|SK[0-9a-f]{32})"
