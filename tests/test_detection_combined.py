@@ -53,6 +53,7 @@ def _every_rule(detector: Detector) -> Detector:
     return slow
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("custom", [(), (("acme-key", r"acme_[a-z0-9]{16}"),)])
 def test_combined_rules_find_what_each_rule_finds(custom: tuple[tuple[str, str], ...]) -> None:
     """Generated code and configuration, short and long, of every plugin's shape and the

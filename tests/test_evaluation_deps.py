@@ -183,6 +183,7 @@ def test_a_broken_lockfile_in_the_corpus_is_an_error_naming_it(cli: Cli, tmp_pat
     assert result.exit_code == 2 and "poetry.lock" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_real_export_zip_is_used_as_is(tmp_path: Path) -> None:
     built = osv_export(TINY / "osv", tmp_path / "built")
     corpus = copy_tiny(tmp_path)
@@ -233,6 +234,7 @@ def benchmark(tmp_path_factory: pytest.TempPathFactory) -> DepsEvalResult:
     return run(BENCHMARK, tmp_path_factory.mktemp("bench"))
 
 
+@pytest.mark.slow
 def test_benchmark_corpus_labels_are_exactly_what_the_pipeline_reports(
     benchmark: DepsEvalResult,
 ) -> None:

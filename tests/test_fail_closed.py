@@ -30,6 +30,7 @@ def operator_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) 
         monkeypatch.setenv(name, "loopback-test-key")
 
 
+@pytest.mark.slow
 def test_a_dead_challenger_and_judge_cannot_clear_real_secrets(
     cli: Cli,
     tmp_path: Path,
@@ -101,6 +102,7 @@ max_attempts = 1
     assert "OverloadedError" in (out / "r.md").read_text()
 
 
+@pytest.mark.slow
 def test_the_run_deadline_bounds_a_silent_provider(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, openai_server: OpenAIFake
 ) -> None:

@@ -257,6 +257,7 @@ ROOT = Path(__file__).resolve().parent.parent
         ("pr.py", ["--commits", "12", "--files", "5", "--repeat", "1"], ["ratio", "median"]),
     ],
 )
+@pytest.mark.slow
 def test_the_history_benchmarks_run_and_print_their_figures(
     script: str, args: list[str], figures: list[str]
 ) -> None:

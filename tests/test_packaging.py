@@ -14,6 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
+pytestmark = pytest.mark.slow
+
+
 def plant_decoys(directory: Path) -> None:
     """A hostile checkout: look-alike assets in the working directory."""
     (directory / "skills/analysis/evil-skill").mkdir(parents=True)

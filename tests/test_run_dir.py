@@ -86,6 +86,7 @@ def decided(report: Path) -> list[tuple[str, int, str, str]]:
     )  # fmt: skip
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("in_git", [True, False], ids=["git", "plain-directory"])
 def test_three_scans_in_a_row_find_the_same_candidates(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_git: bool

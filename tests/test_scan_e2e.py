@@ -23,6 +23,9 @@ SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 Cli = Callable[..., Result]
 
 
+pytestmark = pytest.mark.slow
+
+
 def make_demo(tmp_path: Path) -> tuple[Path, list[str]]:
     demo = tmp_path / "demo"
     subprocess.run(

@@ -202,6 +202,7 @@ def test_what_counts_as_a_pull_request_job(
     assert is_pull_request(environ, diff=diff) is expected
 
 
+@pytest.mark.slow
 def test_a_pull_request_cannot_baseline_its_own_secret(
     cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

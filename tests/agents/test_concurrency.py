@@ -231,6 +231,7 @@ def test_findings_are_decided_side_by_side(tmp_path: Path) -> None:
     assert workspace.met == {"f-1": True, "f-2": True}
 
 
+@pytest.mark.slow
 def test_the_tribunal_benchmark_runs_and_prints_its_figures() -> None:
     """A smoke run at tiny sizes: the figures are printed, not judged (timing is the
     benchmark's business, not the suite's)."""

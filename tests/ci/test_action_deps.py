@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import jsonschema
+import pytest
 from tests.ci.conftest import PullRequestRepo, Tokens
 from tests.ci.test_action_emulation import SCHEMA_PATH, decisions, pr_job
 from tests.cli.deps_project import LODASH_ID, VEX_SCHEMA, lodash_line, osv_world, package_lock
@@ -13,6 +14,9 @@ from tests.fakes.github import GitHubFake
 from tests.fakes.osv import OsvFake
 
 USES_LODASH = "const _ = require('lodash');\nmodule.exports = (t) => _.template(t)();\n"
+
+
+pytestmark = pytest.mark.slow
 
 
 def test_deps_input_triages_the_dependencies_the_pull_request_adds(

@@ -29,6 +29,9 @@ SCHEMA_PATH = REPO_ROOT / "../shared/schemas/sarif-schema-2.1.0.json"
 ARTIFACTS = os.environ.get("THRESHER_CI_ARTIFACTS")  # set it to keep summary + comment
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture(scope="module")
 def sarif_validator() -> jsonschema.protocols.Validator:
     if not SCHEMA_PATH.is_file():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from tests.reports.builders import Sample, decision_for, finding_for, run_report
 from tests.tokens import github_token
 
@@ -50,6 +51,7 @@ def test_scrub_removes_every_raw_value_longest_first() -> None:
     assert scrub("nothing", ["ABCDEF123456"]) == "nothing"
 
 
+@pytest.mark.slow
 def test_finding_reports_that_do_not_fit_one_mebibyte_are_left_out_with_a_note() -> None:
     from thresher.ci.commands import MAX_SUMMARY_BYTES
 

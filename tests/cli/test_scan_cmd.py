@@ -217,6 +217,7 @@ def test_an_output_path_that_cannot_be_written_fails_before_the_scan(
     assert not (tmp_path / ".thresher").exists()
 
 
+@pytest.mark.slow
 def test_a_large_run_prints_what_needs_action_first_and_names_the_reports(
     cli: Cli, tmp_path: Path
 ) -> None:

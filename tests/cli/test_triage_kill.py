@@ -34,6 +34,9 @@ from tests.triage.orgworld import (
 PER_REPO = 10
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture
 def world() -> GitHubWorld:
     world = GitHubWorld()

@@ -50,6 +50,9 @@ ERROR = 3
 Resolutions = dict[str, tuple[str, str | None]]
 
 
+pytestmark = pytest.mark.slow
+
+
 def _org(world: GitHubWorld, repos: int) -> OrgPlan:
     world.add_token(TOKEN)
     return populate(world, repos=repos, per_repo=PER_REPO)

@@ -22,6 +22,8 @@ from thresher.findings.plugins_re2 import stand_ins
 
 from .test_equivalence import SAMPLES
 
+pytestmark = pytest.mark.slow
+
 
 def _lines() -> list[str]:
     rng = random.Random(7)

@@ -6,6 +6,7 @@ import itertools
 import random
 from pathlib import Path
 
+import pytest
 from detect_secrets.filters import allowlist, heuristic
 from detect_secrets.util.code_snippet import CodeSnippet
 
@@ -31,6 +32,7 @@ def lines() -> list[str]:
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_reference_filter_answers_as_detect_secrets_does() -> None:
     for line in lines():
         assert filters_fast.is_indirect_reference(line) == heuristic.is_indirect_reference(line), (

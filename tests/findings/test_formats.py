@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from thresher.findings.formats import _BLANK_RUN, PARSE_BUDGET, parsable
 
 _BLANKS = [" ", "\t", "\x0b", "\x0c", "\r", "\x1c", "\x85", "\xa0", "\u2028", "\u3000"]
 _OTHER = ["x", "\n", "é", "\ud800", "\u0663", "#", "\n\n"]
+
+
+pytestmark = pytest.mark.slow
 
 
 def _reference(text: str) -> bool:

@@ -12,6 +12,7 @@ import random
 import re
 from typing import Any
 
+import pytest
 from detect_secrets.core.potential_secret import PotentialSecret
 from detect_secrets.plugins.keyword import KeywordDetector
 from detect_secrets.settings import get_plugins
@@ -48,6 +49,7 @@ def _spice(line: str, rng: random.Random) -> str:
     return "".join(chars)
 
 
+@pytest.mark.slow
 def test_every_stand_in_reports_what_its_plugin_reports() -> None:
     rng = random.Random(2024)
     compared = matched = 0
@@ -103,6 +105,7 @@ def _pragma_line(rng: random.Random) -> str:
     return "".join(chars)
 
 
+@pytest.mark.slow
 def test_the_pragma_filter_on_re2_agrees_with_detect_secrets() -> None:
     from detect_secrets.filters.allowlist import is_line_allowlisted
 

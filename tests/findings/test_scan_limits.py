@@ -91,6 +91,7 @@ def test_an_unreadable_file_is_counted_never_dropped(tmp_path: Path) -> None:
     assert all(o.detail for o in outcomes[:2])  # the OS's reason, for -v
 
 
+@pytest.mark.slow
 def test_a_50_mb_file_with_a_secret_near_its_end_is_found(tmp_path: Path) -> None:
     token = github_token(seed=44)
     block = b"const total = compute(alpha, beta) + 42; // an ordinary line of code\n" * 8192

@@ -190,6 +190,7 @@ def _regexes(plugin: object) -> list[re.Pattern[str]]:
 _FILENAMES = ["a.py", "a.go", "a.yaml", "a.cpp", "a.m", "a.txt", "a.ini", "a.java"]
 
 
+@pytest.mark.slow
 def test_generated_matches_of_every_plugin_regex_are_kept() -> None:
     rng = random.Random(1234)
     checked = 0
@@ -232,6 +233,7 @@ def _every_regex(prefilter: Prefilter, lines: list[str]) -> list[tuple[int, list
 _CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "dev" / "files"
 
 
+@pytest.mark.slow
 def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
     """Only the plugins whose triggers hit a line are checked there, and the triggers
     with an RE2 form hit the same lines as their Python form: the answer is the

@@ -189,6 +189,7 @@ def test_fingerprint_is_stable_and_line_free() -> None:
     assert _hash(render_sarif(run_report([decision_for(renamed)]))) != _hash(first)
 
 
+@pytest.mark.slow
 def test_results_are_capped_keeping_the_riskiest() -> None:
     real = decision_for(finding_for(github_token(seed=1)))
     unsure = decision_for(
@@ -217,6 +218,7 @@ def test_results_are_capped_keeping_the_riskiest() -> None:
     assert run["properties"]["falsePositivesOmitted"] == 1
 
 
+@pytest.mark.slow
 def test_locations_per_result_are_capped(sarif_validator: jsonschema.protocols.Validator) -> None:
     locations = tuple((f"src/file{i}.py", i + 1) for i in range(MAX_LOCATIONS + 200))
     report = run_report([decision_for(finding_for(github_token(seed=4), locations=locations))])

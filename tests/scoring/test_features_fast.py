@@ -7,6 +7,8 @@ import math
 import random
 import re
 
+import pytest
+
 from tests.tokens import github_token, random_secret
 from thresher.scoring import features as fx
 from thresher.scoring.features import Features, value_features
@@ -104,6 +106,7 @@ def _reference_features(value: str, key: str | None) -> Features:
     return f
 
 
+@pytest.mark.slow
 def test_value_features_equal_the_reference_on_generated_values() -> None:
     """Every shape and class: Unicode letters, digits and spaces, symbols, code
     characters, hex of digest lengths, UUIDs, URLs, dotted names, identifiers, keys, and

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "corpus" / "dev"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CORPUS.is_dir(), reason=f"dev corpus not found at {CORPUS}")
 def test_training_reproduces_the_shipped_artifact_bit_for_bit() -> None:
     proc = subprocess.run(

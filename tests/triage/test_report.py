@@ -189,6 +189,7 @@ def test_markdown_stays_under_the_limit_with_a_note() -> None:
     assert all(a.action.kind is ActionKind.RESOLVE for a in alerts)
 
 
+@pytest.mark.slow
 def test_the_default_limit_is_one_mebibyte() -> None:
     alerts = [outcome("octo/big", n) for n in range(1, 9000)]
     text = render_markdown(shard_report("1/1", alerts))

@@ -45,6 +45,7 @@ def _src() -> str:
     return str(Path(thresher.__file__).resolve().parents[1])
 
 
+@pytest.mark.slow
 def test_sigkill_mid_write_keeps_exactly_the_committed_work(tmp_path: Path) -> None:
     db = tmp_path / "state.db"
     template = tmp_path / "decision.json"

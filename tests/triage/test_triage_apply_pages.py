@@ -24,6 +24,9 @@ COMMIT = "a11a" + "0" * 36
 ALERTS = 130  # more than one page of 100, more than two batches of 50
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.fixture
 def world() -> GitHubWorld:
     world = GitHubWorld()

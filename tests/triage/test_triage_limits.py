@@ -94,6 +94,7 @@ def _no_value_anywhere(tmp_path: Path, server: GitHubFake, plan: OrgPlan, *outpu
         assert all(value not in out for out in outputs)
 
 
+@pytest.mark.slow
 def test_a_rate_limit_beyond_the_bound_stops_with_state_kept_and_a_rerun_finishes(
     triage: Cli, server: GitHubFake, plan: OrgPlan, tmp_path: Path
 ) -> None:
@@ -149,6 +150,7 @@ def test_max_rate_wait_bounds_the_wait(
     assert done_alerts(tmp_path / "state.db") == set()
 
 
+@pytest.mark.slow
 def test_a_limit_within_the_bound_is_waited_out(
     triage: Cli, server: GitHubFake, plan: OrgPlan, tmp_path: Path
 ) -> None:
@@ -159,6 +161,7 @@ def test_a_limit_within_the_bound_is_waited_out(
     assert Counter(_alerts(tmp_path / "out.json")) == Counter(plan.alerts)
 
 
+@pytest.mark.slow
 def test_secondary_limits_and_server_errors_during_triage_are_retried(
     triage: Cli, server: GitHubFake, plan: OrgPlan, tmp_path: Path
 ) -> None:

@@ -56,6 +56,7 @@ def _files(tmp_path: Path) -> str:
     )
 
 
+@pytest.mark.slow
 def test_shards_split_the_organisation_and_merge_into_one_report(
     cli: Cli,
     server: GitHubFake,
@@ -148,6 +149,7 @@ def _app_key(tmp_path: Path, world: GitHubWorld, owner: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_a_github_app_triages_an_organisation_through_the_cli(
     cli: Cli,
     server: GitHubFake,

@@ -138,6 +138,7 @@ def test_a_dry_run_over_an_organisation_decides_every_alert_and_changes_nothing(
         assert value not in everything
 
 
+@pytest.mark.slow
 def test_apply_resolves_only_what_the_policy_allows_once(
     triage: Cli, server: GitHubFake, world: GitHubWorld, tmp_path: Path
 ) -> None:

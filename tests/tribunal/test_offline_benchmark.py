@@ -13,6 +13,9 @@ from tests.tokens import github_token
 ROOT = Path(__file__).resolve().parents[2]
 
 
+pytestmark = pytest.mark.slow
+
+
 @pytest.mark.skipif(
     not Path(sys.executable).with_name("detect-secrets").exists(),
     reason="the detect-secrets CLI is not installed beside this interpreter",

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.gitrepo import git
 from tests.tokens import github_token
 
 from .tools import HOOKS, ROOT, offline_env, run, tool
+
+pytestmark = pytest.mark.slow
 
 
 def _hooks() -> dict[str, dict[str, object]]:

@@ -1,4 +1,4 @@
-"""The README's GitHub Action section shows what the repository ships, not a drifted copy."""
+"""The pull-request guide shows the workflow the repository ships, not a drifted copy."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ import yaml
 
 from .tools import HOOKS, ROOT, run, tool
 
-README = ROOT / "README.md"
+README = ROOT / "docs/guides/pull-requests.md"
 
 
 def _block(marker: str) -> str:
     """The fenced block right after ``<!-- marker -->``."""
     match = re.search(rf"<!-- {marker} -->\n```\w*\n(.*?)```\n", README.read_text(), re.DOTALL)
-    assert match, f"README.md has no fenced block after <!-- {marker} -->"
+    assert match, f"{README.name} has no fenced block after <!-- {marker} -->"
     return match.group(1)
 
 

@@ -24,6 +24,9 @@ from .tools import ROOT, offline_env, run
 WORKFLOW = ROOT / ".github" / "workflows" / "self-test.yml"
 
 
+pytestmark = pytest.mark.slow
+
+
 def _steps() -> dict[str, dict[str, Any]]:
     steps = yaml.safe_load(WORKFLOW.read_text())["jobs"]["action"]["steps"]
     return {step.get("name", step.get("uses", "")): step for step in steps}
