@@ -45,12 +45,23 @@ class RuleKind(StrEnum):
     ``pem-block``: the match is a PEM header; the value is the whole block to its END
     line when it is there (what detect-secrets reports for a private key, so both
     sources' reports of one key meet), else the header.
+
+    ``kubernetes-data`` / ``kubernetes-string-data``: the pattern is only a gate (a
+    line saying ``kind: Secret``); the values are read from the manifest's structure
+    (``rules.manifests``): each entry under a Secret's ``data:``, base64-decoded, or
+    under its ``stringData:``, as written, reported at the line of its key.
     """
 
     TOKEN = "token"
     ASSIGNMENT = "assignment"
     LITERAL = "literal"
     PEM_BLOCK = "pem-block"
+    KUBERNETES_DATA = "kubernetes-data"
+    KUBERNETES_STRING_DATA = "kubernetes-string-data"
+
+
+# Kinds whose values come from a file's structure, not from one line's match.
+STRUCTURED = {RuleKind.KUBERNETES_DATA: "data", RuleKind.KUBERNETES_STRING_DATA: "stringData"}
 
 
 class Check(StrEnum):

@@ -22,7 +22,8 @@ from typing import Any
 from thresher.findings.detection import key_block
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.re2_classes import searchable
-from thresher.findings.rules.book import Rule, RuleKind
+from thresher.findings.rules.book import STRUCTURED, Rule, RuleKind
+from thresher.findings.rules.manifests import Entry, secret_entries
 from thresher.findings.rules.values import (
     entropy,
     key_holds,
@@ -118,9 +119,26 @@ class Rulebook:
         literal = literal_file(path)
         allowed = {n for n, c in enumerate(self._rules) if c.path is None or c.path.search(path)}
         hits: list[RuleHit] = []
+        structured: dict[int, Rule] = {}
         for index, number in sorted(todo):
-            if number in allowed:
-                hits.extend(self._apply(self._rules[number], lines, index, literal))
+            if number not in allowed:
+                continue
+            compiled = self._rules[number]
+            if compiled.rule.kind in STRUCTURED:
+                # A gate line: the file's structure is read once, below.
+                if number not in structured and compiled.program.search(searchable(lines[index])):
+                    structured[number] = compiled.rule
+                continue
+            hits.extend(self._apply(compiled, lines, index, literal))
+        if structured:
+            entries = secret_entries(lines, indices)
+            found = [hit for rule in structured.values() for hit in _structured(rule, entries)]
+            # A line rule's report of the base64 a data: entry decodes is that entry
+            # seen undecoded: the decoded value stands for it.
+            read = {hit.index for hit in found}
+            encoded = {(e.index, e.written) for e in entries if e.index in read}
+            hits = [hit for hit in hits if (hit.index, hit.value) not in encoded] + found
+            hits.sort(key=lambda hit: hit.index)
         return hits
 
     def _gated(self, text: str, starts: list[int], first: int) -> set[tuple[int, int]]:
@@ -191,3 +209,18 @@ class Rulebook:
                 if not plausible(value, key=key or "", quoted=quoted, literal=literal):
                     return None
                 return value
+            case RuleKind.KUBERNETES_DATA | RuleKind.KUBERNETES_STRING_DATA:
+                return None  # read from the manifest's structure (``_structured``)
+
+
+def _structured(rule: Rule, entries: Sequence[Entry]) -> Iterable[RuleHit]:
+    """The entries of the rule's field that pass its shape checks."""
+    field = STRUCTURED[rule.kind]
+    for entry in entries:
+        value = entry.value
+        if entry.field != field or not rule.min_length <= len(value) <= rule.max_length:
+            continue
+        if rule.min_entropy and entropy(value) < rule.min_entropy:
+            continue
+        if all(passes(check, value) for check in rule.checks):
+            yield RuleHit(entry.index, rule.id, value)

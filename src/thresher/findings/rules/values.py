@@ -136,6 +136,18 @@ def plausible(value: str, *, key: str = "", quoted: bool, literal: bool) -> bool
     return not stripped.startswith(("http://", "https://", "/", "./", "~/"))
 
 
+def placeholder(value: str) -> bool:
+    """Whether a value is no literal at all: a reference to another variable or a
+    template (``${VAR}``, ``{{ .Values.x }}``, text holding one), a placeholder
+    (``<password>``, ``****``) or a boolean, null or type name."""
+    stripped = value.strip()
+    return (
+        stripped.lower() in _WORDLESS
+        or _REFERENCE.match(stripped) is not None
+        or _INTERPOLATION.search(stripped) is not None
+    )
+
+
 def _sentence(text: str) -> bool:
     """Four or more words, most of them plain words: a message, not a credential."""
     tokens = text.split()
