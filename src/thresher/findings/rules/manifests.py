@@ -51,7 +51,6 @@ class Entry:
     field: str  # "data" or "stringData"
     key: str
     value: str
-    written: str  # the value as the manifest holds it (base64 under data:)
 
 
 def secret_entries(lines: Sequence[str], indices: range) -> list[Entry]:
@@ -119,8 +118,7 @@ def _entries(text: str, first: int) -> Iterator[Entry]:
                     continue
                 value = _decoded(raw) if name == "data" else raw.strip()
                 if value is not None and _kept(value):
-                    line = first + key_node.start_mark.line
-                    yield Entry(line, name, key, value, "".join(raw.split()))
+                    yield Entry(first + key_node.start_mark.line, name, key, value)
 
 
 def _secrets(node: object) -> Iterator[Any]:

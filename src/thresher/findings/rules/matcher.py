@@ -132,12 +132,10 @@ class Rulebook:
             hits.extend(self._apply(compiled, lines, index, literal))
         if structured:
             entries = secret_entries(lines, indices)
-            found = [hit for rule in structured.values() for hit in _structured(rule, entries)]
-            # A line rule's report of the base64 a data: entry decodes is that entry
-            # seen undecoded: the decoded value stands for it.
-            read = {hit.index for hit in found}
-            encoded = {(e.index, e.written) for e in entries if e.index in read}
-            hits = [hit for hit in hits if (hit.index, hit.value) not in encoded] + found
+            # A line rule's report of the base64 on the same line stays: it puts the
+            # encoded form in the vault too, so the redactor hides it from a model.
+            for rule in structured.values():
+                hits.extend(_structured(rule, entries))
             hits.sort(key=lambda hit: hit.index)
         return hits
 
