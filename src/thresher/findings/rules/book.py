@@ -73,6 +73,7 @@ class Check(StrEnum):
     BASIC_AUTH = "basic-auth"  # base64 of "user:password", as HTTP Basic sends it
     BASE64_PRIVATE_KEY = "base64-private-key"  # base64 of a PEM private key block
     RANDOM = "random"  # reads as generated: no blank, 12+ alphanumerics, mixed
+    BASE64_DER = "base64-der"  # base64 of a DER SEQUENCE with a 2-4 byte length (PKCS#12)
 
 
 class Rule(BaseModel):
