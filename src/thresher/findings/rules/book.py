@@ -46,7 +46,11 @@ class RuleKind(StrEnum):
     line when it is there (what detect-secrets reports for a private key, so both
     sources' reports of one key meet), else the header.
 
-    ``kubernetes-data`` / ``kubernetes-string-data``: the pattern is only a gate (a
+    ``block-default``: the pattern matches a block's opening, through its ``{`` (the
+    key group naming it: ``variable "db_password" {``); the value is the block's own
+    ``default = "..."`` argument, on that line or one of the next lines
+    (``rules.blocks``), read as a quoted assignment and filtered, and reported at its
+    own line. ``kubernetes-data`` / ``kubernetes-string-data``: the pattern is only a gate (a
     line saying ``kind: Secret``); the values are read from the manifest's structure
     (``rules.manifests``): each entry under a Secret's ``data:``, base64-decoded, or
     under its ``stringData:``, as written, reported at the line of its key.
@@ -56,6 +60,7 @@ class RuleKind(StrEnum):
     ASSIGNMENT = "assignment"
     LITERAL = "literal"
     PEM_BLOCK = "pem-block"
+    BLOCK_DEFAULT = "block-default"
     KUBERNETES_DATA = "kubernetes-data"
     KUBERNETES_STRING_DATA = "kubernetes-string-data"
 
