@@ -9,7 +9,9 @@ and returns every entry's value with the line of its key.
 
 It is bounded like everything else on the scan's path: it runs only on text where the
 rule's RE2 gate saw ``kind: Secret``, only on a document under ``MAX_DOCUMENT_CHARS``
-(a Secret is at most 1 MiB on a cluster; a manifest that large is not one), only on
+(a Secret is at most 1 MiB on a cluster; a manifest that large is not one) and on
+at most ``_MAX_PARSED_CHARS`` of one file, never on flow collections nested deeper
+than ``_MAX_FLOW_DEPTH`` (PyYAML's scanner is quadratic in that depth), only on
 base64 under ``MAX_ENCODED_CHARS``, and any error of the reader (a Helm template that
 is not YAML, nesting past Python's recursion limit) is no finding rather than a failed
 file. Lines that are only a template directive (``{{- if .Values.x }}``) are blanked
@@ -36,7 +38,9 @@ from thresher.findings.rules.values import placeholder
 
 MAX_DOCUMENT_CHARS = 512 * 1024
 MAX_ENCODED_CHARS = 64 * 1024
-_MAX_DOCUMENTS = 256
+_MAX_DOCUMENTS = 256  # Secret documents read in one file
+_MAX_PARSED_CHARS = 1024 * 1024  # all documents of one file read by the YAML reader
+_MAX_FLOW_DEPTH = 64  # PyYAML's scanner is quadratic in the depth of [ and { nesting
 _REFERENCE_CHARS = 4096
 # ``kind: Secret`` in YAML, JSON or a flow mapping; not SecretProviderClass.
 KIND_SECRET = r"""["']?kind["']?\s*:\s*["']?Secret(?:$|[^\w.\-])"""
@@ -56,12 +60,17 @@ class Entry:
 def secret_entries(lines: Sequence[str], indices: range) -> list[Entry]:
     """Every kept ``data:`` / ``stringData:`` value of the Secrets in ``lines[indices]``."""
     out: list[Entry] = []
+    budget, parsed = _MAX_PARSED_CHARS, 0
     for first, chunk in _documents(lines, indices):
         if not any(_kind_secret().search(searchable(line)) for line in chunk):
             continue
         text = "\n".join("" if _directive(line) else line for line in chunk)
-        if len(text) > MAX_DOCUMENT_CHARS:
+        if len(text) > min(MAX_DOCUMENT_CHARS, budget) or _too_deep(text):
             continue
+        budget -= len(text)
+        parsed += 1
+        if parsed > _MAX_DOCUMENTS:
+            break
         try:
             entries = list(_entries(text, first))
         except Exception:  # not YAML (a template), nested past the recursion limit
@@ -73,21 +82,33 @@ def secret_entries(lines: Sequence[str], indices: range) -> list[Entry]:
 def _documents(lines: Sequence[str], indices: range) -> Iterator[tuple[int, list[str]]]:
     """(index of its first line, its lines) for each ``---``-separated document."""
     start, chunk = indices.start, list[str]()
-    count = 0
     for index in indices:
         line = lines[index]
         if line.startswith("---") and line[3:4] in ("", " ", "\t", "\r"):
             if chunk:
                 yield start, chunk
-                count += 1
-                if count >= _MAX_DOCUMENTS:
-                    return
             # The marker line itself is blank in the document read, keeping numbers.
             start, chunk = index, [""]
             continue
         chunk.append(line)
     if chunk:
         yield start, chunk
+
+
+def _too_deep(text: str) -> bool:
+    """Flow collections nested past ``_MAX_FLOW_DEPTH`` (brackets in strings count too:
+    a Secret has no reason to hold that many)."""
+    if text.count("[") + text.count("{") <= _MAX_FLOW_DEPTH:
+        return False
+    depth = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            if depth > _MAX_FLOW_DEPTH:
+                return True
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    return False
 
 
 @cache
@@ -133,13 +154,11 @@ def _secrets(node: object) -> Iterator[Any]:
         yield node
     elif kind is not None and kind.endswith("List"):
         items = fields.get("items")
-        if isinstance(items, yaml.SequenceNode):
-            for item in items.value:
-                item_fields = {_scalar(k): v for k, v in getattr(item, "value", ())}
-                if isinstance(item, yaml.MappingNode) and _scalar(item_fields.get("kind")) == (
-                    "Secret"
-                ):
-                    yield item
+        for item in items.value if isinstance(items, yaml.SequenceNode) else ():
+            if not isinstance(item, yaml.MappingNode):
+                continue
+            if any(_scalar(k) == "kind" and _scalar(v) == "Secret" for k, v in item.value):
+                yield item
 
 
 def _scalar(node: object) -> str | None:

@@ -170,7 +170,9 @@ class Rulebook:
                 break
             at = index
             if rule.kind is RuleKind.BLOCK_DEFAULT:
-                at, value = _block_value(compiled, match, lines, index, reach or {})
+                at, value = _block_value(
+                    compiled, match, lines, index, reach if reach is not None else {}
+                )
             else:
                 value = self._value(compiled, match, literal)
             if value is None or not rule.min_length <= len(value) <= rule.max_length:
