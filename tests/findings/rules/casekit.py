@@ -9,6 +9,7 @@ a live credential, and never a literal token in the repository.
 
 from __future__ import annotations
 
+import base64
 import random
 import string
 from dataclasses import dataclass
@@ -54,3 +55,11 @@ def npm(seed: int, *, valid: bool = True) -> str:
 def pem(kind: str, seed: int) -> str:
     rows = "\n".join(pick(B64, 64, seed + i) for i in range(3))
     return f"-----BEGIN {kind}PRIVATE KEY-----\n{rows}\n-----END {kind}PRIVATE KEY-----"
+
+
+def der_blob(size: int, seed: int) -> str:
+    """Base64 of random bytes behind a DER SEQUENCE header with a two-byte length, the
+    shape a PKCS#12 keystore starts with (``MII...``): no key, no certificate inside."""
+    rng = random.Random(seed)
+    body = bytes(rng.randrange(256) for _ in range(size))
+    return base64.b64encode(b"\x30\x82" + len(body).to_bytes(2, "big") + body).decode()

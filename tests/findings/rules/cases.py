@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import base64
 
-from tests.findings.rules.casekit import ALNUM, LOWER_HEX, URLSAFE, Case, npm, p, pem, pick
+from tests.findings.rules.casekit import (
+    ALNUM,
+    LOWER_HEX,
+    URLSAFE,
+    Case,
+    der_blob,
+    npm,
+    p,
+    pem,
+    pick,
+)
 from tests.findings.rules.cases_providers import provider_cases
 
 
@@ -175,6 +185,8 @@ def build() -> dict[str, Case]:
         ckd,
         "    client-key-data: !!not base64!!",
     )
+    p12 = der_blob(1200, seed=14)
+    add("pkcs12-base64", "application.yml", f"  keystore: {p12}", p12, f"  certificate: {p12}")
     # auth files
     token = npm(13)
     add(

@@ -45,12 +45,28 @@ class RuleKind(StrEnum):
     ``pem-block``: the match is a PEM header; the value is the whole block to its END
     line when it is there (what detect-secrets reports for a private key, so both
     sources' reports of one key meet), else the header.
+
+    ``block-default``: the pattern matches a block's opening, through its ``{`` (the
+    key group naming it: ``variable "db_password" {``); the value is the block's own
+    ``default = "..."`` argument, on that line or one of the next lines
+    (``rules.blocks``), read as a quoted assignment and filtered, and reported at its
+    own line. ``kubernetes-data`` / ``kubernetes-string-data``: the pattern is only a gate (a
+    line saying ``kind: Secret``); the values are read from the manifest's structure
+    (``rules.manifests``): each entry under a Secret's ``data:``, base64-decoded, or
+    under its ``stringData:``, as written, reported at the line of its key.
     """
 
     TOKEN = "token"
     ASSIGNMENT = "assignment"
     LITERAL = "literal"
     PEM_BLOCK = "pem-block"
+    BLOCK_DEFAULT = "block-default"
+    KUBERNETES_DATA = "kubernetes-data"
+    KUBERNETES_STRING_DATA = "kubernetes-string-data"
+
+
+# Kinds whose values come from a file's structure, not from one line's match.
+STRUCTURED = {RuleKind.KUBERNETES_DATA: "data", RuleKind.KUBERNETES_STRING_DATA: "stringData"}
 
 
 class Check(StrEnum):
@@ -62,6 +78,7 @@ class Check(StrEnum):
     BASIC_AUTH = "basic-auth"  # base64 of "user:password", as HTTP Basic sends it
     BASE64_PRIVATE_KEY = "base64-private-key"  # base64 of a PEM private key block
     RANDOM = "random"  # reads as generated: no blank, 12+ alphanumerics, mixed
+    BASE64_DER = "base64-der"  # base64 of a DER SEQUENCE with a 2-4 byte length (PKCS#12)
 
 
 class Rule(BaseModel):

@@ -22,7 +22,9 @@ from typing import Any
 from thresher.findings.detection import key_block
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.re2_classes import searchable
-from thresher.findings.rules.book import Rule, RuleKind
+from thresher.findings.rules.blocks import block_default
+from thresher.findings.rules.book import STRUCTURED, Rule, RuleKind
+from thresher.findings.rules.manifests import Entry, secret_entries
 from thresher.findings.rules.values import (
     entropy,
     key_holds,
@@ -118,9 +120,25 @@ class Rulebook:
         literal = literal_file(path)
         allowed = {n for n, c in enumerate(self._rules) if c.path is None or c.path.search(path)}
         hits: list[RuleHit] = []
+        structured: dict[int, Rule] = {}
+        reach: dict[str, int] = {}  # block-default rules: the last line a block read
         for index, number in sorted(todo):
-            if number in allowed:
-                hits.extend(self._apply(self._rules[number], lines, index, literal))
+            if number not in allowed:
+                continue
+            compiled = self._rules[number]
+            if compiled.rule.kind in STRUCTURED:
+                # A gate line: the file's structure is read once, below.
+                if number not in structured and compiled.program.search(searchable(lines[index])):
+                    structured[number] = compiled.rule
+                continue
+            hits.extend(self._apply(compiled, lines, index, literal, reach))
+        if structured:
+            entries = secret_entries(lines, indices)
+            # A line rule's report of the base64 on the same line stays: it puts the
+            # encoded form in the vault too, so the redactor hides it from a model.
+            for rule in structured.values():
+                hits.extend(_structured(rule, entries))
+            hits.sort(key=lambda hit: hit.index)
         return hits
 
     def _gated(self, text: str, starts: list[int], first: int) -> set[tuple[int, int]]:
@@ -136,7 +154,12 @@ class Rulebook:
         return todo
 
     def _apply(
-        self, compiled: _Compiled, lines: Sequence[str], index: int, literal: bool
+        self,
+        compiled: _Compiled,
+        lines: Sequence[str],
+        index: int,
+        literal: bool,
+        reach: dict[str, int] | None = None,
     ) -> list[RuleHit]:
         rule = compiled.rule
         line = lines[index]
@@ -145,18 +168,24 @@ class Rulebook:
         for seen, match in enumerate(compiled.program.finditer(searched)):
             if seen == _MATCHES_PER_LINE:
                 break
-            value = self._value(compiled, match, literal)
+            at = index
+            if rule.kind is RuleKind.BLOCK_DEFAULT:
+                at, value = _block_value(
+                    compiled, match, lines, index, reach if reach is not None else {}
+                )
+            else:
+                value = self._value(compiled, match, literal)
             if value is None or not rule.min_length <= len(value) <= rule.max_length:
                 continue
             if rule.min_entropy and entropy(value) < rule.min_entropy:
                 continue
             if not all(passes(check, value) for check in rule.checks):
                 continue
-            if searched is not line and value not in line:
+            if searched is not line and value not in lines[at]:
                 continue  # U+FFFD stood in for a lone surrogate: not this value
             if rule.kind is RuleKind.PEM_BLOCK:
                 value = key_block(lines, index) or value
-            out.append(RuleHit(index, rule.id, value))
+            out.append(RuleHit(at, rule.id, value))
         return out
 
     @staticmethod
@@ -191,3 +220,42 @@ class Rulebook:
                 if not plausible(value, key=key or "", quoted=quoted, literal=literal):
                     return None
                 return value
+            case (
+                RuleKind.BLOCK_DEFAULT | RuleKind.KUBERNETES_DATA | RuleKind.KUBERNETES_STRING_DATA
+            ):
+                return None  # read from the file's structure: ``_block_value``, ``_structured``
+
+
+def _structured(rule: Rule, entries: Sequence[Entry]) -> Iterable[RuleHit]:
+    """The entries of the rule's field that pass its shape checks."""
+    field = STRUCTURED[rule.kind]
+    for entry in entries:
+        value = entry.value
+        if entry.field != field or not rule.min_length <= len(value) <= rule.max_length:
+            continue
+        if rule.min_entropy and entropy(value) < rule.min_entropy:
+            continue
+        if all(passes(check, value) for check in rule.checks):
+            yield RuleHit(entry.index, rule.id, value)
+
+
+def _block_value(
+    compiled: _Compiled, match: Any, lines: Sequence[str], index: int, reach: dict[str, int]
+) -> tuple[int, str | None]:
+    """(line index, value) of the ``default = "..."`` of the block the match opens: a
+    quoted literal that passes the value filters, else None. A block is not opened on a
+    line an earlier block of this rule already read to (see ``rules.blocks``)."""
+    rule = compiled.rule
+    key = match.group(rule.key_group) if rule.key_group is not None else ""
+    if compiled.wanted and not key_holds(key_words(key or ""), compiled.wanted):
+        return index, None
+    if index < reach.get(rule.id, -1):
+        return index, None
+    block = block_default(lines, index, match.end())
+    reach[rule.id] = block.last
+    if block.rest is None:
+        return index, None
+    value, quoted = read_value(block.rest[:_VALUE_WINDOW], literal=True)
+    if not quoted or not plausible(value, key=key or "", quoted=True, literal=True):
+        return block.line, None
+    return block.line, value

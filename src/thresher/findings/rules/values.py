@@ -136,6 +136,18 @@ def plausible(value: str, *, key: str = "", quoted: bool, literal: bool) -> bool
     return not stripped.startswith(("http://", "https://", "/", "./", "~/"))
 
 
+def placeholder(value: str) -> bool:
+    """Whether a value is no literal at all: a reference to another variable or a
+    template (``${VAR}``, ``{{ .Values.x }}``, text holding one), a placeholder
+    (``<password>``, ``****``) or a boolean, null or type name."""
+    stripped = value.strip()
+    return (
+        stripped.lower() in _WORDLESS
+        or _REFERENCE.match(stripped) is not None
+        or _INTERPOLATION.search(stripped) is not None
+    )
+
+
 def _sentence(text: str) -> bool:
     """Four or more words, most of them plain words: a message, not a credential."""
     tokens = text.split()
@@ -191,6 +203,16 @@ def passes(check: Check, value: str) -> bool:
         case Check.BASE64_PRIVATE_KEY:
             decoded = _b64(value[: len(value) - len(value) % 4] if len(value) > 4096 else value)
             return decoded is not None and b"PRIVATE KEY-----" in decoded[:200]
+        case Check.BASE64_DER:
+            # 0x30 (SEQUENCE), then 0x82-0x84: a length of 2-4 bytes, what a keystore
+            # of a few kilobytes has; the whole value must be strict base64 too.
+            head = _b64(value[:8])
+            return (
+                head is not None
+                and head[:1] == b"\x30"
+                and 0x82 <= head[1] <= 0x84
+                and (_b64(value) is not None)
+            )
         case Check.BASIC_AUTH:
             decoded = _b64(value)
             if decoded is None or b":" not in decoded[1:]:
