@@ -141,14 +141,15 @@ def test_uncertain_escalates_only_what_the_offline_policy_cannot_settle(
     providers: list,  # type: ignore[type-arg]
 ) -> None:
     demo, _ = make_demo(tmp_path)
-    # A band wide enough that no probability is decisive, so what escalates does not
-    # depend on how the shipped scorer was trained: everything but hard evidence.
+    # The widest band (0 < P(real) < 1): no probability is decisive, so what escalates
+    # does not depend on how the shipped scorer was trained: everything but hard
+    # evidence. (A placeholder in a ``.example`` file scores below 0.0001.)
     result = cli(
         "scan",
         "--root",
         str(demo),
         "--escalate-band",
-        "0.0001,0.9999",
+        "0,1",
         "--json",
         str(tmp_path / "r.json"),
     )
