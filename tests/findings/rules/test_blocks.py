@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 from tests.findings.rules.casekit import ALNUM, pick
-from thresher.findings.rules.blocks import MAX_BLOCK_LINES
+from thresher.findings.rules.blocks import MAX_BLOCK_LINES, block_default
 from thresher.findings.rules.book import builtin_rules
 from thresher.findings.rules.matcher import Rulebook
 
@@ -87,3 +87,11 @@ def test_blocks_that_never_close_read_each_line_once() -> None:
     started = time.perf_counter()
     Rulebook([RULE]).scan("variables.tf", lines, range(len(lines)))
     assert time.perf_counter() - started < 2.0
+
+
+def test_a_block_repr_does_not_show_the_text_of_its_default() -> None:
+    value = password(31)
+    lines = ['variable "db_password" {', f'  default = "{value}"', "}"]
+    block = block_default(lines, 0, len(lines[0]))
+    assert block.rest is not None and value in block.rest
+    assert value not in repr(block) and value not in str(block)

@@ -10,6 +10,9 @@ import json
 import random
 import time
 
+import pytest
+import yaml
+
 from tests.findings.rules.casekit import ALNUM, pick
 from thresher.findings.rules.book import builtin_rules
 from thresher.findings.rules.manifests import MAX_DOCUMENT_CHARS, secret_entries
@@ -179,3 +182,52 @@ def test_many_secret_documents_are_read_within_the_file_budget() -> None:
     entries = secret_entries(lines, range(len(lines)))
     assert 0 < len(entries) <= 256
     assert {entry.value for entry in entries} == {value}
+
+
+def test_a_node_dense_document_is_not_read_slowly() -> None:
+    """Under the size cap, 0.5 MB of ``- a`` lines or ``[],`` items is some 150,000 YAML
+    nodes: PyYAML's pure-Python composer took 6-12 s on one such document."""
+    value = password(18)
+    head = secret({"pw": b64(value)})
+    for filler in ("x:\n" + "- a\n" * 120_000, "x: [" + "[]," * 160_000 + "]\n"):
+        lines = (head + filler).split("\n")
+        started = time.perf_counter()
+        secret_entries(lines, range(len(lines)))
+        assert time.perf_counter() - started < 1.0
+
+
+def test_many_nested_flow_lines_under_the_depth_cap_are_not_read_slowly() -> None:
+    """Each line under ``_MAX_FLOW_DEPTH``, but 0.5 MB of them: 15 s before."""
+    text = secret({"pw": b64(password(19))}) + ("x: " + "[" * 60 + "]" * 60 + "\n") * 3900
+    lines = text.split("\n")
+    started = time.perf_counter()
+    secret_entries(lines, range(len(lines)))
+    assert time.perf_counter() - started < 1.0
+
+
+def test_a_file_of_empty_documents_is_split_quickly() -> None:
+    """800,000 ``---`` lines after one ``kind: Secret``: each one-line document had its
+    line handed to RE2 (some 5 us a call): 4 s for 3 MB."""
+    text = secret({"pw": b64(password(20))}) + "---\n" * 800_000
+    lines = text.split("\n")
+    started = time.perf_counter()
+    entries = secret_entries(lines, range(len(lines)))
+    assert time.perf_counter() - started < 1.5
+    assert [entry.value for entry in entries] == [password(20)]
+
+
+@pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
+def test_a_tab_after_the_colon_is_read_as_kubernetes_reads_it() -> None:
+    """``pw:<TAB>value`` is valid YAML (libyaml and Go's yaml read it); PyYAML's
+    pure-Python scanner rejected the whole document."""
+    value = password(21)
+    text = f"apiVersion: v1\nkind: Secret\ndata:\n  pw:\t{b64(value)}\n"
+    assert ours(text) == [(4, DATA, value)]
+
+
+def test_an_entry_repr_does_not_show_its_value() -> None:
+    value = password(22)
+    lines = secret({"pw": b64(value)}).split("\n")
+    (entry,) = secret_entries(lines, range(len(lines)))
+    assert entry.value == value
+    assert value not in repr(entry) and value not in str(entry)

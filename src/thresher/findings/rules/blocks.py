@@ -16,7 +16,7 @@ unclosed blocks then has each line read once, not once per block above it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 MAX_BLOCK_LINES = 40
 _LINE_CHARS = 4096
@@ -30,7 +30,7 @@ class Block:
     after its ``=`` (None when there is none), and the last line index read."""
 
     line: int
-    rest: str | None
+    rest: str | None = field(repr=False)  # holds the value: never in a repr or a log
     last: int
 
 
