@@ -231,3 +231,14 @@ def test_an_entry_repr_does_not_show_its_value() -> None:
     (entry,) = secret_entries(lines, range(len(lines)))
     assert entry.value == value
     assert value not in repr(entry) and value not in str(entry)
+
+
+def test_deep_block_nesting_on_one_line_is_no_finding_and_no_failure() -> None:
+    """``- - - ... a``: 200,000 levels of block sequence in 0.4 MB, past any recursion
+    limit; the reader stops (libyaml at 1,000 levels) and the rest is still read."""
+    value = password(23)
+    text = "kind: Secret\nx:\n" + "- " * 200_000 + "a\n---\n" + secret({"pw": b64(value)})
+    lines = text.split("\n")
+    started = time.perf_counter()
+    assert [entry.value for entry in secret_entries(lines, range(len(lines)))] == [value]
+    assert time.perf_counter() - started < 1.0
