@@ -12,8 +12,8 @@ rule's RE2 gate saw ``kind: Secret``, only on a document under ``MAX_DOCUMENT_CH
 (a Secret is at most 1 MiB on a cluster; a manifest that large is not one) and on
 at most ``_MAX_PARSED_CHARS`` and ``_MAX_PARSED_ITEMS`` lines and flow items of one
 file (the reader's cost is per node), with libyaml's reader when PyYAML has it, never
-on flow collections nested deeper
-than ``_MAX_FLOW_DEPTH`` (PyYAML's scanner is quadratic in that depth), only on
+on flow collections nested deeper than ``_MAX_FLOW_DEPTH`` (PyYAML's scanner is
+quadratic in that depth), only on
 base64 under ``MAX_ENCODED_CHARS``, and any error of the reader (a Helm template that
 is not YAML, nesting past Python's recursion limit) is no finding rather than a failed
 file. Lines that are only a template directive (``{{- if .Values.x }}``) are blanked
