@@ -103,3 +103,10 @@ def test_a_chunked_file_reports_the_rules_once_per_line(tmp_path: Path) -> None:
     (tmp_path / "big.env").write_text("\n".join(lines) + "\n")
     result = run(tmp_path, chunk_bytes=4096)
     assert [(c.path, c.line) for c in result.candidates] == [("big.env", 1235)]
+
+
+def test_a_rule_hit_repr_does_not_show_its_value() -> None:
+    from thresher.findings.rules.matcher import RuleHit
+
+    value = "".join(chr(ord("a") + (i * 7) % 26) for i in range(24))
+    assert value not in repr(RuleHit(index=0, rule_id="generic-password", value=value))

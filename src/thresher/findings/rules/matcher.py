@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
 
@@ -52,7 +52,7 @@ class RuleHit:
 
     index: int
     rule_id: str
-    value: str
+    value: str = field(repr=False)  # a traceback or a log line must not show it
 
 
 @dataclass(frozen=True, slots=True)
