@@ -6,6 +6,7 @@ import json
 
 from thresher.evaluation.deps import CLASSES, DepsEvalResult
 from thresher.evaluation.figures import Scores
+from thresher.evaluation.secrets_text import confusion_table
 
 
 def _row(name: str, s: Scores, note: str) -> str:
@@ -33,13 +34,8 @@ def render_deps_text(result: DepsEvalResult) -> str:
         f"right not_affected calls with the labelled VEX justification: "
         f"{result.justification_agreement:.1%}",
         "",
-        "confusion (rows: label, columns: thresher)",
-        "              " + "".join(f"{name:>14}" for name in CLASSES),
+        *confusion_table(result.confusion, CLASSES, 14),
     ]
-    for truth in CLASSES:
-        lines.append(
-            f"{truth:>12}  " + "".join(f"{result.confusion[truth][p]:>14}" for p in CLASSES)
-        )
     lines += [
         "",
         f"{'by case':<22} labelled affected correct oracle escalated",

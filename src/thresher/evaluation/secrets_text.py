@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 
 from thresher.evaluation.corpus import LABELS
 from thresher.evaluation.figures import Breakdown
 from thresher.evaluation.secrets import EvalResult
+
+
+def confusion_table(
+    confusion: Mapping[str, Mapping[str, int]], labels: Sequence[str], width: int
+) -> list[str]:
+    """The confusion matrix as text, labels down and thresher's calls across (also the
+    dependency evaluation's)."""
+    return [
+        "confusion (rows: label, columns: thresher)",
+        "              " + "".join(f"{name:>{width}}" for name in labels),
+        *(
+            f"{truth:>12}  " + "".join(f"{confusion[truth][call]:>{width}}" for call in labels)
+            for truth in labels
+        ),
+    ]
 
 
 def _slices(title: str, rows: dict[str, Breakdown]) -> list[str]:
@@ -87,15 +103,7 @@ def render_text(result: EvalResult) -> str:
                 f"  {name}: mean {spread['mean']:.3f}, stdev {spread['stdev']:.3f}, "
                 f"min {spread['min']:.3f}, max {spread['max']:.3f}"
             )
-    lines += [
-        "",
-        "confusion (rows: label, columns: thresher)",
-        "              " + "".join(f"{name:>12}" for name in LABELS),
-    ]
-    for truth in LABELS:
-        lines.append(
-            f"{truth:>12}  " + "".join(f"{result.confusion[truth][g]:>12}" for g in LABELS)
-        )
+    lines += ["", *confusion_table(result.confusion, LABELS, 12)]
     lines += ["", "calibration: P(real) bin, lines, mean predicted, observed share real"]
     for row in result.calibration:
         lines.append(

@@ -92,10 +92,15 @@ class CandidateContext:
     outside_tree: bool = False
 
 
+def _words(text: str) -> list[str]:
+    """Lower-case words of a name, in order (``OAuthClientId`` -> o, auth, client, id)."""
+    return [t for t in SPLIT.split(CAMEL.sub(" ", text).lower()) if t]
+
+
 def _tokens(text: str) -> list[str]:
     """Lower-case words of a name; a word ending in digits also counts without them
     (``sha2``, ``password1``), so a numbered key still says what it holds."""
-    tokens = [t for t in SPLIT.split(CAMEL.sub(" ", text).lower()) if t]
+    tokens = _words(text)
     tokens += [b for t in tokens if (b := t.rstrip("0123456789")) and b != t]
     return tokens + [part for t in tokens if t not in KEY_TOKENS for part in _compound(t)]
 
@@ -103,15 +108,15 @@ def _tokens(text: str) -> list[str]:
 # Credential words that end a compound written in one case (``apitoken``,
 # ``mysqlrootpwd``, ``secretkey``). ``key`` and ``pass`` end ordinary words too
 # (``monkey``, ``bypass``), so they split only after a word of the key vocabulary.
-_ANY_PREFIX = ("password", "passwd", "passphrase", "pwd", "secret", "token", "credentials")
-_KNOWN_PREFIX = ("key", "pass", "auth")
+_AFTER_ANY_WORD = ("password", "passwd", "passphrase", "pwd", "secret", "token", "credentials")
+_AFTER_A_KEY_WORD = ("key", "pass", "auth")
 
 
 def _compound(token: str) -> list[str]:
-    for suffix in _ANY_PREFIX:
+    for suffix in _AFTER_ANY_WORD:
         if token.endswith(suffix) and len(token) > len(suffix) + 1:
             return [suffix, token[: -len(suffix)]]
-    for suffix in _KNOWN_PREFIX:
+    for suffix in _AFTER_A_KEY_WORD:
         prefix = token[: -len(suffix)]
         if token.endswith(suffix) and prefix in KEY_TOKENS:
             return [suffix, prefix]
@@ -257,6 +262,7 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         before = line[max(0, index - _BEFORE) : index]
         after = line[index + len(value) : index + len(value) + _AFTER]
     key = key_name(before)
+    known: list[str] = []
     if key is None:
         f["key_none"] = 1.0
     else:
@@ -270,7 +276,7 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
             f["key_ui"] = 1.0
         if any(t in HASH_KEYS for t in tokens):
             f["key_hash"] = 1.0
-        words_of_key = [t for t in SPLIT.split(CAMEL.sub(" ", key).lower()) if t]
+        words_of_key = _words(key)
         if len(words_of_key) > 1 and words_of_key[-1] in SETTING_WORDS:
             # ``password_method``, ``passwdqc_options``, ``OAuthClientId``: the key names
             # a setting or an identifier about a credential, not the credential itself.
@@ -307,7 +313,7 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["xml_text"] = 1.0
     window = before[-120:] + " " + after[:60]
     words = {w.lower() for w in WORD.findall(window)}
-    key_words = {t for t in _tokens(key or "") if t in KEY_TOKENS}
+    key_words = set(known)
     if (key_words | (words & LINE_WORDS)) & CREDENTIAL_WORDS:
         f["credential_words_near"] = 1.0
     for word in words & LINE_WORDS:

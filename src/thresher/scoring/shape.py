@@ -22,6 +22,7 @@ import re
 from pathlib import PurePosixPath
 
 from thresher.findings.filekind import path_tokens, words
+from thresher.validators.der import SEQUENCE, read_header
 
 Features = dict[str, float]
 
@@ -285,10 +286,8 @@ def der_public(value: str) -> bool:
         return False
     try:
         data = base64.b64decode(head, validate=True)
-    except (binascii.Error, ValueError):
+        tag, _, start = read_header(data)
+        inner, _, _ = read_header(data, start)
+    except (binascii.Error, ValueError):  # DerError is a ValueError
         return False
-    if len(data) < 4 or data[0] != 0x30:
-        return False
-    length = data[1]
-    offset = 2 + (length & 0x7F if length & 0x80 else 0)
-    return offset < len(data) and data[offset] == 0x30
+    return tag == SEQUENCE and inner == SEQUENCE

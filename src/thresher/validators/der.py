@@ -40,8 +40,9 @@ class Tlv:
     value: bytes
 
 
-def read_tlv(data: bytes, pos: int = 0) -> tuple[Tlv, int]:
-    """One TLV at ``pos``: the element and the position after it."""
+def read_header(data: bytes, pos: int = 0) -> tuple[int, int, int]:
+    """The tag and length of the element at ``pos``, and where its value starts; the
+    value itself need not be there (a prefix of a longer key is enough to read)."""
     if pos + 2 > len(data):
         raise DerError("truncated ASN.1 element")
     tag, first = data[pos], data[pos + 1]
@@ -58,6 +59,12 @@ def read_tlv(data: bytes, pos: int = 0) -> tuple[Tlv, int]:
             raise DerError("bad ASN.1 length")
         size = int.from_bytes(data[pos : pos + count], "big")
         pos += count
+    return tag, size, pos
+
+
+def read_tlv(data: bytes, pos: int = 0) -> tuple[Tlv, int]:
+    """One TLV at ``pos``: the element and the position after it."""
+    tag, size, pos = read_header(data, pos)
     if pos + size > len(data):
         raise DerError("an ASN.1 element runs past the end of the data")
     return Tlv(tag, data[pos : pos + size]), pos + size
