@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.agents.test_heuristic import git
 from tests.fakes.servers import OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
+from tests.heuristic.test_heuristic import git
 from tests.llm.harness import REPORT, model_for, settings_for
 from tests.tokens import github_token, random_secret
 from thresher.agents.sessions import SessionFactory

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.agents.test_heuristic import repo_with
+from tests.heuristic.test_heuristic import repo_with
 from tests.llm.harness import REPORT, make_finding
 from tests.tokens import github_token
 from thresher.agents.budget import UsageLimits

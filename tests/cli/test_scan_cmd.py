@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import Result
 
-from tests.test_scan_e2e import make_demo
+from tests.scan.test_scan_e2e import make_demo
 
 Cli = Callable[..., Result]
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.agents.test_heuristic import repo_with
+from tests.heuristic.test_heuristic import repo_with
 from tests.tokens import github_token, random_secret
 from tests.tribunal.test_tribunal import SCORER, FakeLLM, agent, assessment
 from thresher.agents.sessions import SessionFactory
@@ -287,7 +287,7 @@ def test_an_unwritable_record_fails_the_finding_closed(tmp_path: Path) -> None:
 def test_a_file_with_many_findings_is_read_once_with_the_same_reports(tmp_path: Path) -> None:
     """Findings sharing a file take their lines from one shared read; each report is still
     what its sessions gave, a line past the end included."""
-    from tests.agents.test_heuristic import git
+    from tests.heuristic.test_heuristic import git
 
     root = tmp_path / "repo"
     (root / "app").mkdir(parents=True)

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_journal import _decision
-from tests.test_scan_e2e import make_demo
+from tests.scan.test_scan_e2e import make_demo
 from tests.tokens import github_token, random_secret
+from tests.tribunal.test_journal import _decision
 from tests.tribunal.test_tribunal import FakeLLM, setup
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName, Settings

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.agents.test_heuristic import repo_with
+from tests.heuristic.test_heuristic import repo_with
 from tests.tokens import github_token, random_secret
 from thresher.agents.budget import UsageLimits, UsageMeter
 from thresher.agents.sessions import SessionFactory

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_redaction_detection import FORMATS, PLUGIN_SAMPLES, pem, rand
+from tests.redaction.test_redaction_detection import FORMATS, PLUGIN_SAMPLES, pem, rand
 from thresher.redaction.detector import _COMBINED_MAX_BYTES, Detector
 from thresher.resources import AssetKind, asset_dir
 from thresher.scan.assess import is_public_word

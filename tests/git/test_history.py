@@ -243,7 +243,7 @@ def test_history_depth_zero_reads_nothing(cli: Any, tmp_path: Path) -> None:
     assert bad.exit_code == 2 and "--history-depth" in bad.stderr
 
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize(

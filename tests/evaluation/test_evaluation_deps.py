@@ -20,7 +20,7 @@ from thresher.evaluation.deps import DepsEvalOptions, DepsEvalResult, evaluate_d
 from thresher.scoring.policy import Escalate
 
 Cli = Callable[..., Result]
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 TINY = REPO / "tests/data/deps_tiny"
 BENCHMARK = REPO / "benchmarks/deps_corpus"
 

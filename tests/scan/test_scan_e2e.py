@@ -18,7 +18,7 @@ from typer.testing import Result
 from tests.agent_emulator import emulate
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 Cli = Callable[..., Result]
 

@@ -17,7 +17,7 @@ from typer.testing import Result
 from tests.agent_emulator import emulate
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
-from tests.test_scan_e2e import make_demo
+from tests.scan.test_scan_e2e import make_demo
 
 Cli = Callable[..., Result]
 

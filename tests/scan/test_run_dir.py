@@ -13,7 +13,7 @@ import pytest
 from typer.testing import Result
 
 from tests.gitrepo import git
-from tests.test_scan_e2e import make_demo
+from tests.scan.test_scan_e2e import make_demo
 from tests.tokens import github_token
 
 Cli = Callable[..., Result]
