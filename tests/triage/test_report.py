@@ -198,11 +198,14 @@ def test_the_default_limit_is_one_mebibyte() -> None:
     assert START.year == 2026
 
 
-def test_the_job_key_identifies_targets_filters_and_shard() -> None:
+def test_the_job_key_identifies_targets_filters_shard_and_mode() -> None:
     filters = TriageFilters()
-    key = job_key(["octo/a", "Octo/B"], filters, "1/4")
-    assert key == job_key(["octo/b", "octo/a"], TriageFilters(), "1/4")
-    assert key != job_key(["octo/a", "octo/b"], filters, "2/4")
-    assert key != job_key(["octo/a", "octo/b"], filters, None)
-    assert key != job_key(["octo/a"], filters, "1/4")
-    assert key != job_key(["octo/a", "octo/b"], TriageFilters(states=(AlertState.RESOLVED,)), "1/4")
+    key = job_key(["octo/a", "Octo/B"], filters, "1/4", apply=True)
+    assert key == job_key(["octo/b", "octo/a"], TriageFilters(), "1/4", apply=True)
+    assert key != job_key(["octo/a", "octo/b"], filters, "2/4", apply=True)
+    assert key != job_key(["octo/a", "octo/b"], filters, None, apply=True)
+    assert key != job_key(["octo/a"], filters, "1/4", apply=True)
+    resolved = TriageFilters(states=(AlertState.RESOLVED,))
+    assert key != job_key(["octo/a", "octo/b"], resolved, "1/4", apply=True)
+    # A dry run's checkpoint is never an --apply run's (nor the other way round).
+    assert key != job_key(["octo/a", "octo/b"], filters, "1/4", apply=False)

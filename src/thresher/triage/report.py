@@ -49,15 +49,24 @@ class TriageFilters(_Frozen):
     since: datetime | None = None
 
 
-def job_key(targets: Sequence[str], filters: TriageFilters, shard: str | None) -> str:
+def job_key(
+    targets: Sequence[str], filters: TriageFilters, shard: str | None, *, apply: bool
+) -> str:
     """The ``run_key`` of a triage job for ``StateStore.begin_run``: the same targets (in
-    any order or case), filters and shard give the same key, so a re-run after a kill
-    resumes the job; anything else is another job."""
+    any order or case), filters, shard and mode give the same key, so a re-run after a
+    kill resumes the job; anything else is another job.
+
+    The mode (``--apply`` or a dry run) is part of it because a job's checkpoint says
+    which alerts are finished, and a dry run's "finished" means "decided, left alone":
+    an ``--apply`` run resuming it would pass over those alerts and never resolve them,
+    and a dry run resuming an ``--apply`` job would report its resolutions as its own
+    and, finishing, end that job's checkpoint."""
     canonical = json.dumps(
         {
             "targets": sorted({t.strip().lower() for t in targets}),
             "filters": filters.model_dump(mode="json"),
             "shard": shard,
+            "mode": "apply" if apply else "dry-run",
         },
         sort_keys=True,
     )

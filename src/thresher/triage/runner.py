@@ -5,11 +5,12 @@ optionally one shard of it), decides each one with the same scorer and tribunal 
 ``thresher scan``, and with ``--apply`` resolves the ones the policy allows
 (``triage.policy``). Everything that must survive a killed run goes to the state
 store as it happens: each decision when it is made, each alert once it is finished,
-each resolution applied. A re-run of the same job (same targets, filters and shard)
-continues where the last one stopped and decides no (value, context) twice. One run
-at a time holds the state store (``runlock``), and every resolution goes intent, last
-look, PATCH, settle (``apply``), so a kill or a person acting mid-run never makes a
-resolution happen twice or over a person's answer.
+each resolution applied. A re-run of the same job (same targets, filters, shard and
+mode: a dry run and an ``--apply`` run are two jobs) continues where the last one
+stopped and decides no (value, context) twice. One run at a time holds the state store
+(``runlock``), and every resolution goes intent, last look, PATCH, settle (``apply``),
+so a kill or a person acting mid-run never makes a resolution happen twice or over a
+person's answer.
 
 The alerts' raw values live in the run's vaults and redactor only: the state store,
 the report, the resolution comments and every log see redacted text.
@@ -78,9 +79,11 @@ class TriageRequest:
 
     @property
     def job(self) -> str:
-        """The state store's key for this job; the API host is part of what it is."""
+        """The state store's key for this job; the API host and the mode are part of
+        what it is (an ``--apply`` run never resumes a dry run's checkpoint)."""
         shard = str(self.shard) if self.shard else None
-        return job_key((*self.targets, f"api:{self.api_url}"), self.filters, shard)
+        targets = (*self.targets, f"api:{self.api_url}")
+        return job_key(targets, self.filters, shard, apply=self.apply)
 
 
 @dataclass
@@ -148,8 +151,8 @@ def _run(
                 # read back from GitHub, and done before anything is listed.
                 settled = applier.settle_pending() if request.apply else []
                 keys = {(o.repo, o.number) for o in settled}
-                # A settled alert's outcome replaces any the checkpoint held for it (a
-                # dry run of the same job may have finished it meanwhile): once each.
+                # A settled alert's outcome replaces any the checkpoint held for it,
+                # so each alert is reported once whatever the store held.
                 outcomes = [o for o in outcomes if (o.repo, o.number) not in keys]
                 for outcome in settled:
                     outcomes.append(outcome)

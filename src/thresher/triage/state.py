@@ -4,8 +4,9 @@
 any moment (a runner's timeout, a SIGKILL, a rate limit that outlasts the job). What
 it must not lose, and what this store keeps, is:
 
-- **run checkpoints**: which alerts a job (``run_key``: targets + filters + shard)
-  has finished, so a re-run after a kill continues where it stopped;
+- **run checkpoints**: which alerts a job (``run_key``: targets + filters + shard +
+  dry run or ``--apply``) has finished, so a re-run after a kill continues where it
+  stopped;
 - **decisions** keyed by the value's fingerprint and a context key, so a value that
   appears in N repositories is decided once per distinct context;
 - **alerts seen** (state and ``updated_at`` as GitHub last reported them);
