@@ -33,6 +33,7 @@ from thresher.scoring.shape import (
     clean_value,
     der_public,
     file_features,
+    jwt_public_claims,
     line_features,
     type_features,
     word_features,
@@ -237,6 +238,8 @@ def value_features(value: str, key: str | None) -> Features:
         f["value_public_der"] = 1.0
     if v.count(".") == 2 and v.startswith("eyJ"):
         f["value_jwt_shape"] = 1.0
+        if jwt_public_claims(v):
+            f["value_public_claims"] = 1.0
     if "PRIVATE KEY" in v or "BEGIN" in v:
         f["value_pem_marker"] = 1.0
     if key is not None:
@@ -247,14 +250,36 @@ def value_features(value: str, key: str | None) -> Features:
     return f
 
 
+_ASSIGNED_AFTER = ("'", '"', "`", "=", ":", "=>", "(", ",")
+_MAX_OCCURRENCES = 8
+
+
+def value_index(line: str, value: str) -> int:
+    """Where the value sits in its line: the first occurrence that follows a quote, an
+    operator or an opening parenthesis, else the first one (-1 when absent).
+
+    The first occurrence alone is often inside the key: ``password: password`` or
+    ``const skipAuthCheckAnnotation = "skipAuthCheck"`` read as having no key, or the
+    keyword ``const`` as their key."""
+    if not value:
+        return -1
+    first = index = line.find(value)
+    for _ in range(_MAX_OCCURRENCES):
+        if index < 0:
+            break
+        if line[:index].rstrip().endswith(_ASSIGNED_AFTER):
+            return index
+        index = line.find(value, index + 1)
+    return first
+
+
 def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
     """How the value sits in its line: literal or expression, comment, UI string,
     environment lookup, CLI flag, assertion; and the tokens of its key name."""
     f: Features = {}
-    index = line.find(value) if value else -1
+    index = value_index(line, value)
     if index < 0:
-        stripped = value.strip()
-        index = line.find(stripped) if stripped else -1
+        index = value_index(line, value.strip())
     if index < 0:
         f["value_not_on_line"] = 1.0
         before, after = line[:_BEFORE], ""
@@ -325,10 +350,9 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
     return f, key
 
 
-def path_features(path: str, paths: Iterable[str], *, test_only: bool = False) -> Features:
+def path_features(path: str, paths: Iterable[str]) -> Features:
     f: Features = {}
-    kind = FileKind.TEST if test_only else file_kind(path)
-    f[f"file_{kind.value}"] = 1.0
+    f[f"file_{file_kind(path).value}"] = 1.0
     tokens = set(path_tokens(path))
     for group, names in DIR_GROUPS.items():
         if tokens & names:
@@ -340,7 +364,7 @@ def path_features(path: str, paths: Iterable[str], *, test_only: bool = False) -
     if name.startswith(".env") or name.endswith(".env"):
         f["ext_env"] = 1.0
     all_paths = list(paths) or [path]
-    test = [test_only or in_test_scope(p) for p in all_paths]
+    test = [in_test_scope(p) for p in all_paths]
     if all(test):
         f["all_locations_test"] = 1.0
     elif any(test):
@@ -374,7 +398,7 @@ def features(ctx: CandidateContext) -> Features:
         # fragment; a quoted one dragged a closing quote along and was cleaned above.
         f["value_code_edge"] = 1.0
     f.update(assignment)
-    index = line.find(value) if value else -1
+    index = value_index(line, value)
     f.update(type_features(value, line[max(0, index - _BEFORE) : index] if index > 0 else ""))
     f.update(word_features(value))
     f.update(line_features(line, key))
@@ -382,9 +406,6 @@ def features(ctx: CandidateContext) -> Features:
         f.update(file_features(ctx.path))
     if ctx.outside_tree:
         f[f"file_{FileKind.TEXT.value}"] = 1.0
-    elif ctx.referenced is Referenced.TESTS_ONLY:
-        # A file that only test code names is test code, wherever it sits.
-        f.update(path_features(ctx.path, ctx.paths, test_only=True))
     else:
         f.update(path_features(ctx.path, ctx.paths))
     f.update(rule_features(ctx.rule_id, ctx.rules))

@@ -23,6 +23,7 @@ from pathlib import PurePosixPath
 
 from thresher.findings.filekind import path_tokens, words
 from thresher.validators.der import SEQUENCE, read_header
+from thresher.validators.jwt import b64url_json
 
 Features = dict[str, float]
 
@@ -291,3 +292,21 @@ def der_public(value: str) -> bool:
     except (binascii.Error, ValueError):  # DerError is a ValueError
         return False
     return tag == SEQUENCE and inner == SEQUENCE
+
+
+_NKEY_ALGORITHMS = frozenset({"ed25519-nkey", "ed25519"})
+
+
+def jwt_public_claims(value: str) -> bool:
+    """Is a JWT a NATS operator, account or user JWT (header ``alg`` ed25519-nkey)?
+
+    Those are signed public claims, published to servers and resolvers; what grants
+    access is the nkey seed beside them (``SU…`` in a ``.creds`` file), which a rule of
+    its own finds. Only the header is decoded."""
+    if not value.startswith("eyJ") or value.count(".") != 2:
+        return False
+    try:
+        header = b64url_json(value[: value.index(".")][:512])
+    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
+        return False
+    return isinstance(header, dict) and header.get("alg") in _NKEY_ALGORITHMS

@@ -95,6 +95,13 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "ui_text": (-3.0, 0.0, 3.0),
     "key_ui": (-1.5, 0.0, 1.5),
     "value_explicit_placeholder": (-3.0, 0.0, 3.0),
+    # A file that only test code names (a key under ``certs/`` loaded by a test) is test
+    # data to an analyst; the corpus labels such files by their path alone. The prior
+    # does the work and the path features stay the file's own: when the lookup also
+    # rewrote them as a test file's, the trees' test-path evidence stacked on the prior
+    # and six real dev key lines fell to P(real) 0.0000 (half the decisive misses); now
+    # they sit near 0.12, inside the band (escalated, called ``test``), and the clean
+    # nats-server's test keys under ``server/configs/`` stay below the ``real`` call.
     "referenced_by_tests_only": (-6.0, 6.0, 0.0),
     "value_repeats_key": _N,
     "expression_value": (-3.0, 0.0, 3.0),
@@ -121,6 +128,7 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "value_names_credential": _N,
     "key_names_setting": _N,
     "value_public_der": (-3.0, 0.0, 3.0),
+    "value_public_claims": (-3.0, 0.0, 3.0),
     "file_generated": _N,
     "template_default": (-3.0, 0.0, 3.0),
     "value_version_like": (-3.0, 0.0, 3.0),
