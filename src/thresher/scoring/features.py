@@ -33,6 +33,7 @@ from thresher.scoring.shape import (
     clean_value,
     der_public,
     file_features,
+    jose_header,
     jwt_public_claims,
     line_features,
     type_features,
@@ -66,6 +67,9 @@ from thresher.scoring.vocabulary import (
 )
 
 Features = dict[str, float]
+# Only test code names the finding's file: a feature the priors read and the policy
+# acts on (``model.Assessment.only_tests_reference``), so it is named once.
+TESTS_ONLY_FEATURE = "referenced_by_tests_only"
 
 # How much of the line around the value is read.
 _BEFORE, _AFTER = 160, 80
@@ -126,13 +130,15 @@ def _compound(token: str) -> list[str]:
 
 def key_name(before: str) -> str | None:
     """The identifier the value is assigned to, read backwards from the value:
-    ``password = "``, ``"apiKey": "``, ``<password>``, ``--token ``, ``PASS=``."""
+    ``password = "``, ``"apiKey": "``, ``<password>``, ``--token ``, ``PASS=``,
+    ``cfg['password'] = '``."""
     text = before.rstrip(" \t\"'`([")
     if text.endswith(("=>", ":=", "==")):
         text = text[:-2]
     elif text.endswith(("=", ":", ">", ",")):
         text = text[:-1]
-    text = text.rstrip(" \t\"'`")
+    # ``$config['password_method'] = '``, ``ENV["DB_PASSWORD"] = "``: the index names it.
+    text = text.rstrip(" \t\"'`").removesuffix("]").rstrip(" \t\"'`")
     end = len(text)
     start = end
     while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_.-"):
@@ -150,6 +156,8 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/=_-]+")
 _DOTTED = re.compile(r"[A-Za-z0-9_]\.[A-Za-z_]")
 _IDENTIFIER = re.compile(r"[a-z]+(?:_[a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+")
 _NOT_NORMAL = re.compile(r"[^a-z0-9]")
+_PATH = re.compile(r"[~.]{0,2}/*(?:[\w.@%+-]+/+)+[\w.@%+-]*")
+_FORMAT = re.compile(r"%(?:\([A-Za-z_]\w*\))?[-+ #0]?\d*[sdqv](?![A-Za-z0-9])")
 
 
 def _shape(value: str) -> str:
@@ -220,13 +228,13 @@ def value_features(value: str, key: str | None) -> Features:
     elif "://" in v:
         f["value_url"] = 1.0
     if (
-        "/" in v
-        and not URL_CREDS.match(v)
-        and v.count("/") >= 2
+        v.count("/") >= 2
+        and _PATH.fullmatch(v[:512])
         and (shape != "base64" or (v.startswith(("/", "./", "../", "~/")) and v.count("/") >= 3))
     ):
-        # A file system path; a base64 value has slashes too, but seldom begins with one
-        # and holds three or more (``/var/folders/_6/xbsn…/T//plug-1434/``).
+        # A file system path: names between slashes, no spaces, quotes or ``$``. A
+        # base64 value has slashes too, but seldom begins with one and holds three or
+        # more (``/var/folders/_6/xbsn…/T//plug-1434/``); a PEM body has lines.
         f["value_path_like"] = 1.0
     if "@" in v and "." in v.split("@")[-1] and " " not in v:
         f["value_email_like"] = 1.0
@@ -236,6 +244,12 @@ def value_features(value: str, key: str | None) -> Features:
         f["value_der_base64"] = 1.0
     if der_public(v):
         f["value_public_der"] = 1.0
+    if jose_header(v):
+        f["value_jose_header"] = 1.0
+    if _FORMAT.search(v):
+        # ``printf 'password=%s\n'``, ``"%(password)s"``: a format string the value
+        # is filled into at run time.
+        f["value_format_string"] = 1.0
     if v.count(".") == 2 and v.startswith("eyJ"):
         f["value_jwt_shape"] = 1.0
         if jwt_public_claims(v):
@@ -250,26 +264,31 @@ def value_features(value: str, key: str | None) -> Features:
     return f
 
 
-_ASSIGNED_AFTER = ("'", '"', "`", "=", ":", "=>", "(", ",")
+_QUOTES = ("'", '"', "`")
+_ASSIGNED_AFTER = ("=", ":", "=>", "(", ",")
 _MAX_OCCURRENCES = 8
 
 
 def value_index(line: str, value: str) -> int:
-    """Where the value sits in its line: the first occurrence that follows a quote, an
-    operator or an opening parenthesis, else the first one (-1 when absent).
+    """Where the value sits in its line: the first occurrence that follows a quote, else
+    one that follows an operator or an opening parenthesis, else the first one (-1 when
+    absent). A quote wins: in ``<c:Minus10Converter x:Key="Minus10Converter" />`` the
+    first occurrence follows a namespace's colon.
 
     The first occurrence alone is often inside the key: ``password: password`` or
     ``const skipAuthCheckAnnotation = "skipAuthCheck"`` read as having no key, or the
     keyword ``const`` as their key."""
     if not value:
         return -1
-    first = index = line.find(value)
-    for _ in range(_MAX_OCCURRENCES):
-        if index < 0:
-            break
-        if line[:index].rstrip().endswith(_ASSIGNED_AFTER):
-            return index
-        index = line.find(value, index + 1)
+    first = line.find(value)
+    for openers in (_QUOTES, _ASSIGNED_AFTER):
+        index = first
+        for _ in range(_MAX_OCCURRENCES):
+            if index < 0:
+                break
+            if line[:index].rstrip().endswith(openers):
+                return index
+            index = line.find(value, index + 1)
     return first
 
 
@@ -332,6 +351,10 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["followed_by_call"] = 1.0
     if after.lstrip().startswith(("+", "||", "&&", "?")):
         f["followed_by_operator"] = 1.0
+    if len(value) >= 6 and line.count(value) >= 2:
+        # The same text twice on one line names something (``<c:Minus10Converter
+        # x:Key="Minus10Converter"/>``); a secret seldom repeats beside itself.
+        f["value_repeats_on_line"] = 1.0
     if re.match(r"\s*(//|#|/\*)", after):
         f["trailing_comment"] = 1.0
     if "<" in before[-40:] and ">" in before[-40:] and "</" in after[:60]:
@@ -399,6 +422,10 @@ def features(ctx: CandidateContext) -> Features:
         f["value_code_edge"] = 1.0
     f.update(assignment)
     index = value_index(line, value)
+    if value and index >= 0 and line[index + len(value) :].strip() == ":":
+        # ``passwd:`` then ``users:`` on the next line: the scanner took the next key
+        # for the value; a key with nothing after it holds no literal.
+        f["value_is_key"] = 1.0
     f.update(type_features(value, line[max(0, index - _BEFORE) : index] if index > 0 else ""))
     f.update(word_features(value))
     f.update(line_features(line, key))
@@ -425,7 +452,10 @@ def features(ctx: CandidateContext) -> Features:
         f["hash_named_digest"] = 1.0
     if f.get("key_ui") and f.get("shape_words"):
         f["ui_text"] = 1.0
-    if f.get("file_lockfile") and (f.get("shape_hex") or f.get("shape_base64")):
+    if (f.get("file_lockfile") or f.get("file_checksums")) and (
+        f.get("shape_hex") or f.get("shape_base64")
+    ):
+        # A digest in a lockfile or a checksum manifest (``checksums.json``).
         f["lockfile_digest"] = 1.0
     if f.get("file_template") and (
         f.get("value_explicit_placeholder") or value.lower() in DEFAULT_PASSWORDS
@@ -461,7 +491,7 @@ def features(ctx: CandidateContext) -> Features:
     if ctx.outside_tree:
         f[f"file_{FileKind.TEXT.value}"] = 1.0
     elif ctx.referenced is Referenced.TESTS_ONLY:
-        f["referenced_by_tests_only"] = 1.0
+        f[TESTS_ONLY_FEATURE] = 1.0
     elif ctx.referenced is Referenced.CODE:
         f["referenced_by_code"] = 1.0
     # Sorted: the scorer sums in this order, and floating-point sums must not depend on

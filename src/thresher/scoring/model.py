@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thresher.errors import ThresherError, UsageError
 from thresher.redaction.redactor import Structural
-from thresher.scoring.features import CandidateContext, Features, features
+from thresher.scoring.features import TESTS_ONLY_FEATURE, CandidateContext, Features, features
 from thresher.scoring.trees import Forest, Tree
 
 ARTIFACT_FORMAT = "thresher-scorer/2"
@@ -55,6 +55,10 @@ class Assessment(BaseModel):
     p_not_secret: float = Field(ge=0, le=1)
     top_features: tuple[FeatureWeight, ...] = ()
     scorer: Annotated[str, Structural] = ""
+    # Only test code names the finding's file (reference lookup). The corpus labels by
+    # path, so the scorer weighs this as one signal among many; the policy treats it as
+    # structure: never a `real` call and never a decisive one offline (``policy.py``).
+    only_tests_reference: bool = False
 
     def probability(self, name: str) -> float:
         return {"real": self.p_real, "test": self.p_test, "not_secret": self.p_not_secret}[name]
@@ -221,6 +225,7 @@ class Scorer:
                 FeatureWeight(feature=n, contribution=round(c, 3)) for c, n in ranked[:_TOP]
             ),
             scorer=self.name,
+            only_tests_reference=bool(vector.get(TESTS_ONLY_FEATURE)),
         )
 
 

@@ -3,7 +3,10 @@
 The offline call turns hard evidence and the scorer's probabilities into a
 classification. Hard evidence — a live check that says valid, a vendor's
 published documentation value, a failed format checksum — settles a finding
-whatever the probabilities say; nothing else does.
+whatever the probabilities say; nothing else does. One structural fact bends the
+call without settling it: a file that only test code references is called ``test``
+however high its P(real), and always escalated, because reference lookup is a
+heuristic and the labelled corpus calls such key files ``real`` by their path.
 
 Escalation decides which calls the LLM tribunal should look at. It is driven by
 risk, not by which way the call went: a ``test`` or ``not_secret`` call without
@@ -147,6 +150,15 @@ def offline_call(
             )
         case None:
             pass
+    if assessment.only_tests_reference and assessment.p_real >= point.real_threshold:
+        return _call(
+            Classification.TEST,
+            assessment.p_test,
+            f"only test code references this file, so it is test data by the repository's "
+            f"own structure, though the scorer gives P(real) = {assessment.p_real:.2f}",
+            None,
+            checksum_valid,
+        )
     if assessment.p_real >= point.real_threshold:
         return _call(
             Classification.REAL,
@@ -199,6 +211,13 @@ def escalation_for(
             would_escalate=True,
             reason=f"a checksum-valid token called '{call.classification.value}' from its "
             "context alone",
+        )
+    if assessment.only_tests_reference:
+        return Escalation(
+            policy=policy,
+            would_escalate=True,
+            reason="only test code references this file: reference lookup is evidence for "
+            "a model to weigh, not a decisive call",
         )
     p = assessment.p_real
     if band.low < p < band.high:

@@ -213,11 +213,19 @@ _LANGUAGES = words(
 _LOCALE_STEM = re.compile(
     r"(?:messages[-_.])?(?P<language>[a-z]{2})(?:[-_](?:[A-Za-z]{2}|[A-Z][a-z]{3}|\d{3}))*"
 )
+# A directory named for a locale with its region (``nl_NL``, ``pt-BR``): the files under
+# it are translations whatever their own names (``languages/nl_NL/messages.php``).
+_LOCALE_DIR = re.compile(r"(?P<language>[a-z]{2})[-_][A-Z]{2}")
+# Checksum manifests: every value is a digest of the file its key names.
+_CHECKSUM_FILES = words(
+    "checksums checksum sha256sums sha1sums sha512sums md5sums shasums sums digests"
+)
+_CHECKSUM_SUFFIXES = frozenset({".sha256", ".sha1", ".sha512", ".md5", ".sum"})
 _GENERATED = re.compile(r"(?:\.pb\.|_pb2|\.generated\.|_generated\b|\.g\.|\.min\.|\.bundle\.)")
 
 
 def file_features(path: str) -> Features:
-    """Vendored or generated code, locale and translation files."""
+    """Vendored or generated code, locale and translation files, checksum manifests."""
     f: Features = {}
     posix = PurePosixPath(path)
     parts = {p.lower() for p in posix.parts[:-1]}
@@ -226,7 +234,13 @@ def file_features(path: str) -> Features:
     name = posix.name.lower()
     if _GENERATED.search(name) or "generated" in path_tokens(path):
         f["file_generated"] = 1.0
-    locale_dir = bool(parts & _LOCALE_DIRS)
+    locale_dir = bool(parts & _LOCALE_DIRS) or any(
+        (m := _LOCALE_DIR.fullmatch(p)) is not None and m["language"] in _LANGUAGES
+        for p in posix.parts[:-1]
+    )
+    stem = name.split(".", 1)[0]
+    if stem in _CHECKSUM_FILES or posix.suffix.lower() in _CHECKSUM_SUFFIXES:
+        f["file_checksums"] = 1.0
     if (
         posix.suffix.lower() in _LOCALE_SUFFIXES
         or (
@@ -310,3 +324,48 @@ def jwt_public_claims(value: str) -> bool:
     except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
         return False
     return isinstance(header, dict) and header.get("alg") in _NKEY_ALGORITHMS
+
+
+# Header parameters of JWS and JWE (RFC 7515 §4.1, RFC 7516 §4.1, RFC 7518 §4.6-4.8).
+_JOSE_HEADER = frozenset(
+    [
+        "alg",
+        "enc",
+        "zip",
+        "jku",
+        "jwk",
+        "kid",
+        "x5u",
+        "x5c",
+        "x5t",
+        "x5t#S256",
+        "typ",
+        "cty",
+        "crit",
+        "epk",
+        "apu",
+        "apv",
+        "iv",
+        "tag",
+        "p2s",
+        "p2c",
+        "b64",
+    ]
+)
+
+
+def jose_header(value: str) -> bool:
+    """Is a base64url value a JOSE protected header alone (``eyJhbGciOi…`` decoding to
+    ``{"alg": …, "enc": …}``)? It says which algorithms protect a token, and travels in
+    the clear in front of every one."""
+    if not value.startswith("eyJ") or "." in value or len(value) > 1024:
+        return False
+    try:
+        header = b64url_json(value)
+    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
+        return False
+    return (
+        isinstance(header, dict)
+        and bool(header.keys() & {"alg", "enc"})
+        and header.keys() <= _JOSE_HEADER
+    )

@@ -29,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from thresher.errors import UsageError
+from thresher.scoring.features import TESTS_ONLY_FEATURE
 from thresher.scoring.model import (
     ARTIFACT_FORMAT,
     CLASSES,
@@ -97,12 +98,13 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "value_explicit_placeholder": (-3.0, 0.0, 3.0),
     # A file that only test code names (a key under ``certs/`` loaded by a test) is test
     # data to an analyst; the corpus labels such files by their path alone. The prior
-    # does the work and the path features stay the file's own: when the lookup also
+    # moves them and the path features stay the file's own: when the lookup also
     # rewrote them as a test file's, the trees' test-path evidence stacked on the prior
-    # and six real dev key lines fell to P(real) 0.0000 (half the decisive misses); now
-    # they sit near 0.12, inside the band (escalated, called ``test``), and the clean
-    # nats-server's test keys under ``server/configs/`` stay below the ``real`` call.
-    "referenced_by_tests_only": (-6.0, 6.0, 0.0),
+    # and six real dev key lines fell to P(real) 0.0000, decisive misses. The policy
+    # escalates every such finding and never calls it ``real`` offline (``policy.py``):
+    # no prior strength kept both the dev keys out of the decisive dismissals and the
+    # clean nats-server's test keys and JWTs under ``server/configs/`` out of ``real``.
+    TESTS_ONLY_FEATURE: (-6.0, 6.0, 0.0),
     "value_repeats_key": _N,
     "expression_value": (-3.0, 0.0, 3.0),
     "in_test_block": (-2.0, 2.0, 0.0),
@@ -115,6 +117,8 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "value_boolean": (-3.0, 0.0, 3.0),
     "value_null": (-3.0, 0.0, 3.0),
     "value_empty": (-3.0, 0.0, 3.0),
+    "value_is_key": (-3.0, 0.0, 3.0),
+    "value_path_like": _N,
     "value_number": _N,
     "value_type_name": _N,
     "value_member_access": _N,
@@ -129,6 +133,8 @@ PRIORS: dict[str, tuple[float, float, float]] = {
     "key_names_setting": _N,
     "value_public_der": (-3.0, 0.0, 3.0),
     "value_public_claims": (-3.0, 0.0, 3.0),
+    "value_jose_header": (-3.0, 0.0, 3.0),
+    "value_format_string": _N,
     "file_generated": _N,
     "template_default": (-3.0, 0.0, 3.0),
     "value_version_like": (-3.0, 0.0, 3.0),
@@ -148,7 +154,7 @@ class TrainingError(UsageError):
 # Features only the priors read, never the trees: the corpus labels the few key files
 # only tests load by their path (``real``), while the analyst knows what they are; a
 # tree that saw this feature would learn those few labels back.
-PRIOR_ONLY = frozenset({"referenced_by_tests_only"})
+PRIOR_ONLY = frozenset({TESTS_ONLY_FEATURE})
 
 
 def feature_names(samples: Iterable[Sample]) -> list[str]:
