@@ -132,11 +132,11 @@ def test_key_only_tests_reference_is_test_data(
     decision = decisions["certs/server.key:1"]
     assert decision.classification in NOT_REAL
     assert decision.assessment is not None
-    # Dismissed because only test code names the file, not because of its path.
-    assert any(
-        f.feature in {"referenced_by_tests_only", "file_test", "all_locations_test"}
-        for f in decision.assessment.top_features
-    )
+    # Dismissed because only test code names the file, not because of its path, and
+    # escalated: reference lookup is evidence for a model, not a decisive dismissal.
+    assert decision.assessment.only_tests_reference
+    assert any(f.feature == "referenced_by_tests_only" for f in decision.assessment.top_features)
+    assert decision.escalation is not None and decision.escalation.would_escalate
 
 
 def test_the_same_key_referenced_by_code_stays_real(tmp_path: Path) -> None:

@@ -99,3 +99,21 @@ def test_a_syntax_keyword_is_hard_evidence() -> None:
     assert call.classification is Classification.NOT_SECRET
     assert call.hard is HardEvidence.FORMAT_SYNTAX
     assert not escalation_for(call, a, Escalate.UNCERTAIN, BAND).would_escalate
+
+
+def test_a_file_only_tests_reference_is_never_real_nor_decisive_offline() -> None:
+    for p in (0.001, 0.5, 0.99):
+        a = Assessment(
+            p_real=p, p_test=round(1 - p, 6), p_not_secret=0.0, only_tests_reference=True
+        )
+        call = offline_call(a, [], POINT)
+        assert call.classification is Classification.TEST, p
+        escalation = escalation_for(call, a, Escalate.UNCERTAIN, BAND)
+        assert escalation.would_escalate and "only test code" in escalation.reason, p
+    # Hard evidence still settles it, and --escalate never still means never.
+    a = Assessment(p_real=0.99, p_test=0.01, p_not_secret=0.0, only_tests_reference=True)
+    live = offline_call(a, [check(CheckKind.LIVE, ValidationStatus.VALID)], POINT)
+    assert live.classification is Classification.REAL
+    assert not escalation_for(live, a, Escalate.UNCERTAIN, BAND).would_escalate
+    call = offline_call(a, [], POINT)
+    assert not escalation_for(call, a, Escalate.NEVER, BAND).would_escalate

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import json
+import secrets
+
 import pytest
 
 from thresher.scoring.features import CandidateContext, features
@@ -9,6 +13,8 @@ from thresher.scoring.shape import (
     clean_value,
     der_public,
     file_features,
+    jose_header,
+    jwt_public_claims,
     line_features,
     type_features,
     word_features,
@@ -190,3 +196,97 @@ def test_a_checksum_manifest_key_is_a_file_name() -> None:
 )
 def test_values_read_as_their_parser_reads_them(raw: str, clean: str) -> None:
     assert clean_value(raw) == clean
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def _jwt(header: dict[str, str], claims: dict[str, str]) -> str:
+    """A token built at test time: structure only, signed by nobody."""
+    parts = (json.dumps(header).encode(), json.dumps(claims).encode(), secrets.token_bytes(64))
+    return ".".join(_b64url(p) for p in parts)
+
+
+def test_the_value_is_read_where_it_is_assigned_not_inside_its_key() -> None:
+    f = _features('const skipAuthCheckAnnotation = "skipAuthCheck"', "skipAuthCheck")
+    assert f["value_repeats_key"] == 1.0 and f["key_auth"] == 1.0
+    assert _features("password: password", "password")["key_password"] == 1.0
+    # A quote wins over a namespace's colon: the value of x:Key is the quoted one.
+    line = '<converter:Minus10Converter x:Key="Minus10Converter" />'
+    f = _features(line, "Minus10Converter")
+    assert f["value_repeats_on_line"] == 1.0 and f["quoted"] == 1.0
+
+
+def test_a_key_is_read_through_an_index() -> None:
+    line = "$config['password_dovecotpw_method']='SHA512-CRYPT';"
+    assert _features(line, "SHA512-CRYPT")["key_names_setting"] == 1.0
+    assert _features('ENV["DB_PASSWORD"] = "Zq81xLm3"', "Zq81xLm3")["key_password"] == 1.0
+
+
+def test_a_nats_jwt_is_public_claims_and_another_jwt_is_not() -> None:
+    nats = _jwt({"typ": "JWT", "alg": "ed25519-nkey"}, {"sub": "UABC", "nats": "user"})
+    hmac = _jwt({"typ": "JWT", "alg": "HS256"}, {"sub": "42"})
+    assert jwt_public_claims(nats)
+    assert _features(f"operator = {nats}", nats)["value_public_claims"] == 1.0
+    assert not jwt_public_claims(hmac)
+    assert not jwt_public_claims("eyJnot.base64.atall!")
+
+
+def test_a_jose_protected_header_alone_is_public() -> None:
+    header = _b64url(json.dumps({"alg": "RSA-OAEP-256", "enc": "A256GCM"}).encode())
+    assert jose_header(header)
+    assert _features(f"protected: '{header}'", header)["value_jose_header"] == 1.0
+    # Any other member, or no algorithm at all, is not a header.
+    assert not jose_header(_b64url(json.dumps({"alg": "HS256", "k": "abc"}).encode()))
+    assert not jose_header(_b64url(json.dumps({"typ": "JWT"}).encode()))
+    assert not jose_header(_b64url(secrets.token_bytes(24)))
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("%s\\ncipher=%s\\n", True), ("%(password)s", True), ("Summer2019%", False)],
+)
+def test_a_format_string_is_filled_at_run_time(value: str, expected: bool) -> None:
+    line = f"printf 'password={value}'"
+    assert ("value_format_string" in _features(line, value)) is expected
+
+
+def test_a_key_with_nothing_after_it_is_no_value() -> None:
+    assert _features("  users:", "users:", "machine.yaml.tmpl")["value_is_key"] == 1.0
+    assert "value_is_key" not in _features("password: users", "users")
+
+
+def test_digests_in_a_checksum_manifest() -> None:
+    assert file_features("modules/apt/checksums.json")["file_checksums"] == 1.0
+    assert file_features("dist/app.tar.gz.sha256")["file_checksums"] == 1.0
+    digest = "5a5a6586db3010a0876dfa4ee29e3155"
+    f = _features(f'"manifests/key.pp": "{digest}",', digest, "modules/apt/checksums.json")
+    assert f["lockfile_digest"] == 1.0
+    assert "file_checksums" not in file_features("config/settings.json")
+
+
+@pytest.mark.parametrize(
+    ("path", "locale"),
+    [
+        ("app/system/languages/nl_NL/messages.php", True),
+        ("web/pt-BR/app.json", True),
+        ("web/xx_YY/app.json", False),  # xx is no language
+        ("config/US/app.json", False),
+    ],
+)
+def test_a_directory_named_for_a_locale_holds_translations(path: str, locale: bool) -> None:
+    assert ("file_locale" in file_features(path)) is locale
+
+
+@pytest.mark.parametrize(
+    ("value", "path_like"),
+    [
+        ("conf/ssl/server.key", True),
+        ("o5/\\/\\P6$$t7gZ", False),  # a password with slashes
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIB/AAKCAQEA/xK9qZt2W", False),
+        ("aGVsbG8/d29ybGQ/Zm9v", False),  # base64 with slashes
+    ],
+)
+def test_only_names_between_slashes_are_a_path(value: str, path_like: bool) -> None:
+    assert ("value_path_like" in _features(f'x = "{value}"', value)) is path_like
