@@ -429,11 +429,10 @@ def features(ctx: CandidateContext) -> Features:
     f.update(type_features(value, line[max(0, index - _BEFORE) : index] if index > 0 else ""))
     f.update(word_features(value))
     f.update(line_features(line, key))
-    if not ctx.outside_tree:
-        f.update(file_features(ctx.path))
     if ctx.outside_tree:
         f[f"file_{FileKind.TEXT.value}"] = 1.0
     else:
+        f.update(file_features(ctx.path))
         f.update(path_features(ctx.path, ctx.paths))
     f.update(rule_features(ctx.rule_id, ctx.rules))
     # Combinations an analyst reads as one signal.
@@ -489,7 +488,7 @@ def features(ctx: CandidateContext) -> Features:
     if ctx.in_test_block:
         f["in_test_block"] = 1.0
     if ctx.outside_tree:
-        f[f"file_{FileKind.TEXT.value}"] = 1.0
+        pass  # text GitHub holds: no file for other files to reference
     elif ctx.referenced is Referenced.TESTS_ONLY:
         f[TESTS_ONLY_FEATURE] = 1.0
     elif ctx.referenced is Referenced.CODE:

@@ -309,6 +309,21 @@ def der_public(value: str) -> bool:
 
 
 _NKEY_ALGORITHMS = frozenset({"ed25519-nkey", "ed25519"})
+# Header parameters of JWS and JWE (RFC 7515 §4.1, RFC 7516 §4.1, RFC 7518 §4.6-4.8).
+_JOSE_HEADER = words(
+    "alg enc zip jku jwk kid x5u x5c x5t x5t#S256 typ cty crit epk apu apv iv tag p2s p2c b64"
+)
+
+
+def _json_segment(segment: str) -> dict[str, object] | None:
+    """One base64url JSON object of a JOSE value, or None; the length is bounded."""
+    if len(segment) > 1024:
+        return None
+    try:
+        decoded = b64url_json(segment)
+    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
+        return None
+    return decoded if isinstance(decoded, dict) else None
 
 
 def jwt_public_claims(value: str) -> bool:
@@ -319,53 +334,19 @@ def jwt_public_claims(value: str) -> bool:
     its own finds. Only the header is decoded."""
     if not value.startswith("eyJ") or value.count(".") != 2:
         return False
-    try:
-        header = b64url_json(value[: value.index(".")][:512])
-    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
-        return False
-    return isinstance(header, dict) and header.get("alg") in _NKEY_ALGORITHMS
-
-
-# Header parameters of JWS and JWE (RFC 7515 §4.1, RFC 7516 §4.1, RFC 7518 §4.6-4.8).
-_JOSE_HEADER = frozenset(
-    [
-        "alg",
-        "enc",
-        "zip",
-        "jku",
-        "jwk",
-        "kid",
-        "x5u",
-        "x5c",
-        "x5t",
-        "x5t#S256",
-        "typ",
-        "cty",
-        "crit",
-        "epk",
-        "apu",
-        "apv",
-        "iv",
-        "tag",
-        "p2s",
-        "p2c",
-        "b64",
-    ]
-)
+    header = _json_segment(value[: value.index(".")])
+    return header is not None and header.get("alg") in _NKEY_ALGORITHMS
 
 
 def jose_header(value: str) -> bool:
     """Is a base64url value a JOSE protected header alone (``eyJhbGciOi…`` decoding to
     ``{"alg": …, "enc": …}``)? It says which algorithms protect a token, and travels in
     the clear in front of every one."""
-    if not value.startswith("eyJ") or "." in value or len(value) > 1024:
+    if not value.startswith("eyJ") or "." in value:
         return False
-    try:
-        header = b64url_json(value)
-    except (ValueError, binascii.Error, UnicodeDecodeError, RecursionError):
-        return False
+    header = _json_segment(value)
     return (
-        isinstance(header, dict)
+        header is not None
         and bool(header.keys() & {"alg", "enc"})
         and header.keys() <= _JOSE_HEADER
     )
