@@ -12,6 +12,7 @@ import pytest
 from tests.tokens import github_token, random_secret
 from thresher.scoring import features as fx
 from thresher.scoring.features import Features, value_features
+from thresher.scoring.shape import der_public, jose_header, jwt_public_claims
 from thresher.scoring.vocabulary import (
     CODE_CHARS,
     EXPLICIT_PLACEHOLDER,
@@ -86,7 +87,11 @@ def _reference_features(value: str, key: str | None) -> Features:
         f["value_url_credentials"] = 1.0
     elif "://" in v:
         f["value_url"] = 1.0
-    if "/" in v and not URL_CREDS.match(v) and v.count("/") >= 2 and shape != "base64":
+    if (
+        v.count("/") >= 2
+        and re.fullmatch(r"[~.]{0,2}/*(?:[\w.@%+-]+/+)+[\w.@%+-]*", v[:512])
+        and (shape != "base64" or (v.startswith(("/", "./", "../", "~/")) and v.count("/") >= 3))
+    ):
         f["value_path_like"] = 1.0
     if "@" in v and "." in v.split("@")[-1] and " " not in v:
         f["value_email_like"] = 1.0
@@ -94,8 +99,16 @@ def _reference_features(value: str, key: str | None) -> Features:
         f["value_provider_prefix"] = 1.0
     if v.startswith(("MII", "MFk", "MCow", "MFw")):
         f["value_der_base64"] = 1.0
+    if der_public(v):
+        f["value_public_der"] = 1.0
+    if jose_header(v):
+        f["value_jose_header"] = 1.0
+    if re.search(r"%(?:\([A-Za-z_]\w*\))?[-+ #0]?\d*[sdqv](?![A-Za-z0-9])", v):
+        f["value_format_string"] = 1.0
     if v.count(".") == 2 and v.startswith("eyJ"):
         f["value_jwt_shape"] = 1.0
+        if jwt_public_claims(v):
+            f["value_public_claims"] = 1.0
     if "PRIVATE KEY" in v or "BEGIN" in v:
         f["value_pem_marker"] = 1.0
     if key is not None:
