@@ -350,3 +350,31 @@ def jose_header(value: str) -> bool:
         and bool(header.keys() & {"alg", "enc"})
         and header.keys() <= _JOSE_HEADER
     )
+
+
+_QUOTES = ("'", '"', "`")
+_ASSIGNED_AFTER = ("=", ":", "=>", "(", ",")
+_MAX_OCCURRENCES = 8
+
+
+def value_index(line: str, value: str) -> int:
+    """Where the value sits in its line: the first occurrence that follows a quote, else
+    one that follows an operator or an opening parenthesis, else the first one (-1 when
+    absent). A quote wins: in ``<c:Minus10Converter x:Key="Minus10Converter" />`` the
+    first occurrence follows a namespace's colon.
+
+    The first occurrence alone is often inside the key: ``password: password`` or
+    ``const skipAuthCheckAnnotation = "skipAuthCheck"`` read as having no key, or the
+    keyword ``const`` as their key."""
+    if not value:
+        return -1
+    first = line.find(value)
+    for openers in (_QUOTES, _ASSIGNED_AFTER):
+        index = first
+        for _ in range(_MAX_OCCURRENCES):
+            if index < 0:
+                break
+            if line[:index].rstrip().endswith(openers):
+                return index
+            index = line.find(value, index + 1)
+    return first
