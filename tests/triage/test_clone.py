@@ -16,7 +16,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +43,6 @@ Cli = Callable[..., Result]
 
 def _basic(token: str) -> str:
     return base64.b64encode(f"x-access-token:{token}".encode()).decode()
-
-
-@pytest.fixture
-def token() -> str:
-    return "ghs_" + "C" * 36
 
 
 @pytest.fixture
@@ -89,13 +84,6 @@ def world(token: str, remote: tuple[Path, str]) -> GitHubWorld:
 
 
 @pytest.fixture
-def server(world: GitHubWorld) -> Iterator[GitHubFake]:
-    with GitHubFake(world) as fake:
-        yield fake
-    assert not fake.errors, fake.errors
-
-
-@pytest.fixture
 def temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The system temporary directory, for this test only: the run's evidence (and its
     clones) go there, and must be gone when the run ends."""
@@ -133,24 +121,8 @@ def _calls(log: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def triage(
-    cli: Cli, server: GitHubFake, token: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Cli:
-    monkeypatch.setenv("GITHUB_TOKEN", token)
-
-    def run(*args: str) -> Result:
-        return cli(
-            "triage",
-            "--api-url",
-            server.base_url,
-            "--state-db",
-            str(tmp_path / "state.db"),
-            "--repo",
-            "octo/app",
-            *args,
-        )
-
-    return run
+def triage_args() -> tuple[str, ...]:
+    return ("--repo", "octo/app")
 
 
 def _report(path: Path) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,50 +30,13 @@ PER_REPO = 10
 
 
 @pytest.fixture
-def token() -> str:
-    return "ghs_" + "L" * 36
-
-
-@pytest.fixture
-def world(token: str) -> GitHubWorld:
-    world = GitHubWorld()
-    world.add_token(token)
-    return world
-
-
-@pytest.fixture
 def plan(world: GitHubWorld) -> OrgPlan:
     return populate(world, repos=4, per_repo=PER_REPO)
 
 
 @pytest.fixture
-def server(world: GitHubWorld, plan: OrgPlan) -> Iterator[GitHubFake]:
-    with GitHubFake(world) as fake:
-        yield fake
-    assert not fake.errors, fake.errors
-
-
-@pytest.fixture
-def triage(
-    cli: Cli, server: GitHubFake, token: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Cli:
-    monkeypatch.setenv("GITHUB_TOKEN", token)
-
-    def run(*args: str) -> Result:
-        return cli(
-            "triage",
-            "--org",
-            "acme",
-            "--api-url",
-            server.base_url,
-            "--state-db",
-            str(tmp_path / "state.db"),
-            "--concurrency",
-            "1",
-            *args,
-        )
-
-    return run
+def triage_args(plan: OrgPlan) -> tuple[str, ...]:
+    return ("--org", "acme", "--concurrency", "1")
 
 
 def _alerts(path: Path) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -42,11 +42,6 @@ def _fixture_file(repo: FakeRepo) -> None:
 
 
 @pytest.fixture
-def token() -> str:
-    return "ghs_" + "T" * 36
-
-
-@pytest.fixture
 def world(token: str) -> GitHubWorld:
     world = GitHubWorld()
     world.add_token(token)
@@ -65,27 +60,6 @@ def world(token: str) -> GitHubWorld:
     for name in ("octo/api", "octo/web"):
         _fixture_file(world.add_repo(name))
     return world
-
-
-@pytest.fixture
-def server(world: GitHubWorld) -> Iterator[GitHubFake]:
-    with GitHubFake(world) as fake:
-        yield fake
-    assert not fake.errors, fake.errors
-
-
-@pytest.fixture
-def triage(
-    cli: Cli, server: GitHubFake, token: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> Cli:
-    monkeypatch.setenv("GITHUB_TOKEN", token)
-
-    def run(*args: str) -> Result:
-        return cli(
-            "triage", "--api-url", server.base_url, "--state-db", str(tmp_path / "state.db"), *args
-        )
-
-    return run
 
 
 def _report(path: Path) -> dict[str, object]:

@@ -460,11 +460,10 @@ def features(ctx: CandidateContext) -> Features:
         f["dense_file"] = 1.0
     if ctx.in_test_block:
         f["in_test_block"] = 1.0
-    if ctx.outside_tree:
-        pass  # text GitHub holds: no file for other files to reference
-    elif ctx.referenced is Referenced.TESTS_ONLY:
+    # Text GitHub holds (outside the tree) is no file that other files could reference.
+    if not ctx.outside_tree and ctx.referenced is Referenced.TESTS_ONLY:
         f[TESTS_ONLY_FEATURE] = 1.0
-    elif ctx.referenced is Referenced.CODE:
+    elif not ctx.outside_tree and ctx.referenced is Referenced.CODE:
         f["referenced_by_code"] = 1.0
     # Sorted: the scorer sums in this order, and floating-point sums must not depend on
     # the order sets happened to iterate in.
