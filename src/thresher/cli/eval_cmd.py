@@ -74,12 +74,32 @@ def eval_command(
         CorpusKind,
         typer.Option(help="Which corpus: secrets, deps (dependencies), or auto by layout."),
     ] = CorpusKind.AUTO,
+    clean: Annotated[
+        bool,
+        typer.Option(
+            "--clean",
+            help="CORPUS is a directory of whole repository trees with no live credential "
+            "(files/<owner>__<repo>/, or the trees directly): count false 'real' calls and "
+            "escalations per repository.",
+        ),
+    ] = False,
 ) -> None:
     """Precision, recall and F1 for 'real' (secrets) or 'affected' (dependencies) per
     root; the escalation rate and the oracle ceiling; for secrets also by rule and file
     kind, calibration, and per fold with --folds."""
     if not corpus.is_dir():
         raise UsageError(f"corpus directory not found: {corpus}")
+    if clean:
+        if folds is not None:
+            raise UsageError(
+                "--folds with --clean: clean trees carry no labels to train fold scorers on",
+                hint="benchmarks/train_scorer.py --wild DIR cross-validates with the trees "
+                "held out per fold",
+            )
+        if kind is CorpusKind.DEPS:
+            raise UsageError("--clean with --kind deps: clean trees are scanned for secrets")
+        _eval_clean(ctx, corpus, json_out, escalate, escalate_band)
+        return
     if corpus_kind(corpus, kind) is CorpusKind.DEPS:
         if folds is not None:
             raise UsageError(
@@ -118,6 +138,39 @@ def eval_command(
         on_repo=(lambda r: state.info(f"scanning {r}")) if state.verbose else None,
     )
     typer.echo(render_text(result))
+    if json_out is not None:
+        write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
+        state.info(f"wrote {json_out}")
+
+
+def _eval_clean(
+    ctx: typer.Context,
+    corpus: Path,
+    json_out: Path | None,
+    escalate: EscalateChoice,
+    escalate_band: str | None,
+) -> None:
+    """False `real` calls and escalations on clean trees (``thresher.evaluation.clean``)."""
+    from thresher.evaluation.clean import CleanOptions, evaluate_clean, render_clean
+    from thresher.reports import check_output_path, write_atomic
+    from thresher.scoring.policy import Escalate
+
+    from .app import state_of
+
+    state = state_of(ctx)
+    if json_out is not None:
+        check_output_path(json_out, "--json")
+    result = evaluate_clean(
+        corpus,
+        state.settings().settings,
+        CleanOptions(
+            escalate=Escalate(escalate.value),
+            band=parse_band(escalate_band) if escalate_band is not None else None,
+            runs_dir=Path(".thresher/runs"),
+        ),
+        on_repo=(lambda r: state.info(f"scanning {r}")) if state.verbose else None,
+    )
+    typer.echo(render_clean(result))
     if json_out is not None:
         write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
         state.info(f"wrote {json_out}")

@@ -11,6 +11,11 @@ called ``sample_secrets`` is not test code because of its name).
 Findings join labels by (path, line); a line with several labels counts as real
 if any label is real, else test if any is test. Only lines that detect-secrets
 itself flags (its per-file, per-type first lines) are scored.
+
+A *clean* corpus (``load_clean``: the wild corpus of well-known repositories'
+HEAD trees) has no ``labels.jsonl``: nothing in it is a live credential, so every
+flagged line is weakly labelled ``test`` when its path is in test scope and
+``not_secret`` otherwise, and its label source is ``wild``.
 """
 
 from __future__ import annotations
@@ -51,6 +56,15 @@ class Corpus:
     # repository directory -> where its labels come from (``source`` of labels.jsonl:
     # creddata's human annotations apart from the synthetic leaky-repo and SEDATED)
     sources: dict[str, str] = field(default_factory=dict)
+    # A clean corpus labels every flagged line weakly (test scope -> test, else
+    # not_secret) instead of looking it up in ``labels``.
+    clean: bool = False
+
+    def label_of(self, repo: str, path: str, line: int) -> str | None:
+        """The label of a flagged line (``path`` relative to the repository)."""
+        if self.clean:
+            return "test" if in_test_scope(path) else "not_secret"
+        return self.labels.get((f"{repo}/{path}", line))
 
     def repositories(self) -> list[str]:
         return sorted(p.name for p in self.files.iterdir() if p.is_dir())
@@ -97,6 +111,45 @@ def load_corpus(directory: Path) -> Corpus:
             sources.setdefault(label.path.split("/", 1)[0], source)
     merged = {key: next(name for name in LABELS if name in names) for key, names in grouped.items()}
     return Corpus(files=files, labels=merged, sources=sources)
+
+
+WILD = "wild"  # the label source of a clean corpus
+
+
+def load_clean(directory: Path) -> Corpus:
+    """A directory of clean trees: ``files/<owner>__<repo>/`` (``benchmarks/
+    wild_export.py`` writes that, with ``trees.tsv``), or the trees directly under it."""
+    if not directory.is_dir():
+        raise UsageError(f"{directory}: not a directory of repository trees")
+    files = directory / "files" if (directory / "files").is_dir() else directory
+    repos = [p.name for p in files.iterdir() if p.is_dir() and not p.name.startswith(".")]
+    if not repos:
+        raise UsageError(
+            f"{files}: no repository directory in it",
+            hint="a clean corpus holds one directory per repository tree "
+            "(benchmarks/wild_export.py writes files/<owner>__<repo>/)",
+        )
+    return Corpus(files=files, labels={}, sources=dict.fromkeys(repos, WILD), clean=True)
+
+
+def tree_commits(corpus: Corpus) -> dict[str, str]:
+    """Each clean tree's commit, from the ``trees.tsv`` the exporter writes beside files/."""
+    manifest = corpus.files.parent / "trees.tsv"
+    if not corpus.clean or not manifest.is_file():
+        return {}
+    rows = [line.split("\t") for line in manifest.read_text(encoding="utf-8").splitlines()[1:]]
+    return {row[0]: row[1] for row in rows if len(row) >= 2}
+
+
+def trees_digest(corpus: Corpus) -> str:
+    """Which clean trees a scorer was trained on: sha256 over each tree's name and
+    commit (``trees.tsv``), else over its directory names. Cheap, unlike hashing a
+    gigabyte of trees, and as telling: a tree is its commit."""
+    commits = tree_commits(corpus)
+    digest = hashlib.sha256()
+    for repo in corpus.repositories():
+        digest.update(f"{repo}\0{commits.get(repo, '')}\n".encode())
+    return "sha256:" + digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -148,7 +201,7 @@ def scan_repositories(
                 line=c.line,
                 rule=c.type,
                 finding_id=by_key[(c.fingerprint, in_test_scope(c.path))],
-                label=corpus.labels.get((f"{repo}/{c.path}", c.line)),
+                label=corpus.label_of(repo, c.path, c.line),
             )
             for c in result.candidates
             if (c.fingerprint, in_test_scope(c.path)) in by_key

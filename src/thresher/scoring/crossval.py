@@ -25,6 +25,7 @@ from thresher.scoring.policy import Band, Escalate, escalation_for, offline_call
 from thresher.scoring.samples import Sample
 from thresher.scoring.train import (
     INNER_FOLDS,
+    WEAK_SOURCE,
     Matrix,
     fit_components,
     grouped_folds,
@@ -161,6 +162,44 @@ def figures(judged: Sequence[Judged]) -> Figures:
 
 
 @dataclass(frozen=True)
+class CleanFigures:
+    """What held-out clean trees (no live credential in them) say about a scorer: every
+    ``real`` call is a false alarm, and every escalation costs model calls."""
+
+    repositories: int
+    findings: int
+    false_real: int  # findings called ``real`` offline
+    decisive_false_real: int  # ... and not escalated: no model would see them
+    escalated: int
+    false_real_per_repository: float
+    worst_repository: str
+    worst_false_real: int
+    escalation_rate: float
+
+
+def clean_figures(judged: Sequence[Judged]) -> CleanFigures:
+    """Per finding, not per line: a user sees findings."""
+    repos = sorted({j.sample.group for j in judged})
+    per_repo = dict.fromkeys(repos, 0)
+    for j in judged:
+        per_repo[j.sample.group] += j.real
+    worst = max(repos, key=lambda r: (per_repo[r], r)) if repos else ""
+    false_real = sum(per_repo.values())
+    escalated = sum(j.escalated for j in judged)
+    return CleanFigures(
+        repositories=len(repos),
+        findings=len(judged),
+        false_real=false_real,
+        decisive_false_real=sum(j.real and not j.escalated for j in judged),
+        escalated=escalated,
+        false_real_per_repository=_ratio(false_real, len(repos)),
+        worst_repository=worst,
+        worst_false_real=per_repo.get(worst, 0),
+        escalation_rate=_ratio(escalated, len(judged)),
+    )
+
+
+@dataclass(frozen=True)
 class FoldReport:
     fold: int
     repositories: int
@@ -170,6 +209,7 @@ class FoldReport:
     by_source: dict[str, Figures]  # "all" and each label source
     # source -> family ("trees", "logistic") -> (AP, P@R0.9) of that family alone
     families: dict[str, dict[str, tuple[float, float]]]
+    clean: CleanFigures | None = None  # the fold's weakly labelled clean trees, if any
 
 
 def by_source(judged: Sequence[Judged]) -> dict[str, Figures]:
@@ -178,6 +218,12 @@ def by_source(judged: Sequence[Judged]) -> dict[str, Figures]:
     for source in sources:
         result[source] = figures([j for j in judged if j.sample.source == source])
     return result
+
+
+def clean_of(judged: Sequence[Judged]) -> CleanFigures | None:
+    """The clean-tree figures of the weakly labelled samples among ``judged``, if any."""
+    weak = [j for j in judged if j.sample.source == WEAK_SOURCE]
+    return clean_figures(weak) if weak else None
 
 
 def families(scorer: Scorer, held: Sequence[Sample]) -> dict[str, dict[str, tuple[float, float]]]:
@@ -221,6 +267,7 @@ def cross_validate(samples: Sequence[Sample], k: int = 5) -> tuple[list[FoldRepo
                 band=(point.band_low, point.band_high),
                 by_source=by_source(judged),
                 families=families(scorer, held),
+                clean=clean_of(judged),
             )
         )
     return reports, everything

@@ -24,3 +24,6 @@ class Sample:
     rule: str = ""
     file_kind: FileKind = FileKind.OTHER
     source: str = ""  # the corpus's label source of the repository (creddata, ...)
+    # How much each of its labelled lines counts in training (the wild corpus's weak
+    # labels count for less than a human annotation; see ``train_scorer.py --wild``).
+    weight: float = 1.0

@@ -42,6 +42,9 @@ from thresher.scoring.samples import Sample
 from thresher.scoring.trees import Tree
 
 Matrix = npt.NDArray[np.float64]
+# The label source of clean trees whose every finding is weakly labelled (spelled as
+# ``thresher.evaluation.corpus.WILD``; the scoring layer does not import evaluation).
+WEAK_SOURCE = "wild"
 
 # Fixed during development under grouped CV on the dev corpus (see the model card).
 TREE_PARAMS: dict[str, Any] = {
@@ -184,7 +187,8 @@ def prior_margin(samples: Sequence[Sample]) -> Matrix:
 
 
 def _rows(samples: Sequence[Sample]) -> tuple[list[int], list[int], list[float]]:
-    """One row per (finding, label), weighted by that label's line count."""
+    """One row per (finding, label), weighted by that label's line count and the
+    sample's own weight."""
     rows: list[int] = []
     labels: list[int] = []
     weights: list[float] = []
@@ -192,7 +196,7 @@ def _rows(samples: Sequence[Sample]) -> tuple[list[int], list[int], list[float]]
         for label, count in sorted(sample.labels.items()):
             rows.append(i)
             labels.append(CLASSES.index(label))
-            weights.append(float(count))
+            weights.append(float(count) * sample.weight)
     return rows, labels, weights
 
 
@@ -320,9 +324,11 @@ def linear_weights(model: tuple[list[str], Matrix]) -> dict[str, tuple[float, fl
 
 
 def real_weights(samples: Sequence[Sample]) -> tuple[Matrix, Matrix]:
-    """Per sample: labelled real lines, labelled other lines."""
-    real = np.array([s.labels.get("real", 0) for s in samples], dtype=np.float64)
-    rest = np.array([sum(s.labels.values()) - s.labels.get("real", 0) for s in samples], float)
+    """Per sample: labelled real lines, labelled other lines (times the sample's weight)."""
+    real = np.array([s.labels.get("real", 0) * s.weight for s in samples], dtype=np.float64)
+    rest = np.array(
+        [(sum(s.labels.values()) - s.labels.get("real", 0)) * s.weight for s in samples], float
+    )
     return real, rest
 
 
@@ -367,17 +373,23 @@ def platt(p_real: Matrix, samples: Sequence[Sample]) -> Calibration:
 
 def grouped_folds(samples: Sequence[Sample], k: int) -> list[list[str]]:
     """Repositories dealt into ``k`` folds, largest first, each to the lightest fold
-    (by labelled lines), ties by name: deterministic and balanced."""
+    (by labelled lines), ties by name: deterministic and balanced. Weakly labelled
+    repositories (the wild corpus: every line labelled) are dealt apart, so each fold
+    holds its share of both and the labelled repositories' folds do not move."""
     load: Counter[str] = Counter()
+    weak: set[str] = set()
     for s in samples:
         load[s.group] += sum(s.labels.values())
-    groups = sorted({s.group for s in samples}, key=lambda g: (-load[g], g))
+        if s.source == WEAK_SOURCE:
+            weak.add(s.group)
     folds: list[list[str]] = [[] for _ in range(k)]
-    totals = [0] * k
-    for group in groups:
-        target = min(range(k), key=lambda j: (totals[j], j))
-        folds[target].append(group)
-        totals[target] += load[group]
+    for stratum in (False, True):
+        members = {s.group for s in samples if (s.group in weak) is stratum}
+        totals = [0] * k
+        for group in sorted(members, key=lambda g: (-load[g], g)):
+            target = min(range(k), key=lambda j: (totals[j], j))
+            folds[target].append(group)
+            totals[target] += load[group]
     return [sorted(f) for f in folds]
 
 
