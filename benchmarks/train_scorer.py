@@ -19,11 +19,22 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
-from thresher.evaluation.corpus import corpus_digest, load_corpus, samples_of, scan_repositories
+from thresher.evaluation.corpus import (
+    WILD,
+    Corpus,
+    corpus_digest,
+    load_clean,
+    load_corpus,
+    samples_of,
+    scan_repositories,
+    trees_digest,
+)
 from thresher.scoring import metrics, operating
 from thresher.scoring.crossval import (
     ALL,
@@ -31,14 +42,31 @@ from thresher.scoring.crossval import (
     Judged,
     build_scorer,
     by_source,
+    clean_of,
     cross_validate,
+    judge,
 )
 from thresher.scoring.model import Artifact, dump_artifact
-from thresher.scoring.train import BLEND, LOGISTIC_L2, PRIORS, ROUNDS, TREE_PARAMS
+from thresher.scoring.samples import WEAK_SOURCES, Sample
+from thresher.scoring.train import (
+    BLEND,
+    LOGISTIC_L2,
+    PRIORS,
+    ROUNDS,
+    TREE_PARAMS,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_WILD = ROOT.parent / "wild"
 FOLDS = 5
 SOURCES = ("creddata", ALL)
+# One labelled repository in PINNED_SHARE is kept out of the development folds.
+PINNED_SHARE = 5
+# The wild corpus's weight per finding, and the findings of one tree at full weight.
+WILD_WEIGHT = 1.0
+WILD_CAP = 200
+# Dev findings nobody labelled, as weak negatives: 0 drops them (see the model card).
+UNLABELLED_WEIGHT = 0.0
 
 
 def _fold_dict(report: FoldReport) -> dict[str, object]:
@@ -53,6 +81,7 @@ def _fold_dict(report: FoldReport) -> dict[str, object]:
             source: {family: list(v) for family, v in rows.items()}
             for source, rows in report.families.items()
         },
+        "clean": dataclasses.asdict(report.clean) if report.clean else None,
     }
 
 
@@ -222,24 +251,81 @@ def _calibration(judged: list[Judged]) -> list[dict[str, float]]:
     return [row.model_dump() for row in metrics.calibration(rows)]
 
 
+def pinned(repo: str) -> bool:
+    """The pinned fifth of the labelled repositories: never in the development folds, so
+    nobody reads their errors; ``--pinned`` measures them once (see the module doc)."""
+    return int(hashlib.sha256(repo.encode()).hexdigest(), 16) % PINNED_SHARE == 0
+
+
+def _wild_weights(samples: list[Sample], weight: float) -> list[Sample]:
+    """Each clean tree's findings at ``weight``, a tree with more than ``WILD_CAP``
+    findings spread over them: one tree of generated fixtures (11,000 findings in one
+    repository) must not outweigh the other 42."""
+    counts = Counter(s.group for s in samples)
+    return [
+        dataclasses.replace(s, weight=weight * min(1.0, WILD_CAP / counts[s.group]))
+        for s in samples
+    ]
+
+
+def load_samples(
+    corpus: Corpus, wild: Corpus | None, wild_weight: float, unlabelled: float
+) -> list[Sample]:
+    samples: list[Sample] = []
+    for scanned in scan_repositories(corpus):
+        samples += samples_of(scanned, corpus.sources.get(scanned.repo, ""), unlabelled=unlabelled)
+    if wild is not None and wild_weight > 0:
+        found = [s for scanned in scan_repositories(wild) for s in samples_of(scanned, WILD)]
+        samples += _wild_weights(found, wild_weight)
+    return samples
+
+
+def _clean_row(name: str, c: dict[str, object]) -> str:
+    return (
+        f"| {name} | {c['repositories']} | {c['findings']} | {c['false_real']} "
+        f"| {c['false_real_per_repository']} | {c['decisive_false_real']} "
+        f"| {c['escalation_rate']:.3f} | {c['worst_repository']} ({c['worst_false_real']}) |"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("corpus", nargs="?", default=str(ROOT.parent / "shared/corpus/dev"))
+    parser.add_argument(
+        "--wild",
+        default=str(DEFAULT_WILD) if DEFAULT_WILD.is_dir() else None,
+        help="clean trees (benchmarks/wild_export.py); default ../wild when present",
+    )
+    parser.add_argument("--wild-weight", type=float, default=WILD_WEIGHT)
+    parser.add_argument("--unlabelled-weight", type=float, default=UNLABELLED_WEIGHT)
     parser.add_argument("--out", default=str(ROOT / "src/thresher/scoring"))
     parser.add_argument("--check", action="store_true", help="compare with the shipped files")
+    parser.add_argument(
+        "--pinned",
+        action="store_true",
+        help="measure the pinned fifth of repositories once, with a scorer trained on the "
+        "rest, and write nothing",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     corpus = load_corpus(Path(args.corpus))
-    samples = []
-    for scanned in scan_repositories(corpus):
-        samples += samples_of(scanned, corpus.sources.get(scanned.repo, ""))
-    labelled = [s for s in samples if s.labels]
+    wild = load_clean(Path(args.wild)) if args.wild else None
+    samples = load_samples(corpus, wild, args.wild_weight, args.unlabelled_weight)
+    labelled = [s for s in samples if s.labels and s.source not in WEAK_SOURCES]
     print(
-        f"{len(samples)} findings ({len(labelled)} labelled) from "
+        f"{len(samples)} findings ({len(labelled)} labelled, "
+        f"{sum(1 for s in samples if s.source in WEAK_SOURCES)} weak) from "
         f"{len({s.group for s in samples})} repositories in {time.perf_counter() - started:.1f} s",
         file=sys.stderr,
     )
-    reports, judged = cross_validate(samples, FOLDS)
+    development = [s for s in samples if s.source in WEAK_SOURCES or not pinned(s.group)]
+    if args.pinned:
+        held = [s for s in samples if s not in development]
+        judged = judge(build_scorer(development), held)
+        for source, f in by_source(judged).items():
+            print(f"pinned fifth {source}: {dataclasses.asdict(f)}", file=sys.stderr)
+        return 0
+    reports, judged = cross_validate(development, FOLDS)
     for r in reports:
         for source in SOURCES:
             f = r.by_source.get(source)
@@ -258,7 +344,17 @@ def main() -> int:
                 f"{r.band} threshold {r.real_threshold}",
                 file=sys.stderr,
             )
+        if r.clean is not None:
+            c = r.clean
+            print(
+                f"fold {r.fold} wild: {c.repositories} trees, {c.findings} findings, "
+                f"false real {c.false_real} ({c.false_real_per_repository} a tree, "
+                f"{c.decisive_false_real} decisive; worst {c.worst_repository} "
+                f"{c.worst_false_real}), escalation {c.escalation_rate:.3f}",
+                file=sys.stderr,
+            )
     pooled = {k: dataclasses.asdict(v) for k, v in by_source(judged).items()}
+    clean = clean_of(judged)
 
     def mean(values: list[float]) -> float:
         return round(sum(values) / len(values), 4)
@@ -278,18 +374,30 @@ def main() -> int:
     training: dict[str, str | int | float] = {
         "corpus": "shared/corpus/dev",
         "corpus_digest": corpus_digest(corpus),
-        "repositories": len({s.group for s in samples}),
-        "findings": len(samples),
-        "labelled_lines": sum(sum(s.labels.values()) for s in samples),
+        "repositories": len({s.group for s in samples if s.source != WILD}),
+        "findings": sum(1 for s in samples if s.source != WILD),
+        "labelled_lines": sum(sum(s.labels.values()) for s in labelled),
+        "unlabelled_weight": args.unlabelled_weight,
         "model": f"{BLEND:g} x LightGBM trees ({ROUNDS} rounds, priors as initial margin) + "
         f"{1 - BLEND:g} x logistic regression, Platt-calibrated",
     }
+    if wild is not None and args.wild_weight > 0:
+        training |= {
+            "wild_digest": trees_digest(wild),
+            "wild_trees": len({s.group for s in samples if s.source == WILD}),
+            "wild_findings": sum(1 for s in samples if s.source == WILD),
+            "wild_weight": args.wild_weight,
+            "wild_cap": WILD_CAP,
+        }
     cross_validation: dict[str, object] = {
         "folds": [_fold_dict(r) for r in reports],
         "pooled": pooled,
         "comparison": comparison,
-        "calibration": _calibration(judged),
+        "calibration": _calibration([j for j in judged if j.sample.source not in WEAK_SOURCES]),
+        "pinned_out": sorted({s.group for s in samples if s not in development}),
     }
+    if clean is not None:
+        cross_validation["clean"] = dataclasses.asdict(clean)
     scorer = build_scorer(
         samples, training=training, cross_validation=cross_validation, name="shipped"
     )
@@ -305,6 +413,12 @@ def main() -> int:
             f"{figures['precision_at_recall_90']:.3f} decisive real precision "
             f"{figures['decisive_real_precision']:.3f} misses {figures['dismissal_miss_rate']:.3f} "
             f"escalation {figures['escalation_rate']:.3f}",
+            file=sys.stderr,
+        )
+    if clean is not None:
+        print(
+            f"pooled wild: false real {clean.false_real} ({clean.false_real_per_repository} a "
+            f"tree, {clean.decisive_false_real} decisive), escalation {clean.escalation_rate:.3f}",
             file=sys.stderr,
         )
     if args.check:

@@ -33,7 +33,7 @@ from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.findings.model import Finding
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.features import CandidateContext, features
-from thresher.scoring.samples import Sample
+from thresher.scoring.samples import UNLABELLED_SOURCE, WILD_SOURCE, Sample
 from thresher.sources.dedupe import in_test_code
 from thresher.sources.scan import ScanOptions, ScanResult, scan
 from thresher.validators.base import ValidationResult
@@ -113,7 +113,7 @@ def load_corpus(directory: Path) -> Corpus:
     return Corpus(files=files, labels=merged, sources=sources)
 
 
-WILD = "wild"  # the label source of a clean corpus
+WILD = WILD_SOURCE  # the label source of a clean corpus
 
 
 def load_clean(directory: Path) -> Corpus:
@@ -210,8 +210,14 @@ def scan_repositories(
         yield RepoScan(repo, root, result, lines, contexts, validations)
 
 
-def samples_of(scanned: RepoScan, source: str = "") -> list[Sample]:
-    """One sample per finding of a scanned repository, with its lines' labels."""
+def samples_of(
+    scanned: RepoScan, source: str = "", *, weight: float = 1.0, unlabelled: float = 0.0
+) -> list[Sample]:
+    """One sample per finding of a scanned repository, with its lines' labels.
+
+    ``weight`` is each sample's training weight. With ``unlabelled`` > 0 a finding
+    none of whose lines is labelled becomes a weak negative of that weight (``test``
+    in test scope, else ``not_secret``) with the source ``unlabelled``."""
     by_finding: dict[str, Counter[str]] = {}
     for line in scanned.lines:
         counts = by_finding.setdefault(line.finding_id, Counter())
@@ -222,15 +228,20 @@ def samples_of(scanned: RepoScan, source: str = "") -> list[Sample]:
         ctx = scanned.contexts.get(finding.id)
         if ctx is None:
             continue
+        labels = dict(sorted(by_finding.get(finding.id, Counter()).items()))
+        weak = not labels and unlabelled > 0
+        if weak:
+            labels = {"test" if in_test_scope(ctx.path) else "not_secret": 1}
         samples.append(
             Sample(
                 group=scanned.repo,
                 features=features(ctx),
                 checks=ctx.checks,
-                labels=dict(sorted(by_finding.get(finding.id, Counter()).items())),
+                labels=labels,
                 rule=finding.rule_id,
                 file_kind=file_kind(ctx.path),
-                source=source,
+                source=UNLABELLED_SOURCE if weak else source,
+                weight=unlabelled if weak else weight,
             )
         )
     return samples

@@ -22,7 +22,7 @@ from thresher.scoring import metrics
 from thresher.scoring.model import Calibration, Scorer
 from thresher.scoring.operating import choose_point
 from thresher.scoring.policy import Band, Escalate, escalation_for, offline_call
-from thresher.scoring.samples import Sample
+from thresher.scoring.samples import WEAK_SOURCES, Sample
 from thresher.scoring.train import (
     INNER_FOLDS,
     WEAK_SOURCE,
@@ -213,6 +213,9 @@ class FoldReport:
 
 
 def by_source(judged: Sequence[Judged]) -> dict[str, Figures]:
+    """Figures per label source and for all of them; weak labels (clean trees, dev
+    findings nobody labelled) are left out: they are counted by ``clean_of``."""
+    judged = [j for j in judged if j.sample.source not in WEAK_SOURCES]
     sources = sorted({j.sample.source for j in judged if j.sample.source})
     result = {ALL: figures(judged)}
     for source in sources:
@@ -228,6 +231,7 @@ def clean_of(judged: Sequence[Judged]) -> CleanFigures | None:
 
 def families(scorer: Scorer, held: Sequence[Sample]) -> dict[str, dict[str, tuple[float, float]]]:
     """Each model family of the fold's scorer alone, ranked on the same held-out lines."""
+    held = [s for s in held if s.source not in WEAK_SOURCES]
     parts = [scorer.component_p_real(s.features) for s in held]
     result: dict[str, dict[str, tuple[float, float]]] = {}
     for source in [ALL, *sorted({s.source for s in held if s.source})]:

@@ -11,6 +11,13 @@ from dataclasses import dataclass, field
 from thresher.findings.filekind import FileKind
 from thresher.scoring.features import Features
 
+# Weak label sources: the clean trees of the wild corpus (every finding not a live
+# credential), and findings of the labelled corpus's files that nobody labelled, when
+# training takes them as weak negatives. Figures per label source leave them out.
+WILD_SOURCE = "wild"
+UNLABELLED_SOURCE = "unlabelled"
+WEAK_SOURCES = frozenset({WILD_SOURCE, UNLABELLED_SOURCE})
+
 
 @dataclass(frozen=True)
 class Sample:

@@ -38,13 +38,11 @@ from thresher.scoring.model import (
     OperatingPoint,
     Scorer,
 )
-from thresher.scoring.samples import Sample
+from thresher.scoring.samples import WILD_SOURCE, Sample
 from thresher.scoring.trees import Tree
 
 Matrix = npt.NDArray[np.float64]
-# The label source of clean trees whose every finding is weakly labelled (spelled as
-# ``thresher.evaluation.corpus.WILD``; the scoring layer does not import evaluation).
-WEAK_SOURCE = "wild"
+WEAK_SOURCE = WILD_SOURCE
 
 # Fixed during development under grouped CV on the dev corpus (see the model card).
 TREE_PARAMS: dict[str, Any] = {
