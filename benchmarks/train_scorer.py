@@ -172,6 +172,24 @@ def model_card(artifact: Artifact) -> str:
                 lines.append(_row(str(fold["fold"]), figures))
         if source in pooled:
             lines.append(_row("pooled", pooled[source]))
+    clean = cv.get("clean")
+    if isinstance(clean, dict):
+        lines += [
+            "",
+            "### wild (clean trees, weakly labelled: every `real` call is a false alarm)",
+            "",
+            "Whole HEAD trees of well-known repositories (`../shared/corpus/wild`), each",
+            "held out with its fold, counted per finding as a user reads them. Escalation",
+            "is the share of findings `--escalate uncertain` sends to a model.",
+            "",
+            "| fold | trees | findings | false `real` | per tree | decisive | escalation "
+            "| worst tree |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for fold in folds:
+            if isinstance(fold.get("clean"), dict):
+                lines.append(_clean_row(str(fold["fold"]), fold["clean"]))
+        lines.append(_clean_row("pooled", clean))
     lines += [
         "",
         "## Model comparison (same folds, average precision / P@R0.9 of P(real))",
