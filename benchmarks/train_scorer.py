@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
+import json
 import sys
 import time
 from collections import Counter
@@ -63,7 +64,7 @@ SOURCES = ("creddata", ALL)
 # One labelled repository in PINNED_SHARE is kept out of the development folds.
 PINNED_SHARE = 5
 # The wild corpus's weight per finding, and the findings of one tree at full weight.
-WILD_WEIGHT = 1.0
+WILD_WEIGHT = 0.0
 WILD_CAP = 200
 # Dev findings nobody labelled, as weak negatives: 0 drops them (see the model card).
 UNLABELLED_WEIGHT = 0.0
@@ -81,7 +82,6 @@ def _fold_dict(report: FoldReport) -> dict[str, object]:
             source: {family: list(v) for family, v in rows.items()}
             for source, rows in report.families.items()
         },
-        "clean": dataclasses.asdict(report.clean) if report.clean else None,
     }
 
 
@@ -102,7 +102,7 @@ _HEAD = [
 ]
 
 
-def model_card(artifact: Artifact) -> str:
+def model_card(artifact: Artifact, wild: dict[str, object] | None) -> str:
     cv = artifact.cross_validation
     folds = cv.get("folds", [])
     pooled = cv.get("pooled", {})
@@ -172,23 +172,25 @@ def model_card(artifact: Artifact) -> str:
                 lines.append(_row(str(fold["fold"]), figures))
         if source in pooled:
             lines.append(_row("pooled", pooled[source]))
-    clean = cv.get("clean")
-    if isinstance(clean, dict):
+    if wild is not None:
+        clean, wild_folds = wild["pooled"], wild["folds"]
+        assert isinstance(clean, dict) and isinstance(wild_folds, list)
         lines += [
             "",
             "### wild (clean trees, weakly labelled: every `real` call is a false alarm)",
             "",
             "Whole HEAD trees of well-known repositories (`../shared/corpus/wild`), each",
             "held out with its fold, counted per finding as a user reads them. Escalation",
-            "is the share of findings `--escalate uncertain` sends to a model.",
+            "is the share of findings `--escalate uncertain` sends to a model. Trained on at",
+            f"weight {wild['weight']} a finding ({wild['trees']} trees, {wild['findings']} "
+            f"findings, commits digest `{wild['digest']}`; `wild_cv.json`).",
             "",
             "| fold | trees | findings | false `real` | per tree | decisive | escalation "
             "| worst tree |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        for fold in folds:
-            if isinstance(fold.get("clean"), dict):
-                lines.append(_clean_row(str(fold["fold"]), fold["clean"]))
+        for number, fold_clean in enumerate(wild_folds, 1):
+            lines.append(_clean_row(str(number), fold_clean))
         lines.append(_clean_row("pooled", clean))
     lines += [
         "",
@@ -292,7 +294,8 @@ def load_samples(
     samples: list[Sample] = []
     for scanned in scan_repositories(corpus):
         samples += samples_of(scanned, corpus.sources.get(scanned.repo, ""), unlabelled=unlabelled)
-    if wild is not None and wild_weight > 0:
+    if wild is not None:
+        # At weight 0 the trees never see them, and every fold still measures them.
         found = [s for scanned in scan_repositories(wild) for s in samples_of(scanned, WILD)]
         samples += _wild_weights(found, wild_weight)
     return samples
@@ -399,14 +402,10 @@ def main() -> int:
         "model": f"{BLEND:g} x LightGBM trees ({ROUNDS} rounds, priors as initial margin) + "
         f"{1 - BLEND:g} x logistic regression, Platt-calibrated",
     }
+    training["wild_weight"] = args.wild_weight if wild is not None else 0.0
     if wild is not None and args.wild_weight > 0:
-        training |= {
-            "wild_digest": trees_digest(wild),
-            "wild_trees": len({s.group for s in samples if s.source == WILD}),
-            "wild_findings": sum(1 for s in samples if s.source == WILD),
-            "wild_weight": args.wild_weight,
-            "wild_cap": WILD_CAP,
-        }
+        # Only then does the scorer depend on the trees (and retraining needs them).
+        training |= {"wild_digest": trees_digest(wild), "wild_cap": WILD_CAP}
     cross_validation: dict[str, object] = {
         "folds": [_fold_dict(r) for r in reports],
         "pooled": pooled,
@@ -414,8 +413,22 @@ def main() -> int:
         "calibration": _calibration([j for j in judged if j.sample.source not in WEAK_SOURCES]),
         "pinned_out": sorted({s.group for s in samples if s not in development}),
     }
-    if clean is not None:
-        cross_validation["clean"] = dataclasses.asdict(clean)
+    wild_path = Path(args.out) / "wild_cv.json"
+    wild_cv: dict[str, object] | None = None
+    if clean is not None and wild is not None:
+        wild_cv = {
+            "digest": trees_digest(wild),
+            "trees": clean.repositories,
+            "findings": clean.findings,
+            "weight": args.wild_weight,
+            "cap": WILD_CAP,
+            "folds": [dataclasses.asdict(r.clean) for r in reports if r.clean is not None],
+            "pooled": dataclasses.asdict(clean),
+        }
+    elif wild_path.is_file():
+        # No trees here (a fresh clone): the scorer does not depend on them at weight 0,
+        # so the card quotes the figures the last run with the trees measured.
+        wild_cv = json.loads(wild_path.read_text(encoding="utf-8"))
     scorer = build_scorer(
         samples, training=training, cross_validation=cross_validation, name="shipped"
     )
@@ -423,8 +436,10 @@ def main() -> int:
     out = Path(args.out)
     files = {
         out / "scorer.json": dump_artifact(artifact),
-        out / "MODEL_CARD.md": model_card(artifact),
+        out / "MODEL_CARD.md": model_card(artifact, wild_cv),
     }
+    if wild_cv is not None:
+        files[wild_path] = json.dumps(wild_cv, indent=2, sort_keys=True) + "\n"
     for source, figures in pooled.items():
         print(
             f"pooled {source}: AP {figures['average_precision']:.3f} P@R0.9 "

@@ -89,6 +89,8 @@ def test_random_characters_are_not_word_shaped() -> None:
         ("frontend/src/assets/i18n/zh_TW.json", "file_locale"),
         ("app/system/languages/nl_NL/messages.php", "file_locale"),
         ("config/pt_BR.yml", "file_locale"),
+        ("core/src/main/resources/hudson/model/Messages_de.properties", "file_locale"),
+        ("resources/SecurityRealm/Details/config_nb_NO.properties", "file_locale"),
     ],
 )
 def test_file_kinds_nobody_deploys(path: str, feature: str) -> None:
@@ -99,7 +101,16 @@ def test_an_ordinary_config_is_neither_vendored_nor_locale() -> None:
     assert file_features("deploy/docker-compose.yml") == {}
 
 
-@pytest.mark.parametrize("path", ["group_vars/all.yml", "config/uaa.yml", "WEB-INF/cas.properties"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "group_vars/all.yml",
+        "config/uaa.yml",
+        "WEB-INF/cas.properties",
+        "src/main/resources/application_prod.properties",  # a profile, not a language
+        "src/main/resources/db_xy.properties",  # not a language code
+    ],
+)
 def test_a_short_file_name_is_a_locale_only_when_it_is_a_language_code(path: str) -> None:
     """Any two or three letters used to count: Ansible's ``all.yml`` held real passwords."""
     assert "file_locale" not in file_features(path)

@@ -216,6 +216,9 @@ _LOCALE_STEM = re.compile(
 # A directory named for a locale with its region (``nl_NL``, ``pt-BR``): the files under
 # it are translations whatever their own names (``languages/nl_NL/messages.php``).
 _LOCALE_DIR = re.compile(r"(?P<language>[a-z]{2})[-_][A-Z]{2}")
+# A Java resource bundle's translation: ``Messages_de.properties``,
+# ``config_nb_NO.properties`` (the bundle's name, then the locale's language and region).
+_BUNDLE_STEM = re.compile(r".+_(?P<language>[a-z]{2})(?:_[A-Z]{2})?")
 # Checksum manifests: every value is a digest of the file its key names.
 _CHECKSUM_FILES = words(
     "checksums checksum sha256sums sha1sums sha512sums md5sums shasums sums digests"
@@ -252,6 +255,11 @@ def file_features(path: str) -> Features:
             and match["language"] in _LANGUAGES
         )
         or locale_dir
+        or (
+            posix.suffix.lower() == ".properties"
+            and (bundle := _BUNDLE_STEM.fullmatch(posix.name.split(".", 1)[0])) is not None
+            and bundle["language"] in _LANGUAGES
+        )
     ):
         f["file_locale"] = 1.0
     return f

@@ -203,7 +203,7 @@ def fit_booster(samples: Sequence[Sample]) -> tuple[tuple[str, ...], Any]:
     names (column order) and the fitted booster."""
     import lightgbm as lgb  # the train extra; never imported by a scan
 
-    labelled = [s for s in samples if s.labels]
+    labelled = [s for s in samples if s.labels and s.weight > 0]
     if not labelled:
         raise TrainingError("no labelled findings to train on")
     names = feature_names(labelled)
@@ -282,7 +282,7 @@ def fit_logistic_weights(
 ) -> tuple[list[str], Matrix]:
     """Issue 7's model, kept for the comparison: weighted multinomial logistic
     regression, L2 pulling each weight toward its prior, full-batch Adam from the priors."""
-    labelled = [s for s in samples if s.labels]
+    labelled = [s for s in samples if s.labels and s.weight > 0]
     names = sorted((set(feature_names(labelled)) | set(PRIORS)) - {"bias"})
     names = ["bias", *names]
     rows, labels, weights_ = _rows(labelled)
@@ -437,7 +437,7 @@ def raw_p_real(scorer: Scorer, samples: Sequence[Sample]) -> Matrix:
 
 def out_of_fold(samples: Sequence[Sample], k: int) -> Matrix:
     """Uncalibrated P(real) of every sample from trees trained without its repository."""
-    groups = {s.group for s in samples if s.labels}
+    groups = {s.group for s in samples if s.labels and s.weight > 0}
     if len(groups) < 2:
         raise TrainingError(
             f"calibrating the scorer needs at least 2 repositories with labelled lines, "
