@@ -16,6 +16,7 @@ from thresher.findings import Finding, SecretType
 from thresher.findings.results import Classification
 from thresher.scan.outcome import ScanRequest
 from thresher.scan.run import run_scan
+from thresher.scoring.context import deployed_elsewhere
 from thresher.scoring.features import CandidateContext, features
 from thresher.scoring.model import Assessment, OperatingPoint, shipped_scorer
 from thresher.scoring.placement import (
@@ -191,13 +192,37 @@ def test_code_with_comments_elsewhere_is_deployed(path: str, line: str, value: s
     assert placement(path, line, line.index(value)) is Placement.DEPLOYMENT
 
 
-def test_a_value_also_found_in_deployable_files_is_deployed() -> None:
+def test_a_value_also_deployed_elsewhere_is_deployed() -> None:
     line = "password: hunter2"
-    assert placement("README.md", line, 10, ("README.md", "docs/a.md")) is (Placement.DOCUMENTATION)
-    assert placement("README.md", line, 10, ("README.md", "config/app.yml")) is (
-        Placement.DEPLOYMENT
-    )
+    assert placement("README.md", line, 10, deployed_elsewhere=True) is Placement.DEPLOYMENT
     assert placement("README.md", line, 10, outside_tree=True) is Placement.DEPLOYMENT
+    texts = {
+        ("README.md", 3): "    password = 'hunter2'",
+        ("docs/setup.md", 9): "password: hunter2",
+        ("plugins/sample.conf", 4): "  # password = 'hunter2'",
+        ("config/app.yml", 2): "  password: 'hunter2'",
+    }
+
+    def finding_at(*paths: str) -> Finding:
+        return Finding.model_validate(
+            {
+                "id": "f",
+                "rule_id": "generic-password",
+                "fingerprint": "x",
+                "redacted": "r",
+                "locations": [
+                    {"path": path, "line": line} for path, line in texts if path in paths
+                ],
+            }
+        )
+
+    def line_of(path: str, number: int) -> str:
+        return texts.get((path, number), "")
+
+    quiet = finding_at("README.md", "docs/setup.md", "plugins/sample.conf")
+    assert not deployed_elsewhere(quiet, "hunter2", line_of)
+    loud = finding_at("README.md", "config/app.yml")
+    assert deployed_elsewhere(loud, "hunter2", line_of)
 
 
 # ---------------------------------------------------------------- what a generic value is
@@ -354,7 +379,6 @@ def test_hard_evidence_and_escalate_never_still_apply() -> None:
 
 @pytest.mark.slow
 def test_a_scan_never_calls_a_documentation_sample_real(tmp_path: Path) -> None:
-    # One value a file: a value also found in a deployable file is deployed there.
     a, b, c, d = (random_text(16) for _ in range(4))
     root = tmp_path / "repo"
     files = {
@@ -362,6 +386,8 @@ def test_a_scan_never_calls_a_documentation_sample_real(tmp_path: Path) -> None:
         "CHANGELOG.md": f"## 1.2\n- the default `password: {b}` is gone\n",
         "skills/deploy/SKILL.md": f"Run `deploy --password {c}`\n",
         "config/app.yml": f"db:\n  #   password: '{d}'\n  user: app\n",
+        # The README's sample again, commented out in a config file: still not deployed.
+        "config/other.yml": f"db:\n  # password: '{a}'\n",
     }
     for name, text in files.items():
         path = root / name
@@ -369,6 +395,6 @@ def test_a_scan_never_calls_a_documentation_sample_real(tmp_path: Path) -> None:
         path.write_text(text, encoding="utf-8")
     outcome = run_scan(ScanRequest(root=root, runs_dir=tmp_path / "runs"), Settings(), environ={})
     decisions = outcome.report.decisions
-    assert len(decisions) == len(files)
+    assert len(decisions) == 4
     for decision in decisions:
         assert decision.classification is not Classification.REAL, decision.finding.locations

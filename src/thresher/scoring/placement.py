@@ -19,7 +19,6 @@ open with ``*`` (C, Java, JavaScript) and a docstring's not at all.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from enum import StrEnum
 from functools import cache
 from pathlib import PurePosixPath
@@ -27,6 +26,7 @@ from pathlib import PurePosixPath
 from thresher.findings.filekind import in_documentation
 from thresher.findings.model import SecretType, secret_type_for_rule
 from thresher.findings.rules.book import RuleKind, builtin_rules
+from thresher.scoring.shape import value_index
 
 
 class Placement(StrEnum):
@@ -180,20 +180,29 @@ def commented_out(path: str, line: str, index: int) -> bool:
 
 
 def placement(
-    path: str, line: str, index: int, others: Iterable[str] = (), *, outside_tree: bool = False
+    path: str,
+    line: str,
+    index: int,
+    *,
+    deployed_elsewhere: bool = False,
+    outside_tree: bool = False,
 ) -> Placement:
-    """Where the text lives: documentation when every location's path is, else a comment
-    when its line is one and every other location is documentation, else deployed (a value
-    also found elsewhere is deployed there as far as anyone knows). Text outside the tree
-    (an issue, a comment on GitHub) is no file and stays ``deployment``: a credential pasted
-    there is a leak like any other."""
-    if outside_tree:
-        return Placement.DEPLOYMENT
-    elsewhere = [p for p in others if p != path]
-    if not all(in_documentation(p) for p in elsewhere):
+    """Where the text lives: documentation by its path, else a comment by its line, else
+    deployed. A value also deployed at another location (``deployed_elsewhere``) is
+    deployed, and so is text outside the tree (an issue, a comment on GitHub): it is no
+    file, and a credential pasted there is a leak like any other."""
+    if outside_tree or deployed_elsewhere:
         return Placement.DEPLOYMENT
     if in_documentation(path):
         return Placement.DOCUMENTATION
     if commented_out(path, line, index):
         return Placement.COMMENTED_OUT
     return Placement.DEPLOYMENT
+
+
+def deployed_at(path: str | None, line: str, value: str) -> bool:
+    """Whether a location of the value (``path`` None: text outside the tree) is deployed:
+    neither documentation nor a commented-out line."""
+    if path is None:
+        return True
+    return not in_documentation(path) and not commented_out(path, line, value_index(line, value))
