@@ -13,12 +13,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from thresher.findings.filekind import in_test_scope
+from thresher.findings.filekind import in_documentation, in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
 from thresher.scoring.features import CandidateContext
-from thresher.scoring.placement import deployed_at
+from thresher.scoring.placement import commented_out
 from thresher.scoring.references import Referenced, references, wants_lookup
-from thresher.scoring.shape import clean_value
+from thresher.scoring.shape import clean_value, value_index
 from thresher.sources.assemble import Candidate
 from thresher.sources.dedupe import in_test_code
 from thresher.sources.scan import ScanResult
@@ -165,10 +165,16 @@ def deployed_elsewhere(finding: Finding, value: str, line_of: Callable[[str, int
     if len(others) > _MAX_OTHER_LOCATIONS:
         return True
     cleaned = clean_value(value)
-    return any(
-        deployed_at(path := in_file(loc), line_of(path, loc.line) if path else "", cleaned)
-        for loc in others
-    )
+    for location in others:
+        path = in_file(location)
+        if path is None:
+            return True  # text outside the tree: a credential pasted there is a leak
+        if in_documentation(path):
+            continue  # no need to read its line
+        line = line_of(path, location.line)
+        if not commented_out(path, line, value_index(line, cleaned)):
+            return True
+    return False
 
 
 def build_contexts(

@@ -26,7 +26,6 @@ from pathlib import PurePosixPath
 from thresher.findings.filekind import in_documentation
 from thresher.findings.model import SecretType, secret_type_for_rule
 from thresher.findings.rules.book import RuleKind, builtin_rules
-from thresher.scoring.shape import value_index
 
 
 class Placement(StrEnum):
@@ -198,11 +197,3 @@ def placement(
     if commented_out(path, line, index):
         return Placement.COMMENTED_OUT
     return Placement.DEPLOYMENT
-
-
-def deployed_at(path: str | None, line: str, value: str) -> bool:
-    """Whether a location of the value (``path`` None: text outside the tree) is deployed:
-    neither documentation nor a commented-out line."""
-    if path is None:
-        return True
-    return not in_documentation(path) and not commented_out(path, line, value_index(line, value))
