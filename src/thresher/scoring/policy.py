@@ -191,12 +191,16 @@ def offline_call(
         and unproven(assessment, results)
     ):
         held = Classification.TEST if assessment.test_scope else Classification.NOT_SECRET
+        what = (
+            "a generic value (no provider format, no valid checksum)"
+            if assessment.generic_value
+            else "a value whose format a validator refutes"
+        )
         return _call(
             held,
             assessment.probability(held.value),
-            f"a generic value in {where.described}: text people read, not a value a system "
-            f"loads, and no provider format or checksum says it was ever issued, though the "
-            f"scorer gives P(real) = {assessment.p_real:.2f}",
+            f"{what} in {where.described}, which no system loads: nothing says it was ever "
+            f"issued, though the scorer gives P(real) = {assessment.p_real:.2f}",
             None,
             checksum_valid,
             undeployed=where,
@@ -266,9 +270,9 @@ def escalation_for(
         return Escalation(
             policy=policy,
             would_escalate=True,
-            reason=f"a generic value in {call.undeployed.described} that P(real) = {p:.3f} "
-            "would call real: where it lives is evidence for a model to weigh, not a "
-            "decisive call",
+            reason=f"P(real) = {p:.3f} would call it real, but it lives in "
+            f"{call.undeployed.described} and nothing says it was ever issued: evidence for "
+            "a model to weigh, not a decisive call",
         )
     if band.low < p < band.high:
         return Escalation(
