@@ -115,6 +115,36 @@ _SOURCE_SUFFIXES = (
 )  # fmt: skip
 
 
+# Documentation whatever its scope (``examples/README.md`` is test scope and still prose):
+# prose formats, docs trees, changelogs and release notes by name, agent skill and
+# instruction files (``SKILL.md``, ``AGENTS.md``, ``CLAUDE.md`` are ``.md``). A ``.txt``
+# counts by its name or its tree only: as often as prose it is a data dump, a credentials
+# file, a requirements list or a ``CMakeLists.txt``; a name counts without a suffix or
+# with ``.txt`` only (``history.py`` is code).
+_PROSE_SUFFIXES = (*(s for s in _DOC_SUFFIXES if s != ".txt"), ".mdx")
+_PROSE_NAMES = _DOC_NAMES | words(
+    """
+    news release releases release-notes release_notes releasenotes whatsnew authors
+    install installing upgrading migrating usage notes
+    """
+)
+_DOC_TREES = words("docs documentation")
+
+
+@lru_cache(maxsize=_PATHS_CACHED)
+def in_documentation(path: str) -> bool:
+    """Whether ``path`` is documentation: text people read, not a file a system loads."""
+    parts = path.lower().replace("\\", "/").split("/")
+    name = parts[-1]
+    stem, _, suffix = name.partition(".")
+    return (
+        name.endswith(_PROSE_SUFFIXES)
+        or (stem in _PROSE_NAMES and suffix in ("", "txt"))
+        or any(part in _DOC_TREES for part in parts[:-1])
+        or (len(parts) > 1 and parts[0] == "doc")
+    )
+
+
 @lru_cache(maxsize=_PATHS_CACHED)
 def file_kind(path: str) -> FileKind:
     lower = path.lower().replace("\\", "/")

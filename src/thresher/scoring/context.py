@@ -13,10 +13,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-from thresher.findings.filekind import in_test_scope
+from thresher.findings.filekind import in_documentation, in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
 from thresher.scoring.features import CandidateContext
+from thresher.scoring.placement import commented_out
 from thresher.scoring.references import Referenced, references, wants_lookup
+from thresher.scoring.shape import clean_value, value_index
 from thresher.sources.assemble import Candidate
 from thresher.sources.dedupe import in_test_code
 from thresher.sources.scan import ScanResult
@@ -150,6 +152,31 @@ def _primary(finding: Finding) -> FindingLocation:
     return finding.locations[0]
 
 
+# More locations than this: the value is taken as deployed somewhere without reading them.
+_MAX_OTHER_LOCATIONS = 32
+
+
+def deployed_elsewhere(finding: Finding, value: str, line_of: Callable[[str, int], str]) -> bool:
+    """Whether a location other than the primary one holds the value in deployable text
+    (neither documentation nor a commented-out line): a sample in a README is deployed
+    when the same value also sits in a config file."""
+    primary = _primary(finding)
+    others = [loc for loc in finding.locations if loc is not primary]
+    if len(others) > _MAX_OTHER_LOCATIONS:
+        return True
+    cleaned = clean_value(value)
+    for location in others:
+        path = in_file(location)
+        if path is None:
+            return True  # text outside the tree: a credential pasted there is a leak
+        if in_documentation(path):
+            continue  # no need to read its line
+        line = line_of(path, location.line)
+        if not commented_out(path, line, value_index(line, cleaned)):
+            return True
+    return False
+
+
 def build_contexts(
     findings: Sequence[Finding],
     value_of: Callable[[str], str | None],
@@ -202,6 +229,7 @@ def build_contexts(
                 else False
             ),
             outside_tree=outside_tree,
+            deployed_elsewhere=deployed_elsewhere(finding, value, line_of),
         )
     return contexts
 

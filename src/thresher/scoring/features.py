@@ -28,6 +28,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens
+from thresher.scoring.placement import (
+    GENERIC_FEATURE,
+    PLACEMENT_FEATURES,
+    Placement,
+    generic_value,
+    placement,
+)
 from thresher.scoring.references import Referenced
 from thresher.scoring.shape import (
     clean_value,
@@ -96,6 +103,9 @@ class CandidateContext:
     # The primary location is no file of the tree but text GitHub holds (an issue, a
     # comment, a wiki page): ``path`` is its address, which says nothing about the code.
     outside_tree: bool = False
+    # Another location of the same value is neither documentation nor a commented-out
+    # line: the value is deployed there, whatever the primary location's text is.
+    deployed_elsewhere: bool = False
 
 
 def _words(text: str) -> list[str]:
@@ -400,6 +410,19 @@ def features(ctx: CandidateContext) -> Features:
         # for the value; a key with nothing after it holds no literal.
         f["value_is_key"] = 1.0
     f.update(type_features(value, line[max(0, index - _BEFORE) : index] if index > 0 else ""))
+    where = placement(
+        ctx.path,
+        line,
+        index,
+        deployed_elsewhere=ctx.deployed_elsewhere,
+        outside_tree=ctx.outside_tree,
+    )
+    if where is not Placement.DEPLOYMENT:
+        # Documentation or a commented-out line: read by people, loaded by nothing. The
+        # policy never calls a generic value there ``real`` offline (``policy.py``).
+        f[PLACEMENT_FEATURES[where]] = 1.0
+    if generic_value(ctx.rule_id, ctx.rules):
+        f[GENERIC_FEATURE] = 1.0
     f.update(word_features(value))
     f.update(line_features(line, key))
     if ctx.outside_tree:

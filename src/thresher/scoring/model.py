@@ -23,13 +23,16 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from thresher.errors import ThresherError, UsageError
+from thresher.findings.filekind import FileKind
 from thresher.redaction.redactor import Structural
 from thresher.scoring.features import TESTS_ONLY_FEATURE, CandidateContext, Features, features
+from thresher.scoring.placement import GENERIC_FEATURE, PLACEMENT_FEATURES, Placement
 from thresher.scoring.trees import Forest, Tree
 
 ARTIFACT_FORMAT = "thresher-scorer/2"
 CLASSES = ("real", "test", "not_secret")
 _TOP = 5
+_TEST_FILE = f"file_{FileKind.TEST.value}"  # the path is test scope (``path_features``)
 
 
 class ScorerError(UsageError):
@@ -59,6 +62,12 @@ class Assessment(BaseModel):
     # path, so the scorer weighs this as one signal among many; the policy treats it as
     # structure: never a `real` call and never a decisive one offline (``policy.py``).
     only_tests_reference: bool = False
+    # Where the text lives, whether only context rules (a key word, entropy) found the
+    # value, and whether its path is test scope: a generic value in documentation or a
+    # commented-out line is never a decisive ``real`` offline (``policy.py``).
+    placement: Placement = Placement.DEPLOYMENT
+    generic_value: bool = False
+    test_scope: bool = False
 
     def probability(self, name: str) -> float:
         return {"real": self.p_real, "test": self.p_test, "not_secret": self.p_not_secret}[name]
@@ -226,6 +235,12 @@ class Scorer:
             ),
             scorer=self.name,
             only_tests_reference=bool(vector.get(TESTS_ONLY_FEATURE)),
+            placement=next(
+                (where for where, name in PLACEMENT_FEATURES.items() if vector.get(name)),
+                Placement.DEPLOYMENT,
+            ),
+            generic_value=bool(vector.get(GENERIC_FEATURE)),
+            test_scope=bool(vector.get(_TEST_FILE)),
         )
 
 

@@ -6,7 +6,13 @@ published documentation value, a failed format checksum — settles a finding
 whatever the probabilities say; nothing else does. One structural fact bends the
 call without settling it: a file that only test code references is called ``test``
 however high its P(real), and always escalated, because reference lookup is a
-heuristic and the labelled corpus calls such key files ``real`` by their path.
+heuristic and the labelled corpus calls such key files ``real`` by their path. Another
+keeps a call from ``real`` without settling it: documentation is not a deployment. A
+generic value (found by a key word or entropy, in no provider's format, with no valid
+checksum, or in a format a validator refutes) in documentation or on a commented-out
+line is called ``not_secret`` (``test`` in test scope) where P(real) would call it
+``real``, and exactly those are escalated, so a model or ``--fail-on uncertain`` decides
+(``placement.py``). Where P(real) would not call it ``real``, its call stands.
 
 Escalation decides which calls the LLM tribunal should look at. It is driven by
 risk, not by which way the call went: a ``test`` or ``not_secret`` call without
@@ -26,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from thresher.findings.results import Classification
 from thresher.scoring.model import Assessment, OperatingPoint
+from thresher.scoring.placement import Placement
 from thresher.validators.base import CheckKind, ValidationResult, ValidationStatus
 
 
@@ -77,6 +84,9 @@ class OfflineCall(BaseModel):
     reason: str
     hard: HardEvidence | None = None
     checksum_valid: bool = False
+    # Set when P(real) would have called a generic value ``real`` but its text lives in
+    # documentation or a commented-out line: the call is a dismissal, never decisive.
+    undeployed: Placement | None = None
 
 
 def _call(
@@ -85,6 +95,7 @@ def _call(
     reason: str,
     hard: HardEvidence | None,
     checksum_valid: bool,
+    undeployed: Placement | None = None,
 ) -> OfflineCall:
     return OfflineCall(
         classification=classification,
@@ -92,6 +103,7 @@ def _call(
         reason=reason,
         hard=hard,
         checksum_valid=checksum_valid,
+        undeployed=undeployed,
     )
 
 
@@ -109,6 +121,19 @@ def hard_evidence(results: Sequence[ValidationResult]) -> HardEvidence | None:
     if _has(results, CheckKind.CHECKSUM, ValidationStatus.INVALID):
         return HardEvidence.CHECKSUM_INVALID
     return None
+
+
+def unproven(assessment: Assessment, results: Sequence[ValidationResult]) -> bool:
+    """Nothing says a provider issued the value: only context rules found it (a key word,
+    entropy), or a validator refutes the format or structure its rule claims (a PEM
+    header over a body that does not parse). A valid checksum is proof enough."""
+    if _has(results, CheckKind.CHECKSUM, ValidationStatus.VALID):
+        return False
+    return (
+        assessment.generic_value
+        or _has(results, CheckKind.FORMAT, ValidationStatus.INVALID)
+        or _has(results, CheckKind.STRUCTURE, ValidationStatus.INVALID)
+    )
 
 
 def offline_call(
@@ -158,6 +183,27 @@ def offline_call(
             f"own structure, though the scorer gives P(real) = {assessment.p_real:.2f}",
             None,
             checksum_valid,
+        )
+    where = assessment.placement
+    if (
+        where is not Placement.DEPLOYMENT
+        and assessment.p_real >= point.real_threshold
+        and unproven(assessment, results)
+    ):
+        held = Classification.TEST if assessment.test_scope else Classification.NOT_SECRET
+        what = (
+            "a generic value (no provider format, no valid checksum)"
+            if assessment.generic_value
+            else "a value whose format a validator refutes"
+        )
+        return _call(
+            held,
+            assessment.probability(held.value),
+            f"{what} in {where.described}, which no system loads: nothing says it was ever "
+            f"issued, though the scorer gives P(real) = {assessment.p_real:.2f}",
+            None,
+            checksum_valid,
+            undeployed=where,
         )
     if assessment.p_real >= point.real_threshold:
         return _call(
@@ -220,6 +266,14 @@ def escalation_for(
             "a model to weigh, not a decisive call",
         )
     p = assessment.p_real
+    if call.undeployed is not None:
+        return Escalation(
+            policy=policy,
+            would_escalate=True,
+            reason=f"P(real) = {p:.3f} would call it real, but it lives in "
+            f"{call.undeployed.described} and nothing says it was ever issued: evidence for "
+            "a model to weigh, not a decisive call",
+        )
     if band.low < p < band.high:
         return Escalation(
             policy=policy,
