@@ -308,6 +308,35 @@ def test_a_generic_value_in_documentation_is_never_real_and_is_escalated() -> No
         assert escalated and "documentation" in why, p
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "vendor/github.com/ProtonMail/go-crypto/eax/random_vectors.go",
+        "third_party/lib/config.py",
+        "web/node_modules/pkg/index.js",
+        "api/service.pb.go",
+        "static/app.min.js",
+    ],
+)
+def test_vendored_and_generated_code_is_not_this_repository_s_deployment(path: str) -> None:
+    assert placement(path, 'key = "x"', 7) is Placement.VENDORED
+    classification, escalated, why = decided(assessed(0.97, Placement.VENDORED))
+    assert classification is Classification.NOT_SECRET
+    assert escalated and "vendored or generated code" in why
+
+
+@pytest.mark.parametrize(
+    "path", ["src/vendors.py", "pkg/vendoring/config.go", "internal/keygen/config.go"]
+)
+def test_a_name_that_only_contains_vendor_is_deployed(path: str) -> None:
+    assert placement(path, 'key = "x"', 7) is not Placement.VENDORED
+
+
+def test_a_provider_format_token_in_vendored_code_can_still_be_real() -> None:
+    classification, _, _ = decided(assessed(0.97, Placement.VENDORED, generic=False))
+    assert classification is Classification.REAL
+
+
 def test_a_commented_out_config_sample_is_never_real_and_is_escalated() -> None:
     classification, escalated, why = decided(assessed(0.97, Placement.COMMENTED_OUT))
     assert classification is Classification.NOT_SECRET

@@ -26,6 +26,7 @@ from pathlib import PurePosixPath
 from thresher.findings.filekind import in_documentation
 from thresher.findings.model import SecretType, secret_type_for_rule
 from thresher.findings.rules.book import RuleKind, builtin_rules
+from thresher.scoring.shape import vendored_or_generated
 
 
 class Placement(StrEnum):
@@ -34,6 +35,10 @@ class Placement(StrEnum):
     DEPLOYMENT = "deployment"  # anything a system might load: code, config, data
     DOCUMENTATION = "documentation"  # a docs tree, prose, a changelog, a skill file
     COMMENTED_OUT = "commented-out"  # a comment in the file's own syntax
+    # Another project's code copied in (``vendor/``, ``third_party/``, ``node_modules/``)
+    # or code a tool wrote (``*.pb.go``, ``*.min.js``): this repository deploys neither
+    # value as its own; its crypto test vectors and API fixtures are not its secrets.
+    VENDORED = "vendored"
 
     @property
     def described(self) -> str:
@@ -41,6 +46,7 @@ class Placement(StrEnum):
             Placement.DEPLOYMENT: "deployable text",
             Placement.DOCUMENTATION: "documentation",
             Placement.COMMENTED_OUT: "a commented-out line",
+            Placement.VENDORED: "vendored or generated code",
         }[self]
 
 
@@ -49,6 +55,7 @@ class Placement(StrEnum):
 PLACEMENT_FEATURES = {
     Placement.DOCUMENTATION: "placement_documentation",
     Placement.COMMENTED_OUT: "placement_commented_out",
+    Placement.VENDORED: "placement_vendored",
 }
 GENERIC_FEATURE = "found_by_context_rules_only"
 
@@ -186,12 +193,14 @@ def placement(
     deployed_elsewhere: bool = False,
     outside_tree: bool = False,
 ) -> Placement:
-    """Where the text lives: documentation by its path, else a comment by its line, else
-    deployed. A value also deployed at another location (``deployed_elsewhere``) is
+    """Where the text lives: vendored or generated code, or documentation, by its path;
+    else a comment by its line; else deployed. A value also deployed at another location (``deployed_elsewhere``) is
     deployed, and so is text outside the tree (an issue, a comment on GitHub): it is no
     file, and a credential pasted there is a leak like any other."""
     if outside_tree or deployed_elsewhere:
         return Placement.DEPLOYMENT
+    if vendored_or_generated(path):
+        return Placement.VENDORED
     if in_documentation(path):
         return Placement.DOCUMENTATION
     if commented_out(path, line, index):

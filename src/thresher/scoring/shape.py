@@ -227,6 +227,12 @@ _CHECKSUM_SUFFIXES = frozenset({".sha256", ".sha1", ".sha512", ".md5", ".sum"})
 _GENERATED = re.compile(r"(?:\.pb\.|_pb2|\.generated\.|_generated\b|\.g\.|\.min\.|\.bundle\.)")
 
 
+def vendored_or_generated(path: str) -> bool:
+    """Another project's code copied in, or a file a tool wrote (``file_features``)."""
+    f = file_features(path)
+    return "path_third_party" in f or "file_generated" in f
+
+
 def file_features(path: str) -> Features:
     """Vendored or generated code, locale and translation files, checksum manifests."""
     f: Features = {}
