@@ -150,10 +150,11 @@ def model_card(artifact: Artifact, wild: dict[str, object] | None) -> str:
         f"P(real) <= {point.band_low:g}",
         f"- escalated (`--escalate uncertain`) when {point.band_low:g} < P(real) < "
         f"{point.band_high:g}, or a checksum-valid token is called test/not_secret",
-        f"- the offline call inside the band is `real` when P(real) >= {point.real_threshold:g}",
+        f"- the offline call is `real` only when decisive (P(real) >= {point.real_threshold:g});"
+        " inside the band it is the likelier of `test` and `not_secret`, escalated",
         f"- selection targets: decisive `real` precision {operating.DECISIVE_PRECISION:.0%}, "
         f"decisive dismissals missing at most {operating.DISMISSAL_MISS:.1%} of real lines, "
-        f"in-band `real` threshold keeping {operating.RECALL_TARGET:.0%} of real lines, "
+        "no in-band `real` call (the offline call is `real` only when decisive), "
         f"selection escalation budget {operating.MAX_ESCALATION:.0%} (see `operating.py`)",
         "",
         f"## Nested grouped {len(folds)}-fold cross-validation by repository",

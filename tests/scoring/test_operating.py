@@ -81,10 +81,10 @@ def test_a_lucky_region_below_a_dip_does_not_become_decisive() -> None:
     assert precision >= operating.DECISIVE_PRECISION
 
 
-def test_an_uncertain_finding_is_not_defaulted_to_real() -> None:
+def test_an_uncertain_finding_is_never_called_real_offline() -> None:
+    """Offline, `real` is a decisive call only: in the band the call is a dismissal that
+    is escalated (issue 25: in-band `real` calls were three in four false alarms on
+    clean trees)."""
     samples, p = _data()
     point = operating.choose_point(p, samples)
-    # Inside the band, the call is real only from the recall threshold up.
-    assert point.real_threshold > point.band_low
-    real = np.array([s.labels.get("real", 0) for s in samples], float)
-    assert real[p >= point.real_threshold].sum() / real.sum() >= operating.RECALL_TARGET - 0.01
+    assert point.real_threshold == point.band_high > point.band_low

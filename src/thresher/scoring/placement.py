@@ -194,9 +194,10 @@ def placement(
     outside_tree: bool = False,
 ) -> Placement:
     """Where the text lives: vendored or generated code, or documentation, by its path;
-    else a comment by its line; else deployed. A value also deployed at another location (``deployed_elsewhere``) is
-    deployed, and so is text outside the tree (an issue, a comment on GitHub): it is no
-    file, and a credential pasted there is a leak like any other."""
+    else a comment by its line; else deployed. A value also deployed at another
+    location (``deployed_elsewhere``) is deployed, and so is text outside the tree (an
+    issue, a comment on GitHub): it is no file, and a credential pasted there is a leak
+    like any other."""
     if outside_tree or deployed_elsewhere:
         return Placement.DEPLOYMENT
     if vendored_or_generated(path):
