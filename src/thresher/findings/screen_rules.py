@@ -48,7 +48,10 @@ class DropReason(StrEnum):
     PUBLIC_CONSTANT = "public_constant"  # the key says public or magic: published by design
     COMMIT_ID = "commit_id"  # hex under a version, rev, commit or ref key
     UUID_MAP_KEY = "uuid_map_key"  # a UUID that is itself a mapping's key: an identifier
-    EXPRESSION = "expression"  # ``exprTok1[char]`` in code: an index or a call
+    # In code, unquoted: an index or a call (``exprTok1[char]``, ``Str::random(10)``), or
+    # a variable named for the credential (``cfg.Password = passwordFlag``).
+    EXPRESSION = "expression"
+    TIMESTAMP = "timestamp"  # a date or a date and time (``2006-01-02T15:04:05Z``)
 
     @property
     def label(self) -> str:
@@ -63,6 +66,7 @@ def _words(text: str) -> frozenset[str]:
 _WINDOW = 256  # characters of the line read before the value for its key
 _AFTER = 16  # characters read after it (a mapping key's colon)
 _MAX_KEY = 128
+_OCCURRENCES = 8  # occurrences of a value on its line tried for the one after its key
 _MAX_SHAPE = 160  # longer values are no pin, annotation, reference or expression
 _QUOTES = "\"'`"
 _OPERATORS = (":=", "=>", "===", "==", "!=", "=", ":", "(")
@@ -83,6 +87,8 @@ _NEGATIONS = ("no", "non", "not", "without")
 _MEASURES = _words("max min num number count total limit len length size")
 _PUBLIC = frozenset({"public", "magic"})
 _REVISIONS = _words("version rev revision commit ref tag sha")
+# Last words of a key whose value says where a credential is kept: its name.
+_HOLDERS = _words("key name ref secretname secretref keyref")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _DIGITS = frozenset("0123456789")
 # Names that make a value a type: builtins of Python, TypeScript, Go and typing's forms.
@@ -107,6 +113,8 @@ def _programs() -> dict[str, Any]:
         "arn:aws:secretsmanager|arn:aws:ssm"
     )
     hexes = "[0-9a-fA-F]"
+    ident = r"[A-Za-z_$][A-Za-z0-9_$]*"
+    chain = rf"{ident}(?:(?:\.|::|->){ident})*"
     return {
         "pin": compile_re2(
             rf"^(?:{name}\s*)?{constraint}(?:\s*(?:,|\|\||\s)\s*{constraint})*(?:\s*;.*)?$"
@@ -115,7 +123,13 @@ def _programs() -> dict[str, Any]:
         "uuid": compile_re2(
             rf"^{hexes}{{8}}-{hexes}{{4}}-{hexes}{{4}}-{hexes}{{4}}-{hexes}{{12}}$"
         ),
-        "expression": compile_re2(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*[\[(]"),
+        "expression": compile_re2(rf"^{chain}[\[(]"),
+        "name": compile_re2(rf"^{chain}$"),
+        "key_name": compile_re2(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+$"),
+        "timestamp": compile_re2(
+            r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
+            r"(?:Z|[+\-][0-9]{2}:?[0-9]{2})?)?$"
+        ),
         "block": compile_re2(r"^[|>][0-9+\-]{0,3}$"),
     }
 
@@ -135,13 +149,32 @@ class Context:
 
     @classmethod
     def of(cls, line: str, value: str) -> Context:
-        at = line.find(value) if value else -1
+        at = _value_at(line, value)
         if at < 0:
             return cls(value, line, on_line=False)
         before = line[max(0, at - _WINDOW) : at]
         after = line[at + len(value) : at + len(value) + _AFTER]
+        # Quoted, or inside a string that opened earlier on the line (a URL's query):
+        # either way a literal, never an expression.
         quoted = before[-1:] in tuple(_QUOTES) and before[-1:] != ""
-        return cls(value, line, True, quoted, _key_before(before), after)
+        inside = any(before.count(quote) % 2 for quote in _QUOTES)
+        return cls(value, line, True, quoted or inside, _key_before(before), after)
+
+
+def _value_at(line: str, value: str) -> int:
+    """Where the value sits on the line: the first of its occurrences (at most
+    ``_OCCURRENCES``) that follows a ``key <op>`` or a quote, else the first one
+    (``password: 'password'`` names the key first, then holds the value)."""
+    first = line.find(value) if value else -1
+    at = first
+    for _ in range(_OCCURRENCES):
+        if at < 0:
+            break
+        before = line[max(0, at - _WINDOW) : at]
+        if (before[-1:] and before[-1] in _QUOTES) or _key_before(before):
+            return at
+        at = line.find(value, at + 1)
+    return first
 
 
 def _key_before(before: str) -> str:
@@ -202,9 +235,23 @@ def _value_shape(value: str, context: Context, *, code: bool) -> DropReason | No
         return DropReason.STORE_REFERENCE
     if programs["uuid"].search(text) is not None and _map_key(context):
         return DropReason.UUID_MAP_KEY
-    if code and not context.quoted and programs["expression"].search(text) is not None:
+    if programs["timestamp"].search(text) is not None:
+        return DropReason.TIMESTAMP
+    if code and not context.quoted and _expression(text):
         return DropReason.EXPRESSION
     return None
+
+
+def _expression(value: str) -> bool:
+    """Unquoted in code: an index or a call, or a name (a variable, a member) that
+    itself names a credential: what holds the credential, not the credential. A bare
+    random token is left to the scorer."""
+    programs = _programs()
+    if programs["expression"].search(value) is not None:
+        return True
+    if programs["name"].search(value) is None:
+        return False
+    return any(_names(word) is not None for word in key_words(value))
 
 
 def _type_annotation(value: str) -> bool:
@@ -244,6 +291,8 @@ def _key_meaning(words: tuple[str, ...], value: str, *, keyed: bool) -> DropReas
         return DropReason.COMMIT_ID
     if not keyed:
         return None
+    if _pointer(words, value):
+        return DropReason.STORE_REFERENCE
     naming = [_names(word) for word in words]
     mentions = [any(stem in word for stem in _STEMS) for word in words]
     if any(mentions) and not any(n is not None for n in naming):
@@ -251,6 +300,19 @@ def _key_meaning(words: tuple[str, ...], value: str, *, keyed: bool) -> DropReas
     if value and len(value) <= 20 and set(value) <= _DIGITS and _counts(words, naming):
         return DropReason.COUNT_OR_CODE
     return None
+
+
+def _pointer(words: tuple[str, ...], value: str) -> bool:
+    """The key names where a credential is kept, not the credential: an existing
+    secret (``existingSecretPasswordKey``), or the name of a key, a secret or a
+    reference holding a credential's name (``passwordKey: admin-password``)."""
+    if "existing" in words:
+        return True
+    if not words or words[-1] not in _HOLDERS or len(value) > _MAX_SHAPE:
+        return False
+    if _programs()["key_name"].search(searchable(value)) is None:
+        return False
+    return _names(key_words(value)[-1]) is not None
 
 
 def _names(word: str) -> bool | None:
