@@ -100,7 +100,13 @@ def test_a_password_hash_is_kept_as_a_finding_and_marked_as_a_hash(tmp_path: Pat
     assert result.stats.dropped_by_reason == {}
     assert type_features(bcrypt, "")["value_crypt_hash"] == 1.0
     assert type_features(django, "")["value_crypt_hash"] == 1.0
+    htpasswd = "admin:$apr1$" + _crypt(8, 9) + "$" + _crypt(22, 10)
+    assert type_features(htpasswd, "")["value_crypt_hash"] == 1.0
+    legacy = "sha1$" + _crypt(5, 11).replace(".", "a").replace("/", "b") + "$" + "ab12" * 10
+    assert type_features(legacy, "")["value_crypt_hash"] == 1.0
+    # A random password, or one after a user name, is no hash.
     assert "value_crypt_hash" not in type_features(PASSWORD, "")
+    assert "value_crypt_hash" not in type_features("admin:" + PASSWORD, "")
 
 
 def test_only_generic_detectors_are_screened() -> None:
