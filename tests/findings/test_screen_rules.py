@@ -222,3 +222,62 @@ def test_context_reads_the_key_before_the_value() -> None:
     assert Context.of(f'setPassword("{PASSWORD}")', PASSWORD).key == "setPassword"
     assert Context.of(f'if "{PASSWORD}" == password:', PASSWORD).key == ""
     assert not Context.of("password: |", PASSWORD).on_line
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ("\tcfg.Password = passwordFlag", "passwordFlag"),
+        ("\tpassword = mmpassword", "mmpassword"),
+        ("    password := c.cfg.Password", "c.cfg.Password"),
+        ("'remember_token' => Str::random(10),", "Str::random(10"),
+        ("$this->password = $request->password;", "$request->password"),
+    ],
+)
+def test_a_variable_or_a_call_in_code_is_an_expression(line: str, value: str) -> None:
+    assert judged(line, value) is DropReason.EXPRESSION
+
+
+def test_a_random_token_unquoted_in_code_or_quoted_is_kept() -> None:
+    assert judged(f"\tpassword = {TOKEN}", TOKEN) is None
+    assert judged(f'\tpassword = "passwordFlag{TOKEN}"', f"passwordFlag{TOKEN}") is None
+    # Inside a string opened earlier on the line: a literal, not a name.
+    assert judged("$uri = 'tcp://h:6400?password=secret';", "secret") is None
+
+
+def test_the_value_is_read_after_its_key_not_where_the_key_repeats_it() -> None:
+    assert judged("    password: 'password',", "password") is None
+    assert Context.of("password: 'password'", "password").quoted
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        ('existingSecretPasswordKey: "etcd-root-password"', "etcd-root-password"),
+        ("existingSecret: my-release-auth", "my-release-auth"),
+        ("passwordsSecretTruststoreKey: truststore-password", "truststore-password"),
+        ("adminPasswordKey: admin-password", "admin-password"),
+    ],
+)
+def test_a_key_that_points_at_where_a_credential_is_kept_is_dropped(line: str, value: str) -> None:
+    assert judged(line, value, code=False) is DropReason.STORE_REFERENCE
+
+
+@pytest.mark.parametrize(
+    "line", [f"adminPassword: {PASSWORD}", f"apiKey: {TOKEN}", "password: admin-password"]
+)
+def test_a_credential_under_its_own_key_is_no_pointer(line: str) -> None:
+    value = line.split(": ", 1)[1]
+    assert judged(line, value, code=False) is None
+
+
+@pytest.mark.parametrize(
+    "value", ["2006-01-02T15:04:05Z", "2019-02-15", "2024-03-01 10:20:30+02:00"]
+)
+def test_a_date_or_time_is_dropped(value: str) -> None:
+    line = f'## argocdServerAdminPasswordMtime: "{value}"'
+    assert judged(line, value, code=False) is DropReason.TIMESTAMP
+
+
+def test_digits_and_dashes_that_are_no_date_are_kept() -> None:
+    assert judged("password: 2006-01-02x15", "2006-01-02x15", code=False) is None
