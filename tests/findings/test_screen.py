@@ -86,6 +86,14 @@ def test_a_drop_is_logged_by_place_and_reason_never_by_value(
     assert version not in caplog.text
 
 
+def test_verbose_describe_names_each_drop(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    text = run(tmp_path).describe(verbose=True)
+    assert "  dropped generic-token at tox.ini:3: version pin" in text.splitlines()
+    assert PASSWORD not in text
+    assert TOKEN not in text
+
+
 def test_a_password_hash_is_kept_as_a_finding_and_marked_as_a_hash(tmp_path: Path) -> None:
     """A hash is no live credential but is crackable offline: the ``password-hash`` rule
     reports it on purpose and the scorer reads it as a hash (``value_crypt_hash``)."""

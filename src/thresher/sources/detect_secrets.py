@@ -34,7 +34,7 @@ from thresher.findings.engine import (
 )
 from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_scopes
 from thresher.findings.rules.book import Rule, builtin_rules
-from thresher.findings.screen import DropReason, drop_phrase
+from thresher.findings.screen import Dropped, DropReason, drop_phrase
 from thresher.findings.screen import count_by_reason as count_drops
 from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
 from thresher.git import scope as gitscope
@@ -95,6 +95,7 @@ class Scanned:
     # values, like the vault: in memory only, never printed or serialised.
     line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
     skipped: tuple[Skipped, ...] = ()  # every file passed over, by path
+    dropped: tuple[Dropped, ...] = ()  # every detection the screen dropped, by place
 
 
 class DetectSecretsScan(Source):
@@ -164,7 +165,8 @@ class DetectSecretsScan(Source):
             dropped_by_reason=count_drops(d for o in outcomes for d in o.dropped),
         )
         line_text = {(o.path, n): text for o in outcomes for n, text in o.lines.items()}
-        self._scanned = Scanned(stats, candidates_of(kept), line_text, tuple(skipped))
+        dropped = tuple(d for outcome in outcomes for d in outcome.dropped)
+        self._scanned = Scanned(stats, candidates_of(kept), line_text, tuple(skipped), dropped)
         yield from sourced(kept, rules, plan.commit)
 
 
