@@ -86,6 +86,16 @@ def test_a_drop_is_logged_by_place_and_reason_never_by_value(
     assert version not in caplog.text
 
 
+def test_an_unquoted_call_in_terraform_is_an_expression(tmp_path: Path) -> None:
+    (tmp_path / "main.tf").write_text(
+        'locals {\n  cluster_auth_token = try(time_sleep.this[0].triggers["data"], "")\n'
+        f'  api_token = "{TOKEN}"\n}}\n'
+    )
+    result = run(tmp_path)
+    assert [result.vault.get(f.id) for f in result.findings] == [TOKEN]
+    assert result.stats.dropped_by_reason.get(DropReason.EXPRESSION, 0) >= 1
+
+
 def test_verbose_describe_names_each_drop(tmp_path: Path) -> None:
     _tree(tmp_path)
     text = run(tmp_path).describe(verbose=True)

@@ -232,6 +232,8 @@ def test_context_reads_the_key_before_the_value() -> None:
         ("    password := c.cfg.Password", "c.cfg.Password"),
         ("'remember_token' => Str::random(10),", "Str::random(10"),
         ("$this->password = $request->password;", "$request->password"),
+        ("    password = fetch_password!", "fetch_password!"),
+        ('cluster_auth_base64 = try(time_sleep.this[0].triggers["x"], "")', "try(time_sleep"),
     ],
 )
 def test_a_variable_or_a_call_in_code_is_an_expression(line: str, value: str) -> None:

@@ -269,7 +269,7 @@ class Engine:
         need, and the ones it drops; everything when the screen is off."""
         if not self.screened or not kept:
             return kept, texts, []
-        kept, dropped = screen(kept, texts, self.generic, code=not literal_file(path))
+        kept, dropped = screen(kept, texts, self.generic, code=_code(path))
         if dropped:
             held = {d.line for d in kept}
             texts = {number: text for number, text in texts.items() if number in held}
@@ -329,6 +329,16 @@ class Engine:
                 number = numbers[hit.index]
                 out.append(Detection(path, number, hit.rule_id, hit.value, hit.value, origin))
         return out
+
+
+# HCL reads an unquoted value as an expression (a string is always quoted), though the
+# rules read Terraform files as configuration.
+_EXPRESSION_CONFIG = (".tf", ".tfvars", ".hcl")
+
+
+def _code(path: str) -> bool:
+    """Whether an unquoted value in this file is an expression, for the screen."""
+    return not literal_file(path) or path.lower().endswith(_EXPRESSION_CONFIG)
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:

@@ -124,7 +124,7 @@ def _programs() -> dict[str, Any]:
             rf"^{hexes}{{8}}-{hexes}{{4}}-{hexes}{{4}}-{hexes}{{4}}-{hexes}{{12}}$"
         ),
         "expression": compile_re2(rf"^{chain}[\[(]"),
-        "name": compile_re2(rf"^{chain}$"),
+        "name": compile_re2(rf"^{chain}[!?]?$"),
         "key_name": compile_re2(r"^[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+$"),
         "timestamp": compile_re2(
             r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[T ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?"
