@@ -180,7 +180,16 @@ def test_a_pointer_into_a_secret_store_is_dropped(value: str) -> None:
     assert judged(f"REGISTRY_PASS={value}", value, code=False) is DropReason.STORE_REFERENCE
 
 
-@pytest.mark.parametrize("value", [PASSWORD, "admin:" + PASSWORD, "envoy" + PASSWORD])
+@pytest.mark.parametrize(
+    "value",
+    [
+        PASSWORD,
+        "admin:" + PASSWORD,
+        "envoy" + PASSWORD,
+        "opaque:" + PASSWORD,
+        "vaulted:" + PASSWORD,
+    ],
+)
 def test_a_password_with_a_colon_is_no_store_reference(value: str) -> None:
     assert judged(f"REGISTRY_PASS={value}", value, code=False) is None
 
@@ -283,3 +292,16 @@ def test_a_date_or_time_is_dropped(value: str) -> None:
 
 def test_digits_and_dashes_that_are_no_date_are_kept() -> None:
     assert judged("password: 2006-01-02x15", "2006-01-02x15", code=False) is None
+
+
+def test_hostile_lines_cost_what_ordinary_ones_do() -> None:
+    """Bounded windows and RE2: a 64 kB line of keys, quotes and brackets is judged fast."""
+    import time
+
+    started = time.perf_counter()
+    for filler in ("password=" * 7000, '"' * 60000, "a[" * 30000, "int | " * 10000):
+        line = filler + "password = " + filler
+        for value in (filler[:4096], filler, "password"):
+            judged(line, value)
+            judged(line, value, code=False, keyed=False)
+    assert time.perf_counter() - started < 2.0

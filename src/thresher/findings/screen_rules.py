@@ -109,7 +109,7 @@ def _programs() -> dict[str, Any]:
     name = r"[A-Za-z0-9][A-Za-z0-9._\-]*(?:\[[A-Za-z0-9,._\- ]*\])?"
     stores = (
         "vault|secretsmanager|secrets-manager|ssm|parameter-store|keyvault|key-vault|"
-        "azurekeyvault|gcpsm|sops|doppler|infisical|onepassword|op|keyring|env|"
+        "azurekeyvault|gcpsm|sops|doppler|infisical|onepassword|keyring|env|"
         "arn:aws:secretsmanager|arn:aws:ssm"
     )
     hexes = "[0-9a-fA-F]"
@@ -119,7 +119,8 @@ def _programs() -> dict[str, Any]:
         "pin": compile_re2(
             rf"^(?:{name}\s*)?{constraint}(?:\s*(?:,|\|\||\s)\s*{constraint})*(?:\s*;.*)?$"
         ),
-        "store": compile_re2(rf"(?i)^(?:{stores})[a-z0-9_\-]*:(?://)?[^\s]+$"),
+        # ``vault-path:x``, ``ssm:/prod/db``, ``op://vault/item`` (1Password)
+        "store": compile_re2(rf"(?i)^(?:(?:{stores})(?:[-_][a-z0-9]+)*:(?://)?|op://)[^\s]+$"),
         "uuid": compile_re2(
             rf"^{hexes}{{8}}-{hexes}{{4}}-{hexes}{{4}}-{hexes}{{4}}-{hexes}{{12}}$"
         ),
