@@ -275,10 +275,17 @@ def test_a_key_that_points_at_where_a_credential_is_kept_is_dropped(line: str, v
 
 
 @pytest.mark.parametrize(
-    "line", [f"adminPassword: {PASSWORD}", f"apiKey: {TOKEN}", "password: admin-password"]
+    "line",
+    [
+        f"adminPassword: {PASSWORD}",
+        f"apiKey: {TOKEN}",
+        "password: admin-password",
+        "secret_access_key = prod-access-key",
+        "SecretAccessKey: prod-secret-key",
+    ],
 )
 def test_a_credential_under_its_own_key_is_no_pointer(line: str) -> None:
-    value = line.split(": ", 1)[1]
+    value = line.replace(" = ", ": ").split(": ", 1)[1]
     assert judged(line, value, code=False) is None
 
 

@@ -88,6 +88,7 @@ _MEASURES = _words("max min num number count total limit len length size")
 _PUBLIC = frozenset({"public", "magic"})
 _REVISIONS = _words("version rev revision commit ref tag sha")
 # Last words of a key whose value says where a credential is kept: its name.
+_PASSWORDS = _words("password passwords passwd pwd pass passphrase")
 _HOLDERS = _words("key name ref secretname secretref keyref")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _DIGITS = frozenset("0123456789")
@@ -310,6 +311,10 @@ def _pointer(words: tuple[str, ...], value: str) -> bool:
     if "existing" in words:
         return True
     if not words or words[-1] not in _HOLDERS or len(value) > _MAX_SHAPE:
+        return False
+    # An api key, a secret key, an access key is the credential; a password's key
+    # (``adminPasswordKey``) is where one is kept.
+    if words[-1] == "key" and not _PASSWORDS.intersection(words[:-1]):
         return False
     if _programs()["key_name"].search(searchable(value)) is None:
         return False
