@@ -33,7 +33,7 @@ from thresher.findings.rules.values import STOP_BEFORE, key_words
 
 
 class DropReason(StrEnum):
-    """Why a detection is not a candidate; the values appear in the JSON report."""
+    """Why a detection is not a candidate: the closed vocabulary ``ScanStats`` counts by."""
 
     # The secret word is part of another word (``secretary``, ``passwordless``) or
     # negated (``notoken``): the key does not name a credential.
