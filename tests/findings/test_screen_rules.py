@@ -281,6 +281,7 @@ def test_a_key_that_points_at_where_a_credential_is_kept_is_dropped(line: str, v
         f"apiKey: {TOKEN}",
         "password: admin-password",
         "secret_access_key = prod-access-key",
+        "existing_password = hunter2-hunter2",
         "SecretAccessKey: prod-secret-key",
     ],
 )

@@ -26,6 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from thresher.findings.re2_classes import compile_re2, searchable
@@ -308,7 +309,8 @@ def _pointer(words: tuple[str, ...], value: str) -> bool:
     """The key names where a credential is kept, not the credential: an existing
     secret (``existingSecretPasswordKey``), or the name of a key, a secret or a
     reference holding a credential's name (``passwordKey: admin-password``)."""
-    if "existing" in words:
+    # Helm's and operators' ``existingSecret...``: the name of a Kubernetes Secret.
+    if any(a == "existing" and b in ("secret", "secrets") for a, b in pairwise(words)):
         return True
     if not words or words[-1] not in _HOLDERS or len(value) > _MAX_SHAPE:
         return False
