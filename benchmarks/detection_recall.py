@@ -11,7 +11,9 @@ per-type first lines, as ``thresher eval`` joins them) sits on it. Printed: reca
 by shape (categories grouped: password assignments, URLs, private keys, provider
 formats, ...) and by category (as the labels' annotators gave it); how many candidates
 each finding source produced; and how many candidate lines carry no label at all.
-``--no-rules`` scans with detect-secrets alone: the "before" of thresher's own rules.
+``--no-rules`` scans with detect-secrets alone: the "before" of thresher's own rules;
+``--no-screen`` keeps what the screen (``findings.screen``) drops as no candidates, whose
+counts by reason are printed otherwise.
 
 ``thresher eval`` scans each repository as its own root and counts the lines whose
 finding got a decision: its "detection recall" can differ from this one by a few lines.
@@ -62,13 +64,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--misses", type=int, default=0, help="print N missed real lines")
     parser.add_argument("--no-rules", action="store_true", help="detect-secrets alone")
+    parser.add_argument("--no-screen", action="store_true", help="keep the non-candidates")
     args = parser.parse_args(argv)
     sys.path.insert(0, str(ROOT / "src"))
     from thresher.sources.scan import ScanOptions, scan
 
     labels = [json.loads(line) for line in (args.corpus / "labels.jsonl").open()]
     started = time.perf_counter()
-    result = scan(ScanOptions(root=args.corpus / "files", builtin_rules=not args.no_rules))
+    options = ScanOptions(
+        root=args.corpus / "files", builtin_rules=not args.no_rules, screen=not args.no_screen
+    )
+    result = scan(options)
     seconds = time.perf_counter() - started
     flagged: dict[tuple[str, int], set[tuple[str, str]]] = defaultdict(set)
     for candidate in result.candidates:
@@ -102,6 +108,10 @@ def main(argv: list[str] | None = None) -> int:
     labelled = {(label["path"], label["line"]) for label in labels}
     unlabelled = sum(1 for key in flagged if key not in labelled)
     print(f"scanned {args.corpus / 'files'} in {seconds:.1f} s")
+    dropped = result.stats.dropped_by_reason
+    if dropped:
+        reasons = ", ".join(f"{n} {reason.label}" for reason, n in dropped.items())
+        print(f"screen dropped {sum(dropped.values())} detections: {reasons}")
     print(f"candidate lines: {len(flagged)}, of which unlabelled: {unlabelled}")
     for source, kinds in sorted(by_source.items()):
         print(f"  {source}: {sum(kinds.values())} (line, rule) pairs, {len(kinds)} rule ids")

@@ -85,12 +85,13 @@ def build_tree(
 def run_thresher(
     tree: Path, workers: int | None, *, rules: bool = True
 ) -> tuple[float, set[Hit], int, int]:
-    """Seconds, detect-secrets-source hits, findings, and hits of thresher's own rules."""
+    """Seconds, detect-secrets-source hits, findings, and hits of thresher's own rules.
+    The screen (``findings.screen``) is off: the comparison is of the raw detectors."""
     started = time.perf_counter()
     from thresher.findings.detection import Origin
     from thresher.sources.scan import ScanOptions, scan
 
-    result = scan(ScanOptions(root=tree, workers=workers, builtin_rules=rules))
+    result = scan(ScanOptions(root=tree, workers=workers, builtin_rules=rules, screen=False))
     elapsed = time.perf_counter() - started
     ours = {(c.path, c.line, c.type) for c in result.candidates if c.origin is not Origin.RULES}
     own = sum(1 for c in result.candidates if c.origin is Origin.RULES)

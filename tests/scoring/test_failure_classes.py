@@ -91,7 +91,10 @@ def repository(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
 
 def test_code_fragment_is_not_a_secret(repository: tuple[Path, dict[str, Decision]]) -> None:
     _, decisions = repository
-    assert decisions["src/auth.go:4"].classification is Classification.NOT_SECRET
+    # The screen drops it before any decision (``findings.screen``: an expression);
+    # were it a finding, the scorer must call it not a secret.
+    decision = decisions.get("src/auth.go:4")
+    assert decision is None or decision.classification is Classification.NOT_SECRET
 
 
 def test_structured_hashes_are_not_secrets(

@@ -38,6 +38,9 @@ from thresher.scoring.shape import (
         ("jjwt-api:0.11.2", "value_version_like"),
         ("1.2.840.113549.1.9.7", "value_dotted_numeric"),
         ("$2a$11$PWIFAL8RsWyGI3jVZtO9Nu8.6jOxzxfZo7c", "value_crypt_hash"),
+        ("admin:$apr1$abcdefgh$PWIFAL8RsWyGI3jVZtO9Nu", "value_crypt_hash"),
+        ("sha1$a1b2c$0beec7b5ea3f0fdbc95d0dd47f3c5bc275da8a33", "value_crypt_hash"),
+        ("bcrypt_sha256$$2b$12$PWIFAL8RsWyGI3jVZtO9Nu8.6jOxzxfZo7c", "value_crypt_hash"),
     ],
 )
 def test_values_that_are_not_literal_secrets(value: str, feature: str) -> None:

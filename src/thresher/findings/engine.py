@@ -53,6 +53,8 @@ from thresher.findings.formats import has_format_parser, parsable, transformed
 from thresher.findings.plugins_re2 import stand_ins
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.rules.matcher import Rulebook
+from thresher.findings.rules.values import literal_file
+from thresher.findings.screen import Dropped, screen
 from thresher.findings.skips import SkipReason
 from thresher.findings.textfile import (
     CHUNK_BYTES,
@@ -137,6 +139,7 @@ class FileOutcome:
     # The text of each line that holds a detection, as scanned (a diff scan reads git
     # blobs, which the working tree need not match): what the scorer must read.
     lines: dict[int, str] = field(default_factory=dict, repr=False)
+    dropped: tuple[Dropped, ...] = ()  # detections the screen judged no candidates
 
     @property
     def scanned(self) -> bool:
@@ -162,9 +165,15 @@ class Engine:
         *,
         honour_pragmas: bool = True,
         builtin: bool = True,
+        screened: bool = True,
     ) -> None:
         self.rules = Rulebook(rules)  # an operator's custom rules
         self.builtin = Rulebook(builtin_rules() if builtin else ())
+        self.screened = screened
+        # The generic rules (a key names the credential) are judged by the screen.
+        self.generic = frozenset(
+            rule.id for rule in builtin_rules() if rule.provider == "generic" and rule.key_group
+        )
         self.honour_pragmas = honour_pragmas
         self.max_file_bytes = max_file_bytes
         self.chunk_bytes = chunk_bytes
@@ -208,13 +217,15 @@ class Engine:
         if found is None and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
         kept = _added([*(found or ()), *aligned(ruled, found or ())], job.added)
+        kept, texts, dropped = self._screen(job.path, kept, _line_texts(kept, lines))
         return FileOutcome(
             job.path,
             None,
             tuple(kept),
             fallback=fallback,
             unparsed=unparsed,
-            lines=_line_texts(kept, lines),
+            lines=texts,
+            dropped=tuple(dropped),
         )
 
     def _chunked(self, job: FileJob, handle: BinaryIO, head: bytes) -> FileOutcome:
@@ -224,6 +235,7 @@ class Engine:
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME)
         found: dict[tuple[int, str, str, str], Detection] = {}
         texts: dict[int, str] = {}
+        dropped: dict[tuple[int, str, str], Dropped] = {}
         fallback = False
         for window in windows(handle, head, self.max_file_bytes, self.chunk_bytes):
             fallback = fallback or window.fallback
@@ -232,10 +244,14 @@ class Engine:
             hits += aligned(ruled, hits)
             first, last = window.numbers[window.own.start], window.numbers[window.own.stop - 1]
             kept = [d for d in _added(hits, job.added) if first <= d.line <= last]
+            here = _line_texts(kept, window.lines, window.numbers)
+            kept, here, out = self._screen(job.path, kept, here)
             # A cut line's segments overlap: the same value can be seen twice.
             for d in kept:
                 found.setdefault((d.line, d.type, d.ds_value, d.value), d)
-            texts.update(_line_texts(kept, window.lines, window.numbers))
+            for item in out:
+                dropped.setdefault((item.line, item.detector, item.reason), item)
+            texts.update(here)
         return FileOutcome(
             job.path,
             None,
@@ -243,7 +259,21 @@ class Engine:
             fallback=fallback,
             unparsed=has_format_parser(job.path),
             lines=texts,
+            dropped=tuple(dropped.values()),
         )
+
+    def _screen(
+        self, path: str, kept: list[Detection], texts: dict[int, str]
+    ) -> tuple[list[Detection], dict[int, str], list[Dropped]]:
+        """The detections the screen keeps (``findings.screen``), the line texts they
+        need, and the ones it drops; everything when the screen is off."""
+        if not self.screened or not kept:
+            return kept, texts, []
+        kept, dropped = screen(kept, texts, self.generic, code=_code(path))
+        if dropped:
+            held = {d.line for d in kept}
+            texts = {number: text for number, text in texts.items() if number in held}
+        return kept, texts, dropped
 
     def _detect_secrets(self, path: str, text: str) -> tuple[list[Detection] | None, bool]:
         """detect-secrets' findings, or None when it skips the file by name; and whether
@@ -299,6 +329,16 @@ class Engine:
                 number = numbers[hit.index]
                 out.append(Detection(path, number, hit.rule_id, hit.value, hit.value, origin))
         return out
+
+
+# HCL reads an unquoted value as an expression (a string is always quoted), though the
+# rules read Terraform files as configuration.
+_EXPRESSION_CONFIG = (".tf", ".tfvars", ".hcl")
+
+
+def _code(path: str) -> bool:
+    """Whether an unquoted value in this file is an expression, for the screen."""
+    return not literal_file(path) or path.lower().endswith(_EXPRESSION_CONFIG)
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:
@@ -358,6 +398,7 @@ class Limits:
     chunk_bytes: int = CHUNK_BYTES
     honour_pragmas: bool = True
     builtin_rules: bool = True  # thresher's own rules beside detect-secrets
+    screen: bool = True  # drop non-candidates after detection (``findings.screen``)
 
     def engine(self, rules: Sequence[Rule]) -> Engine:
         return Engine(
@@ -366,6 +407,7 @@ class Limits:
             self.chunk_bytes,
             honour_pragmas=self.honour_pragmas,
             builtin=self.builtin_rules,
+            screened=self.screen,
         )
 
 

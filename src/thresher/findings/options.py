@@ -105,6 +105,9 @@ class ScanOptions:
     honour_pragmas: bool = True
     workers: int | None = None  # default: os.cpu_count()
     builtin_rules: bool = True  # thresher's own rules (``findings.rules``) beside detect-secrets
+    # Drop detections that cannot be credentials, counted by reason (``findings.screen``);
+    # off only to compare the raw detectors with ``detect-secrets scan``.
+    screen: bool = True
 
     def worker_count(self) -> int:
         if self.workers is not None and self.workers < 1:

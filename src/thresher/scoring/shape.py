@@ -54,7 +54,12 @@ _CONSONANT_RUN = re.compile(r"[b-df-hj-np-tv-zB-DF-HJ-NP-TV-Z]{4,}")
 _VERSION = re.compile(r"(?:^|[:@=v-])\d{1,4}\.\d{1,4}\.\d{1,6}(?:$|[-.+:])")
 _DOTTED_NUMBERS = re.compile(r"\d+(?:\.\d+)+")
 # Password hashes in crypt(3) and framework formats: what a system stores, not a secret.
-_CRYPT_PREFIXES = ("$2a$", "$2b$", "$2y$", "$1$", "$5$", "$6$", "$argon2", "pbkdf2_", "$apr1$")
+# Django writes ``algorithm$salt$hash`` (``sha1$``, ``md5$``, ``bcrypt_sha256$``); an
+# htpasswd line puts ``user:`` before the hash.
+_CRYPT_PREFIXES = (
+    "$2a$", "$2b$", "$2y$", "$1$", "$5$", "$6$", "$argon2", "pbkdf2_", "$apr1$",
+    "sha1$", "md5$", "bcrypt$", "bcrypt_sha256$", "argon2$", "scrypt$",
+)  # fmt: skip
 # A credential named in prose; kept apart from the key vocabulary (``key`` and ``pass``
 # are too common in real passphrases to count).
 _DESCRIBING = words(
@@ -104,6 +109,12 @@ _WHOLE_VALUE_TYPES = (
 )
 
 
+def _htpasswd_hash(value: str) -> bool:
+    """``user:$apr1$...``: an htpasswd line, a user name and the hash of a password."""
+    user, colon, rest = value[:256].partition(":")
+    return bool(colon) and bool(user) and "$" not in user and rest.startswith(_CRYPT_PREFIXES)
+
+
 def type_features(value: str, before: str) -> Features:
     """Is it a literal secret at all: booleans, nulls, numbers, type names, member
     access, calls, constants, an env lookup's default."""
@@ -128,7 +139,7 @@ def type_features(value: str, before: str) -> Features:
         f["value_env_default"] = 1.0
     if _VERSION.search(v):
         f["value_version_like"] = 1.0
-    if v.startswith(_CRYPT_PREFIXES):
+    if v.startswith(_CRYPT_PREFIXES) or _htpasswd_hash(v):
         f["value_crypt_hash"] = 1.0
     return f
 

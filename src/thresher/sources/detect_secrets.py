@@ -34,6 +34,8 @@ from thresher.findings.engine import (
 )
 from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_scopes
 from thresher.findings.rules.book import Rule, builtin_rules
+from thresher.findings.screen import Dropped, DropReason, drop_phrase
+from thresher.findings.screen import count_by_reason as count_drops
 from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
 from thresher.git import scope as gitscope
 from thresher.sources.assemble import (
@@ -66,15 +68,20 @@ class ScanStats:
     decoded_with_fallback: int = 0
     # YAML/config read as plain lines: too large, or blank runs too costly, to parse
     read_unparsed: int = 0
+    # detections the screen judged no candidates, by reason (``findings.screen``)
+    dropped_by_reason: dict[DropReason, int] = field(default_factory=dict)
 
     def describe(self) -> str:
-        """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)"."""
-        return scan_phrase(
+        """ "scanned 120 files; skipped 3 (1 binary, 1 unreadable, 1 too large)", and how
+        many detections the screen dropped as no candidates, by reason, if any."""
+        text = scan_phrase(
             self.files_scanned,
             self.skipped_by_reason,
             self.decoded_with_fallback,
             self.read_unparsed,
         )
+        dropped = drop_phrase(self.dropped_by_reason)
+        return f"{text}; {dropped}" if dropped else text
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,7 @@ class Scanned:
     # values, like the vault: in memory only, never printed or serialised.
     line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
     skipped: tuple[Skipped, ...] = ()  # every file passed over, by path
+    dropped: tuple[Dropped, ...] = ()  # every detection the screen dropped, by place
 
 
 class DetectSecretsScan(Source):
@@ -129,6 +137,7 @@ class DetectSecretsScan(Source):
             options.chunk_bytes,
             options.honour_pragmas,
             builtin_rules=options.builtin_rules,
+            screen=options.screen,
         )
         outcomes = _run(plan.jobs, specs, limits, workers)
 
@@ -143,6 +152,8 @@ class DetectSecretsScan(Source):
         for outcome in outcomes:
             if outcome.unparsed:
                 log.debug("read %s as plain lines: too large or costly to parse", outcome.path)
+            for drop in outcome.dropped:
+                log.debug("%s", drop.describe())
         stats = ScanStats(
             files_scanned=sum(1 for outcome in outcomes if outcome.scanned),
             files_skipped=len(skipped),
@@ -151,9 +162,11 @@ class DetectSecretsScan(Source):
             skipped_by_reason=count_by_reason(skipped),
             decoded_with_fallback=sum(1 for o in outcomes if o.scanned and o.fallback),
             read_unparsed=sum(1 for o in outcomes if o.scanned and o.unparsed),
+            dropped_by_reason=count_drops(d for o in outcomes for d in o.dropped),
         )
         line_text = {(o.path, n): text for o in outcomes for n, text in o.lines.items()}
-        self._scanned = Scanned(stats, candidates_of(kept), line_text, tuple(skipped))
+        dropped = tuple(d for outcome in outcomes for d in outcome.dropped)
+        self._scanned = Scanned(stats, candidates_of(kept), line_text, tuple(skipped), dropped)
         yield from sourced(kept, rules, plan.commit)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 
 from thresher.findings.model import Finding
 from thresher.findings.options import CustomRule, ScanError, ScanOptions
+from thresher.findings.screen import Dropped
 from thresher.findings.skips import Skipped, SkipReason
 from thresher.findings.vault import SecretVault
 from thresher.sources.assemble import Candidate
@@ -42,12 +43,15 @@ class ScanResult:
     # values, like the vault: in memory only, never printed or serialised.
     line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
     skipped: tuple[Skipped, ...] = ()  # every file passed over, by path
+    dropped: tuple[Dropped, ...] = ()  # every detection the screen dropped (no values)
 
     def describe(self, *, verbose: bool = False) -> str:
-        """The stderr line after a scan; with ``verbose`` one more line per skipped file."""
+        """The stderr line after a scan; with ``verbose`` one more line per skipped file
+        and per detection the screen dropped (``findings.screen``)."""
         lines = [f"{self.stats.describe()}: {len(self.findings)} distinct candidate(s)"]
         if verbose:
             lines += [f"  {item.describe()}" for item in self.skipped]
+            lines += [f"  {item.describe()}" for item in self.dropped]
         return "\n".join(lines)
 
 
@@ -68,4 +72,5 @@ def scan(options: ScanOptions) -> ScanResult:
         scanned.candidates,
         scanned.line_text,
         scanned.skipped,
+        scanned.dropped,
     )
