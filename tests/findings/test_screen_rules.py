@@ -148,7 +148,9 @@ def test_a_version_pin_is_dropped(value: str) -> None:
     assert judged(line, value, code=False) is DropReason.VERSION_PIN
 
 
-@pytest.mark.parametrize("value", [PASSWORD, "Pa==word", "dGVzdA==", "abc==Xyz123"])
+@pytest.mark.parametrize(
+    "value", [PASSWORD, "Pa==word", "dGVzdA==", "abc==Xyz123", "I<3C3H8", "abc<5", "x>9Yz"]
+)
 def test_a_password_with_equals_signs_is_no_version_pin(value: str) -> None:
     assert judged(f"token: {value}", value, code=False) is None
 

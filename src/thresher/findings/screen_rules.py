@@ -106,7 +106,13 @@ _TYPE_CHARS = frozenset("[]|,() '\".")
 @cache
 def _programs() -> dict[str, Any]:
     """The value shapes, compiled once per process (RE2: linear in the value)."""
-    version = r"v?[0-9]+(?:\.(?:[0-9]+|\*|x))*(?:[-+.]?[A-Za-z0-9.]+)?"
+    # PEP 440 and semver releases: 2.3, 1.0.*, 2.0rc1, 1.0.post1, 1.2.3-beta.1+build
+    suffix = r"(?:\.?(?:a|b|c|rc|alpha|beta|pre|post|dev)[0-9]*)*(?:[-+][A-Za-z0-9.]+)?"
+    version = rf"v?[0-9]+(?:\.(?:[0-9]+|\*|x))*{suffix}"
+    dotted = rf"v?[0-9]+(?:\.(?:[0-9]+|\*|x))+{suffix}"
+    # The first constraint is unmistakable: a two-character operator, or a dotted
+    # version after ``<``, ``>``, ``^``, ``~`` (``I<3C3H8`` is a password).
+    first = rf"(?:(?:===|==|~=|!=|>=|<=)\s*{version}|(?:>|<|\^|~)\s*{dotted})"
     constraint = rf"(?:===|==|~=|!=|>=|<=|>|<|\^|~)\s*{version}"
     name = r"[A-Za-z0-9][A-Za-z0-9._\-]*(?:\[[A-Za-z0-9,._\- ]*\])?"
     stores = (
@@ -119,7 +125,7 @@ def _programs() -> dict[str, Any]:
     chain = rf"{ident}(?:(?:\.|::|->){ident})*"
     return {
         "pin": compile_re2(
-            rf"^(?:{name}\s*)?{constraint}(?:\s*(?:,|\|\||\s)\s*{constraint})*(?:\s*;.*)?$"
+            rf"^(?:{name}\s*)?{first}(?:\s*(?:,|\|\||\s)\s*{constraint})*(?:\s*;.*)?$"
         ),
         # ``vault-path:x``, ``ssm:/prod/db``, ``op://vault/item`` (1Password)
         "store": compile_re2(rf"(?i)^(?:(?:{stores})(?:[-_][a-z0-9]+)*:(?://)?|op://)[^\s]+$"),
