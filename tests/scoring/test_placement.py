@@ -131,6 +131,9 @@ def decided(
         "AGENTS.md",
         "CLAUDE.md",
         "examples/README.md",  # test scope, and still documentation
+        "MANUAL.txt",
+        "MANUAL.html",
+        "man/syncthing-config.5",
     ],
 )
 def test_documentation_by_path(path: str) -> None:
@@ -323,6 +326,25 @@ def test_vendored_and_generated_code_is_not_this_repository_s_deployment(path: s
     classification, escalated, why = decided(assessed(0.97, Placement.VENDORED))
     assert classification is Classification.NOT_SECRET
     assert escalated and "vendored or generated code" in why
+
+
+@pytest.mark.parametrize(
+    "path", [".github/workflows/ci.yml", ".gitlab-ci.yml", ".circleci/config.yml"]
+)
+def test_a_ci_pipeline_s_generic_password_is_never_real_offline(path: str) -> None:
+    """``POSTGRES_PASSWORD: postgres`` for a throwaway service container."""
+    assert placement(path, "  POSTGRES_PASSWORD: postgres", 21) is Placement.CI
+    classification, escalated, why = decided(assessed(0.97, Placement.CI))
+    assert classification is Classification.NOT_SECRET
+    assert escalated and "CI pipeline" in why
+    # A provider's token in a workflow is still a leak.
+    classification, _, _ = decided(assessed(0.97, Placement.CI, generic=False))
+    assert classification is Classification.REAL
+
+
+@pytest.mark.parametrize("path", ["deploy/compose.yml", "src/man/config.go", "manual/app.py"])
+def test_deployable_paths_near_ci_and_manual_names_are_deployed(path: str) -> None:
+    assert placement(path, 'password = "x"', 12) is Placement.DEPLOYMENT
 
 
 @pytest.mark.parametrize(

@@ -125,10 +125,12 @@ _PROSE_SUFFIXES = (*(s for s in _DOC_SUFFIXES if s != ".txt"), ".mdx")
 _PROSE_NAMES = _DOC_NAMES | words(
     """
     news release releases release-notes release_notes releasenotes whatsnew authors
-    install installing upgrading migrating usage notes
+    install installing upgrading migrating usage notes manual
     """
 )
 _DOC_TREES = words("docs documentation")
+# Manual pages: roff sources in section 1-9 (``man/syncthing-config.5``).
+_MAN_SECTIONS = frozenset("123456789")
 
 
 @lru_cache(maxsize=_PATHS_CACHED)
@@ -139,9 +141,10 @@ def in_documentation(path: str) -> bool:
     stem, _, suffix = name.partition(".")
     return (
         name.endswith(_PROSE_SUFFIXES)
-        or (stem in _PROSE_NAMES and suffix in ("", "txt"))
+        or (stem in _PROSE_NAMES and suffix in ("", "txt", "html"))
         or any(part in _DOC_TREES for part in parts[:-1])
         or (len(parts) > 1 and parts[0] == "doc")
+        or (suffix in _MAN_SECTIONS and any(part.startswith("man") for part in parts[:-1]))
     )
 
 

@@ -23,7 +23,7 @@ from enum import StrEnum
 from functools import cache
 from pathlib import PurePosixPath
 
-from thresher.findings.filekind import in_documentation
+from thresher.findings.filekind import FileKind, file_kind, in_documentation
 from thresher.findings.model import SecretType, secret_type_for_rule
 from thresher.findings.rules.book import RuleKind, builtin_rules
 from thresher.scoring.shape import vendored_or_generated
@@ -39,6 +39,10 @@ class Placement(StrEnum):
     # or code a tool wrote (``*.pb.go``, ``*.min.js``): this repository deploys neither
     # value as its own; its crypto test vectors and API fixtures are not its secrets.
     VENDORED = "vendored"
+    # A CI pipeline's own configuration (``.github/workflows/``, ``.gitlab-ci.yml``): a
+    # generic password there starts a throwaway service container for the tests
+    # (``POSTGRES_PASSWORD: postgres``); a provider's token there is still a leak.
+    CI = "ci"
 
     @property
     def described(self) -> str:
@@ -47,6 +51,7 @@ class Placement(StrEnum):
             Placement.DOCUMENTATION: "documentation",
             Placement.COMMENTED_OUT: "a commented-out line",
             Placement.VENDORED: "vendored or generated code",
+            Placement.CI: "a CI pipeline's configuration",
         }[self]
 
 
@@ -56,6 +61,7 @@ PLACEMENT_FEATURES = {
     Placement.DOCUMENTATION: "placement_documentation",
     Placement.COMMENTED_OUT: "placement_commented_out",
     Placement.VENDORED: "placement_vendored",
+    Placement.CI: "placement_ci",
 }
 GENERIC_FEATURE = "found_by_context_rules_only"
 
@@ -193,17 +199,19 @@ def placement(
     deployed_elsewhere: bool = False,
     outside_tree: bool = False,
 ) -> Placement:
-    """Where the text lives: vendored or generated code, or documentation, by its path;
-    else a comment by its line; else deployed. A value also deployed at another
-    location (``deployed_elsewhere``) is deployed, and so is text outside the tree (an
-    issue, a comment on GitHub): it is no file, and a credential pasted there is a leak
-    like any other."""
+    """Where the text lives: vendored or generated code, documentation, or a CI
+    pipeline's configuration, by its path; else a comment by its line; else deployed. A
+    value also deployed at another location (``deployed_elsewhere``) is deployed, and so
+    is text outside the tree (an issue, a comment on GitHub): it is no file, and a
+    credential pasted there is a leak like any other."""
     if outside_tree or deployed_elsewhere:
         return Placement.DEPLOYMENT
     if vendored_or_generated(path):
         return Placement.VENDORED
     if in_documentation(path):
         return Placement.DOCUMENTATION
+    if file_kind(path) is FileKind.CI:
+        return Placement.CI
     if commented_out(path, line, index):
         return Placement.COMMENTED_OUT
     return Placement.DEPLOYMENT
