@@ -271,11 +271,14 @@ def cross_validate(samples: Sequence[Sample], k: int = 5) -> tuple[list[FoldRepo
         judged = judge(scorer, held)
         everything += judged
         point = scorer.operating_point
+        # The labelled repositories' counts; clean trees are counted by ``clean_of``, so
+        # the figures of the labelled folds do not depend on whether the trees are here.
+        strong = [s for s in held if s.source not in WEAK_SOURCES]
         reports.append(
             FoldReport(
                 fold=number,
-                repositories=len(fold),
-                findings=len(held),
+                repositories=len({s.group for s in strong}),
+                findings=len(strong),
                 real_threshold=point.real_threshold,
                 band=(point.band_low, point.band_high),
                 by_source=by_source(judged),
