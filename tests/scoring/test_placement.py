@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.validators.helpers import finding_of
 from thresher.config.settings import Settings
 from thresher.findings import Finding, SecretType
 from thresher.findings.results import Classification
@@ -63,19 +64,6 @@ def openssh_key() -> str:
     text = base64.b64encode(blob).decode()
     body = "\n".join(text[i : i + 70] for i in range(0, len(text), 70))
     return f"-----BEGIN OPENSSH PRIVATE KEY-----\n{body}\n-----END OPENSSH PRIVATE KEY-----"
-
-
-def finding_of(secret_type: SecretType) -> Finding:
-    return Finding.model_validate(
-        {
-            "id": "f",
-            "rule_id": "private-key-pem",
-            "secret_type": secret_type,
-            "fingerprint": "x",
-            "redacted": "r",
-            "locations": [{"path": "README.md", "line": 1}],
-        }
-    )
 
 
 def context(path: str, line: str, value: str, **kwargs: object) -> CandidateContext:

@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from thresher.errors import UsageError
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from .app import RunState
 
 # The CLI's own copy of the policy names: importing thresher.scoring.policy here would pull
 # pydantic into `thresher --help`.
@@ -115,7 +120,7 @@ def eval_command(
         return
     from thresher.evaluation.secrets import EvalOptions, evaluate
     from thresher.evaluation.secrets_text import render_text
-    from thresher.reports import check_output_path, write_atomic
+    from thresher.reports import check_output_path
     from thresher.scoring.policy import Escalate
 
     from .app import state_of
@@ -137,7 +142,14 @@ def eval_command(
         options,
         on_repo=(lambda r: state.info(f"scanning {r}")) if state.verbose else None,
     )
-    typer.echo(render_text(result))
+    _emit(state, render_text(result), json_out, result)
+
+
+def _emit(state: RunState, text: str, json_out: Path | None, result: BaseModel) -> None:
+    """Print an evaluation's text and write its JSON where ``--json`` says."""
+    from thresher.reports import write_atomic
+
+    typer.echo(text)
     if json_out is not None:
         write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
         state.info(f"wrote {json_out}")
@@ -152,7 +164,7 @@ def _eval_clean(
 ) -> None:
     """False `real` calls and escalations on clean trees (``thresher.evaluation.clean``)."""
     from thresher.evaluation.clean import CleanOptions, evaluate_clean, render_clean
-    from thresher.reports import check_output_path, write_atomic
+    from thresher.reports import check_output_path
     from thresher.scoring.policy import Escalate
 
     from .app import state_of
@@ -170,10 +182,7 @@ def _eval_clean(
         ),
         on_repo=(lambda r: state.info(f"scanning {r}")) if state.verbose else None,
     )
-    typer.echo(render_clean(result))
-    if json_out is not None:
-        write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
-        state.info(f"wrote {json_out}")
+    _emit(state, render_clean(result), json_out, result)
 
 
 def _eval_deps(
@@ -187,7 +196,7 @@ def _eval_deps(
     """The dependency eval (``thresher.evaluation.deps``), printed and written as JSON."""
     from thresher.evaluation.deps import DepsEvalOptions, evaluate_deps
     from thresher.evaluation.deps_text import render_deps_text
-    from thresher.reports import check_output_path, write_atomic
+    from thresher.reports import check_output_path
     from thresher.scoring.policy import Escalate
 
     from .app import state_of
@@ -206,10 +215,7 @@ def _eval_deps(
         ),
         on_project=(lambda p: state.info(f"deciding {p}")) if state.verbose else None,
     )
-    typer.echo(render_deps_text(result))
-    if json_out is not None:
-        write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
-        state.info(f"wrote {json_out}")
+    _emit(state, render_deps_text(result), json_out, result)
 
 
 class SchemaName(StrEnum):

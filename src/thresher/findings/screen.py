@@ -27,12 +27,12 @@ the value; nothing backtracks on repository text. The judgements are in
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from thresher.findings.detection import Detection, Origin
 from thresher.findings.screen_rules import Context, DropReason, judge
+from thresher.findings.skips import counts_in_order
 
 __all__ = ["DropReason", "Dropped", "count_by_reason", "drop_phrase", "screen", "screened"]
 
@@ -104,8 +104,7 @@ def _line(lines: Mapping[int, str] | Sequence[str], number: int) -> str | None:
 
 def count_by_reason(dropped: Iterable[Dropped]) -> dict[DropReason, int]:
     """Counts in the enum's order, reasons that did not occur left out."""
-    counts = Counter(item.reason for item in dropped)
-    return {reason: counts[reason] for reason in DropReason if counts[reason]}
+    return counts_in_order(DropReason, (item.reason for item in dropped))
 
 
 def drop_phrase(counts: Mapping[DropReason, int]) -> str:

@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import Enum, StrEnum
+from typing import TypeVar
+
+R = TypeVar("R", bound=Enum)
 
 
 class SkipReason(StrEnum):
@@ -65,8 +68,14 @@ class Skipped:
 
 def count_by_reason(skipped: Iterable[Skipped]) -> dict[SkipReason, int]:
     """Counts in the enum's order, reasons that did not occur left out."""
-    counts = Counter(item.reason for item in skipped)
-    return {reason: counts[reason] for reason in SkipReason if counts[reason]}
+    return counts_in_order(SkipReason, (item.reason for item in skipped))
+
+
+def counts_in_order(vocabulary: type[R], reasons: Iterable[R]) -> dict[R, int]:
+    """How often each reason occurs, in the vocabulary's order, absent ones left out
+    (skipped files here, screened detections in ``screen.py``)."""
+    counts = Counter(reasons)
+    return {reason: counts[reason] for reason in vocabulary if counts[reason]}
 
 
 def skip_phrase(counts: Mapping[SkipReason, int]) -> str:

@@ -22,10 +22,9 @@ from thresher.scoring import metrics
 from thresher.scoring.model import Calibration, Scorer
 from thresher.scoring.operating import choose_point
 from thresher.scoring.policy import Band, Escalate, escalation_for, offline_call
-from thresher.scoring.samples import WEAK_SOURCES, Sample
+from thresher.scoring.samples import WEAK_SOURCES, WILD_SOURCE, Sample
 from thresher.scoring.train import (
     INNER_FOLDS,
-    WEAK_SOURCE,
     Matrix,
     fit_components,
     grouped_folds,
@@ -234,7 +233,7 @@ def by_source(judged: Sequence[Judged]) -> dict[str, Figures]:
 
 def clean_of(judged: Sequence[Judged]) -> CleanFigures | None:
     """The clean-tree figures of the weakly labelled samples among ``judged``, if any."""
-    weak = [j for j in judged if j.sample.source == WEAK_SOURCE]
+    weak = [j for j in judged if j.sample.source == WILD_SOURCE]
     return clean_figures(weak) if weak else None
 
 

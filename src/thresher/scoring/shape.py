@@ -19,6 +19,7 @@ import base64
 import binascii
 import itertools
 import re
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from thresher.findings.filekind import path_tokens, words
@@ -238,8 +239,11 @@ _CHECKSUM_SUFFIXES = frozenset({".sha256", ".sha1", ".sha512", ".md5", ".sum"})
 _GENERATED = re.compile(r"(?:\.pb\.|_pb2|\.generated\.|_generated\b|\.g\.|\.min\.|\.bundle\.)")
 
 
+@lru_cache(maxsize=1 << 16)
 def vendored_or_generated(path: str) -> bool:
-    """Another project's code copied in, or a file a tool wrote (``file_features``)."""
+    """Another project's code copied in, or a file a tool wrote (``file_features``).
+    Asked for every finding of a file by the placement rule after the features read the
+    same path: each path is tokenised once."""
     f = file_features(path)
     return "path_third_party" in f or "file_generated" in f
 

@@ -42,7 +42,6 @@ from thresher.scoring.samples import WILD_SOURCE, Sample
 from thresher.scoring.trees import Tree
 
 Matrix = npt.NDArray[np.float64]
-WEAK_SOURCE = WILD_SOURCE
 
 # Fixed during development under grouped CV on the dev corpus (see the model card).
 TREE_PARAMS: dict[str, Any] = {
@@ -378,7 +377,7 @@ def grouped_folds(samples: Sequence[Sample], k: int) -> list[list[str]]:
     weak: set[str] = set()
     for s in samples:
         load[s.group] += sum(s.labels.values())
-        if s.source == WEAK_SOURCE:
+        if s.source == WILD_SOURCE:
             weak.add(s.group)
     folds: list[list[str]] = [[] for _ in range(k)]
     for stratum in (False, True):
