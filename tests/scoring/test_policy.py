@@ -83,6 +83,20 @@ def test_checksum_valid_token_dismissed_by_context_is_escalated() -> None:
     assert escalation.would_escalate and "checksum-valid" in escalation.reason
 
 
+def test_checksum_valid_token_inside_the_band_stays_real_and_is_escalated() -> None:
+    """Offline `real` is decisive only, but uncertain context never dismisses a token its
+    provider's checksum says was issued (the demo's deployed GitHub token)."""
+    a = assessed(0.2)  # inside the band, under the decisive edge
+    valid = [check(CheckKind.CHECKSUM, ValidationStatus.VALID)]
+    call = offline_call(a, valid, POINT)
+    assert call.classification is Classification.REAL and "checksum is valid" in call.reason
+    assert escalation_for(call, a, Escalate.UNCERTAIN, BAND).would_escalate
+    assert offline_call(a, [], POINT).classification is not Classification.REAL
+    # Below the band it is a decisive dismissal's territory: escalated, not called real.
+    low = assessed(0.01)
+    assert offline_call(low, valid, POINT).classification is not Classification.REAL
+
+
 def test_policies_all_and_never() -> None:
     a = assessed(0.99)
     call = offline_call(a, [], POINT)

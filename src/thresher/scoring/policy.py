@@ -213,6 +213,19 @@ def offline_call(
             None,
             checksum_valid,
         )
+    if checksum_valid and assessment.p_real > point.band_low:
+        # Offline, ``real`` is a decisive call, except for a token its provider's checksum
+        # says was issued: inside the band its context is uncertain, and uncertain
+        # context never dismisses an issued token (it is escalated all the same).
+        return _call(
+            Classification.REAL,
+            assessment.p_real,
+            f"the token's checksum is valid and the calibrated scorer gives P(real) = "
+            f"{assessment.p_real:.2f}, inside the uncertainty band: context does not "
+            "dismiss an issued token",
+            None,
+            checksum_valid,
+        )
     other = (
         Classification.TEST
         if assessment.p_test >= assessment.p_not_secret
