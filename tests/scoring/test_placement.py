@@ -5,6 +5,7 @@ line from a decisive ``real`` call (issue 25, item 5)."""
 from __future__ import annotations
 
 import base64
+import random
 import secrets
 import string
 from pathlib import Path
@@ -418,7 +419,10 @@ def test_hard_evidence_and_escalate_never_still_apply() -> None:
 
 @pytest.mark.slow
 def test_a_scan_never_calls_a_documentation_sample_real(tmp_path: Path) -> None:
-    a, b, c, d = (random_text(16) for _ in range(4))
+    # Seeded: an unlucky random draw also trips the entropy detector and makes a fifth
+    # finding; the samples are made-up either way.
+    rng = random.Random(25)
+    a, b, c, d = ("".join(rng.choice(ALNUM) for _ in range(16)) for _ in range(4))
     root = tmp_path / "repo"
     files = {
         "README.md": f"Set it up:\n\n    DB_PASSWORD={a}\n",
