@@ -96,3 +96,44 @@ def test_documentation_digests(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_details_never_echo_the_value() -> None:
     for value in ("${GITHUB_TOKEN}", "your_api_key_here", "ghp_" + "0" * 36, "fake-token-x"):
         assert_safe(PlaceholderValidator().check(value, finding_of(SecretType.GENERIC)), value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "0123456789abcdef0123456789abcdef01234567",  # a 40-character token's docs sample
+        "0123456789ABCDEF0123456789ABCDEF",
+        "fedcba9876543210fedcba98",
+        "0000111122223333444455556666777788889999aaaabbbbccccddddeeeeffff",
+        "aabbccddeeff",
+    ],
+)
+def test_hex_counting_and_stepped_runs_are_filler(value: str) -> None:
+    assert placeholder_reason(value) is not None
+    assert status(value) == "invalid"
+
+
+@pytest.mark.parametrize("seed", range(50))
+def test_random_hex_is_not_taken_for_a_run(seed: int) -> None:
+    value = random.Random(seed).randbytes(20).hex()
+    assert placeholder_reason(value) is None
+
+
+def test_a_published_value_inside_a_connection_string(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Azurite's account key is published for every local install; a connection string
+    that carries it is that documentation value, whatever surrounds it."""
+    key = base64.b64encode(random.Random(5).randbytes(64)).decode()
+    monkeypatch.setattr(
+        placeholder, "DOCUMENTATION_DIGESTS", frozenset({hashlib.sha256(key.encode()).hexdigest()})
+    )
+    connection = (
+        f"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey={key};"
+        "BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
+    )
+    results = PlaceholderValidator().check(connection, finding_of(SecretType.GENERIC))
+    assert results[0].status == "invalid" and "documentation" in results[0].detail
+    assert_safe(results, connection)
+    other = connection.replace(key, base64.b64encode(random.Random(6).randbytes(64)).decode())
+    assert PlaceholderValidator().check(other, finding_of(SecretType.GENERIC))[0].status == (
+        "valid"
+    )

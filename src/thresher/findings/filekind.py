@@ -70,9 +70,17 @@ def path_tokens(path: str) -> tuple[str, ...]:
     return tuple(tokens)
 
 
+# Directories that hold a project's tests by convention though no test word names them:
+# ``t/`` is Perl's (``prove``), Test::Nginx's and busted's, and some Python projects' own
+# (``t/unit``). Only a whole directory name counts: the letter alone is no token.
+TEST_DIRECTORIES = frozenset({"t"})
+
+
 @lru_cache(maxsize=_PATHS_CACHED)
 def in_test_scope(path: str) -> bool:
-    return any(token in TEST_TOKENS for token in path_tokens(path))
+    return any(token in TEST_TOKENS for token in path_tokens(path)) or any(
+        part in TEST_DIRECTORIES for part in PurePosixPath(path).parts[:-1]
+    )
 
 
 _LOCKFILES = words(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from thresher.findings.filekind import in_documentation, in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
+from thresher.scoring.docstrings import docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.placement import commented_out
 from thresher.scoring.references import Referenced, references, wants_lookup
@@ -40,6 +41,7 @@ class LineReader:
     def __init__(self, root: Path, scanned: Mapping[tuple[str, int], str] | None = None) -> None:
         self._root = root.resolve()
         self._files: dict[str, list[str]] = {}
+        self._docstrings: dict[str, frozenset[int]] = {}
         self._scanned = dict(scanned or {})
 
     def lines(self, path: str) -> list[str]:
@@ -66,6 +68,22 @@ class LineReader:
         ):
             return False  # the working tree is not what was scanned: no context to read
         return in_test_block(lines, number)
+
+    def in_docstring(self, path: str, number: int) -> bool:
+        """Whether line ``number`` of a Python file is inside a docstring (parsed once a
+        file); as for test blocks, only where the working tree is what was scanned."""
+        if not python_source(path):
+            return False
+        lines = self.lines(path)
+        known = self._scanned.get((path, number))
+        if known is not None and (
+            number > len(lines) or lines[number - 1][:MAX_LINE_CHARS] != known[:MAX_LINE_CHARS]
+        ):
+            return False
+        docstrings = self._docstrings.get(path)
+        if docstrings is None:
+            docstrings = self._docstrings[path] = docstring_lines(lines)
+        return number in docstrings
 
     def _read(self, path: str) -> list[str]:
         target = (self._root / path).resolve()
@@ -156,10 +174,15 @@ def _primary(finding: Finding) -> FindingLocation:
 _MAX_OTHER_LOCATIONS = 32
 
 
-def deployed_elsewhere(finding: Finding, value: str, line_of: Callable[[str, int], str]) -> bool:
+def deployed_elsewhere(
+    finding: Finding,
+    value: str,
+    line_of: Callable[[str, int], str],
+    docstring_of: Callable[[str, int], bool] | None = None,
+) -> bool:
     """Whether a location other than the primary one holds the value in deployable text
-    (neither documentation nor a commented-out line): a sample in a README is deployed
-    when the same value also sits in a config file."""
+    (neither documentation, a docstring nor a commented-out line): a sample in a README
+    is deployed when the same value also sits in a config file."""
     primary = _primary(finding)
     others = [loc for loc in finding.locations if loc is not primary]
     if len(others) > _MAX_OTHER_LOCATIONS:
@@ -169,7 +192,9 @@ def deployed_elsewhere(finding: Finding, value: str, line_of: Callable[[str, int
         path = in_file(location)
         if path is None:
             return True  # text outside the tree: a credential pasted there is a leak
-        if in_documentation(path):
+        if in_documentation(path) or (
+            docstring_of is not None and docstring_of(path, location.line)
+        ):
             continue  # no need to read its line
         line = line_of(path, location.line)
         if not commented_out(path, line, value_index(line, cleaned)):
@@ -185,6 +210,7 @@ def build_contexts(
     validations: Mapping[str, Sequence[ValidationResult]] | None = None,
     root: Path | None = None,
     test_block_of: Callable[[str, int], bool] | None = None,
+    docstring_of: Callable[[str, int], bool] | None = None,
 ) -> dict[str, CandidateContext]:
     """finding id -> context, for every finding whose value is known. With ``root``,
     key files outside test code are looked up: who else in the repository names them."""
@@ -228,8 +254,13 @@ def build_contexts(
                 if test_block_of is not None and not outside_tree
                 else False
             ),
+            in_docstring=(
+                docstring_of(path, number)
+                if docstring_of is not None and not outside_tree
+                else False
+            ),
             outside_tree=outside_tree,
-            deployed_elsewhere=deployed_elsewhere(finding, value, line_of),
+            deployed_elsewhere=deployed_elsewhere(finding, value, line_of, docstring_of),
         )
     return contexts
 
@@ -258,5 +289,6 @@ def scan_contexts(
         checks,
         root=root,
         test_block_of=reader.in_test_block,
+        docstring_of=reader.in_docstring,
     )
     return contexts, checks

@@ -99,6 +99,7 @@ class CandidateContext:
     copies_in_tests: bool = False  # the same value also sits in test code
     referenced: Referenced = Referenced.UNKNOWN  # how other files name this one
     in_test_block: bool = False  # inside a test function/module of a non-test file
+    in_docstring: bool = False  # inside a Python docstring: documentation in source code
     checks: tuple[tuple[str, str], ...] = ()  # (check kind, status) of offline validators
     # The primary location is no file of the tree but text GitHub holds (an issue, a
     # comment, a wiki page): ``path`` is its address, which says nothing about the code.
@@ -416,6 +417,7 @@ def features(ctx: CandidateContext) -> Features:
         index,
         deployed_elsewhere=ctx.deployed_elsewhere,
         outside_tree=ctx.outside_tree,
+        docstring=ctx.in_docstring,
     )
     if where is not Placement.DEPLOYMENT:
         # Documentation or a commented-out line: read by people, loaded by nothing. The

@@ -33,7 +33,8 @@ class Placement(StrEnum):
     """Where the text of a finding lives, from its path and its line."""
 
     DEPLOYMENT = "deployment"  # anything a system might load: code, config, data
-    DOCUMENTATION = "documentation"  # a docs tree, prose, a changelog, a skill file
+    # A docs tree, prose, a changelog, a skill file, a Python docstring.
+    DOCUMENTATION = "documentation"
     COMMENTED_OUT = "commented-out"  # a comment in the file's own syntax
     # Another project's code copied in (``vendor/``, ``third_party/``, ``node_modules/``)
     # or code a tool wrote (``*.pb.go``, ``*.min.js``): this repository deploys neither
@@ -198,9 +199,11 @@ def placement(
     *,
     deployed_elsewhere: bool = False,
     outside_tree: bool = False,
+    docstring: bool = False,
 ) -> Placement:
     """Where the text lives: vendored or generated code, documentation, or a CI
-    pipeline's configuration, by its path; else a comment by its line; else deployed. A
+    pipeline's configuration, by its path; else documentation again when the line is in
+    a docstring (``docstrings.py``); else a comment by its line; else deployed. A
     value also deployed at another location (``deployed_elsewhere``) is deployed, and so
     is text outside the tree (an issue, a comment on GitHub): it is no file, and a
     credential pasted there is a leak like any other."""
@@ -212,6 +215,8 @@ def placement(
         return Placement.DOCUMENTATION
     if file_kind(path) is FileKind.CI:
         return Placement.CI
+    if docstring:
+        return Placement.DOCUMENTATION
     if commented_out(path, line, index):
         return Placement.COMMENTED_OUT
     return Placement.DEPLOYMENT

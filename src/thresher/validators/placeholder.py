@@ -9,6 +9,7 @@ sequential) body.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 
 from thresher.findings import Finding
@@ -26,10 +27,13 @@ DOCUMENTATION_VALUES = frozenset(
 )
 
 # Documentation values that look like live tokens are kept as SHA-256 digests so that
-# this file never trips a secret scanner: Stripe's published test keys and Slack's
-# legacy bot-token example.
+# this file never trips a secret scanner: Stripe's published test keys, Slack's legacy
+# bot-token example, and the account key of Azurite (and the Azure Storage Emulator
+# before it), which Microsoft publishes for every local development install
+# (``AccountName=devstoreaccount1;AccountKey=...``).
 DOCUMENTATION_DIGESTS = frozenset(
     {
+        "0011cc25eb4320717494d2703e8cba85743e71b500283c21c8b88147992f9059",
         "2cafc0970149a84f3b9e62eaf169f36f59907a3b3e31f7b82e68c69cd27f7326",
         "b1471f544ceeea31333bde7e1ecbaad6eac0d4a749412ad29bd66ef895b81c6b",
         "f2d6ca16515033e5dce14eba840b979d27b5cbae24bb3e5bf484339667f86397",
@@ -39,13 +43,27 @@ DOCUMENTATION_DIGESTS = frozenset(
 )
 
 
-def is_documentation_value(value: str) -> bool:
-    """A vendor's published example value (exact match)."""
-    if value in DOCUMENTATION_VALUES:
-        return True
-    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest() in (
-        DOCUMENTATION_DIGESTS
+# A key-like run inside a longer value: base64 or hex characters with their padding. A
+# connection string, a URL or a command line carries a published key this way
+# (``...;AccountKey=<key>;BlobEndpoint=...``), and the value a scanner reports is the
+# whole string.
+_EMBEDDED = re.compile(r"[A-Za-z0-9+/]{16,512}={0,2}")
+_MAX_EMBEDDING = 4096  # a longer value is no connection string: not searched
+
+
+def _published(text: str) -> bool:
+    return text in DOCUMENTATION_VALUES or (
+        hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() in DOCUMENTATION_DIGESTS
     )
+
+
+def is_documentation_value(value: str) -> bool:
+    """A vendor's published example value, whole or as a key-like run inside the value."""
+    if _published(value):
+        return True
+    if len(value) > _MAX_EMBEDDING:
+        return False
+    return any(m.group(0) != value and _published(m.group(0)) for m in _EMBEDDED.finditer(value))
 
 
 _PLACEHOLDER = re.compile(
@@ -67,6 +85,27 @@ _REFERENCE = re.compile(
 _ELLIPSIS = re.compile(r"\.{3,}|\u2026|\u2022{3,}|#{6,}")
 _TOKEN_PREFIX = re.compile(r"^[A-Za-z]{2,10}[_-](?:(?:live|test|proj)[_-])?")
 _RUNS = "0123456789abcdefghijklmnopqrstuvwxyz"
+_HEX_RUNS = "0123456789abcdef"
+
+
+def _sequential(text: str) -> bool:
+    """Counting up or down through the digits and letters, or through the hex digits
+    round and round (``0123456789abcdef0123...``, a docs sample of a 40-character token)."""
+    hex_laps = _HEX_RUNS * (len(text) // len(_HEX_RUNS) + 2)
+    return any(text in runs for runs in (_RUNS * 2, _RUNS[::-1] * 2, hex_laps, hex_laps[::-1]))
+
+
+def _stepped(text: str) -> bool:
+    """Each character repeated the same number of times, the characters themselves
+    sequential (``000011112222...ffff``)."""
+    runs = [(ch, len(list(group))) for ch, group in itertools.groupby(text)]
+    sizes = {size for _, size in runs[1:-1]} or {runs[0][1]}
+    return (
+        len(runs) >= 4
+        and len(sizes) == 1
+        and min(sizes) >= 2
+        and _sequential("".join(ch for ch, _ in runs))
+    )
 
 
 def _degenerate(text: str) -> str | None:
@@ -76,8 +115,10 @@ def _degenerate(text: str) -> str | None:
     if len(set(text)) <= 2:
         return "made of one or two repeated characters"
     lowered = text.lower()
-    if lowered in _RUNS * 2 or lowered in _RUNS[::-1] * 2:
+    if _sequential(lowered):
         return "a sequential run of characters"
+    if _stepped(lowered):
+        return "a sequential run of repeated characters"
     for size in range(2, 5):
         unit = text[:size]
         if len(text) >= 2 * size + size and (unit * (len(text) // size + 1)).startswith(text):
