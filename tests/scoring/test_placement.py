@@ -331,6 +331,30 @@ def test_a_ci_pipeline_s_generic_password_is_never_real_offline(path: str) -> No
     assert classification is Classification.REAL
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "core/src/main/resources/lib/form/password_pt_BR.properties",
+        "src/portal/src/i18n/lang/ko-kr-lang.json",
+        "locale/de/LC_MESSAGES/django.po",
+        "config/locales/fr.yml",
+    ],
+)
+def test_a_translation_catalog_s_password_word_is_never_real_offline(path: str) -> None:
+    """``password=Senha``: the word a login form shows in that language."""
+    assert placement(path, "password=Senha", 9) is Placement.LOCALE
+    classification, escalated, why = decided(assessed(0.97, Placement.LOCALE))
+    assert classification is Classification.NOT_SECRET
+    assert escalated and "translation catalog" in why
+
+
+@pytest.mark.parametrize(
+    "path", ["src/lang/parser.go", "config/application.properties", "i18n/loader.py"]
+)
+def test_code_and_config_beside_translations_are_deployed(path: str) -> None:
+    assert placement(path, 'password = "x"', 12) is Placement.DEPLOYMENT
+
+
 @pytest.mark.parametrize("path", ["deploy/compose.yml", "src/man/config.go", "manual/app.py"])
 def test_deployable_paths_near_ci_and_manual_names_are_deployed(path: str) -> None:
     assert placement(path, 'password = "x"', 12) is Placement.DEPLOYMENT

@@ -26,7 +26,7 @@ from pathlib import PurePosixPath
 from thresher.findings.filekind import FileKind, file_kind, in_documentation
 from thresher.findings.model import SecretType, secret_type_for_rule
 from thresher.findings.rules.book import RuleKind, builtin_rules
-from thresher.scoring.shape import vendored_or_generated
+from thresher.scoring.shape import translation_catalog, vendored_or_generated
 
 
 class Placement(StrEnum):
@@ -44,6 +44,10 @@ class Placement(StrEnum):
     # generic password there starts a throwaway service container for the tests
     # (``POSTGRES_PASSWORD: postgres``); a provider's token there is still a leak.
     CI = "ci"
+    # A translation catalog (``Messages_de.properties``, ``i18n/lang/ko-kr-lang.json``,
+    # ``*.po``): the text under a ``password`` key there is the word a login form shows
+    # in that language (``Senha``, ``Passwort``), not a value any system checks.
+    LOCALE = "locale"
 
     @property
     def described(self) -> str:
@@ -53,6 +57,7 @@ class Placement(StrEnum):
             Placement.COMMENTED_OUT: "a commented-out line",
             Placement.VENDORED: "vendored or generated code",
             Placement.CI: "a CI pipeline's configuration",
+            Placement.LOCALE: "a translation catalog",
         }[self]
 
 
@@ -63,7 +68,11 @@ PLACEMENT_FEATURES = {
     Placement.COMMENTED_OUT: "placement_commented_out",
     Placement.VENDORED: "placement_vendored",
     Placement.CI: "placement_ci",
+    Placement.LOCALE: "placement_locale",
 }
+# Translation catalogs are data files; source code under a ``lang/`` directory (a
+# language's parser) is code, whatever the directory says.
+_CATALOG_KINDS = frozenset({FileKind.CONFIG, FileKind.OTHER})
 GENERIC_FEATURE = "found_by_context_rules_only"
 
 # detect-secrets plugins that read context or entropy, not a provider's format.
@@ -201,20 +210,23 @@ def placement(
     outside_tree: bool = False,
     docstring: bool = False,
 ) -> Placement:
-    """Where the text lives: vendored or generated code, documentation, or a CI
-    pipeline's configuration, by its path; else documentation again when the line is in
-    a docstring (``docstrings.py``); else a comment by its line; else deployed. A
-    value also deployed at another location (``deployed_elsewhere``) is deployed, and so
-    is text outside the tree (an issue, a comment on GitHub): it is no file, and a
-    credential pasted there is a leak like any other."""
+    """Where the text lives: vendored or generated code, documentation, a CI
+    pipeline's configuration or a translation catalog, by its path; else documentation
+    again when the line is in a docstring (``docstrings.py``); else a comment by its
+    line; else deployed. A value also deployed at another location
+    (``deployed_elsewhere``) is deployed, and so is text outside the tree (an issue, a
+    comment on GitHub): it is no file, and a credential pasted there is a leak like any other."""
     if outside_tree or deployed_elsewhere:
         return Placement.DEPLOYMENT
     if vendored_or_generated(path):
         return Placement.VENDORED
     if in_documentation(path):
         return Placement.DOCUMENTATION
-    if file_kind(path) is FileKind.CI:
+    kind = file_kind(path)
+    if kind is FileKind.CI:
         return Placement.CI
+    if kind in _CATALOG_KINDS and translation_catalog(path):
+        return Placement.LOCALE
     if docstring:
         return Placement.DOCUMENTATION
     if commented_out(path, line, index):

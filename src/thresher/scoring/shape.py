@@ -248,6 +248,12 @@ def vendored_or_generated(path: str) -> bool:
     return "path_third_party" in f or "file_generated" in f
 
 
+@lru_cache(maxsize=1 << 16)
+def translation_catalog(path: str) -> bool:
+    """A locale or translation file by its path (``file_features``' ``file_locale``)."""
+    return "file_locale" in file_features(path)
+
+
 def file_features(path: str) -> Features:
     """Vendored or generated code, locale and translation files, checksum manifests."""
     f: Features = {}
