@@ -33,6 +33,9 @@ ARTIFACT_FORMAT = "thresher-scorer/2"
 CLASSES = ("real", "test", "not_secret")
 _TOP = 5
 _TEST_FILE = f"file_{FileKind.TEST.value}"  # the path is test scope (``path_features``)
+# An entropy plugin's hit with no word of credentials near it, and the hex plugin's.
+_ENTROPY_ONLY = "entropy_only"
+_HEX_ENTROPY = "rule_hex_high_entropy_string"
 
 
 class ScorerError(UsageError):
@@ -68,6 +71,9 @@ class Assessment(BaseModel):
     placement: Placement = Placement.DEPLOYMENT
     generic_value: bool = False
     test_scope: bool = False
+    # Hex found by its characters alone with no word of credentials near it (a digest,
+    # a checksum list, a fixture's id): an in-band call there is decisive (``policy.py``).
+    unnamed_hex: bool = False
 
     def probability(self, name: str) -> float:
         return {"real": self.p_real, "test": self.p_test, "not_secret": self.p_not_secret}[name]
@@ -241,6 +247,7 @@ class Scorer:
             ),
             generic_value=bool(vector.get(GENERIC_FEATURE)),
             test_scope=bool(vector.get(_TEST_FILE)),
+            unnamed_hex=bool(vector.get(_ENTROPY_ONLY) and vector.get(_HEX_ENTROPY)),
         )
 
 

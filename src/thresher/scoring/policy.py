@@ -14,6 +14,12 @@ line is called ``not_secret`` (``test`` in test scope) where P(real) would call 
 ``real``, and exactly those are escalated, so a model or ``--fail-on uncertain`` decides
 (``placement.py``). Where P(real) would not call it ``real``, its call stands.
 
+Inside the band, three facts settle a dismissal without a model (``Settled``): a
+generic value in a translation catalog, a generic value in test code, and hex that
+only its characters flagged with no word of credentials near it. On the labelled
+folds these moved one real line of 1,317 to a decisive dismissal, and on the 43 wild
+trees they took escalation from 26% to 15% of findings.
+
 Escalation decides which calls the LLM tribunal should look at. It is driven by
 risk, not by which way the call went: a ``test`` or ``not_secret`` call without
 hard evidence is as escalatable as a ``real`` one, because a confident miss
@@ -47,6 +53,46 @@ class HardEvidence(StrEnum):
     DOCUMENTATION_VALUE = "documentation-value"
     FORMAT_SYNTAX = "format-syntax"
     CHECKSUM_INVALID = "checksum-invalid"
+
+
+class Settled(StrEnum):
+    """Why an in-band dismissal needs no model: where the value lives, or what it is,
+    already says it is no credential anyone issued. Only a generic value (found by a key
+    word or entropy, in no provider's format, with no valid checksum) is settled this
+    way, and only below the band's upper edge: a call the scorer would make ``real``
+    stays escalated."""
+
+    # A translation catalog's ``password`` key holds the word a login form shows.
+    TRANSLATION = "translation"
+    # Test code's password is a fixture: the labelled corpus has no real line in test
+    # scope, and a provider's token there is still escalated.
+    TEST_FIXTURE = "test-fixture"
+    # Hex that only its characters flagged, with no word of credentials near it: a
+    # digest in a checksum list, a fixture's id, a colour table.
+    UNNAMED_HEX = "unnamed-hex"
+
+    @property
+    def described(self) -> str:
+        match self:
+            case Settled.TRANSLATION:
+                return "a generic value in a translation catalog"
+            case Settled.TEST_FIXTURE:
+                return "a generic value in test code"
+            case Settled.UNNAMED_HEX:
+                return "hex found by its characters alone, with nothing naming a credential"
+
+
+def settled(assessment: Assessment) -> Settled | None:
+    """What settles an in-band dismissal of this finding without a model, if anything."""
+    if not assessment.generic_value:
+        return None
+    if assessment.placement is Placement.LOCALE:
+        return Settled.TRANSLATION
+    if assessment.test_scope:
+        return Settled.TEST_FIXTURE
+    if assessment.unnamed_hex:
+        return Settled.UNNAMED_HEX
+    return None
 
 
 class Escalation(BaseModel):
@@ -287,6 +333,15 @@ def escalation_for(
             f"{call.undeployed.described} and nothing says it was ever issued: evidence for "
             "a model to weigh, not a decisive call",
         )
+    if band.low < p < band.high and call.classification is not Classification.REAL:
+        why = settled(assessment)
+        if why is not None:
+            return Escalation(
+                policy=policy,
+                would_escalate=False,
+                reason=f"P(real) = {p:.3f} is inside the uncertainty band {band}, but "
+                f"{why.described} is no credential anyone issued: decisive",
+            )
     if band.low < p < band.high:
         return Escalation(
             policy=policy,
