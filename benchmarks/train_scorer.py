@@ -149,7 +149,9 @@ def model_card(artifact: Artifact, wild: dict[str, object] | None) -> str:
         f"- decisive `real` when P(real) >= {point.band_high:g}; decisive dismissal when "
         f"P(real) <= {point.band_low:g}",
         f"- escalated (`--escalate uncertain`) when {point.band_low:g} < P(real) < "
-        f"{point.band_high:g}, or a checksum-valid token is called test/not_secret",
+        f"{point.band_high:g}, or a checksum-valid token is called test/not_secret; not "
+        "when a fact settles the dismissal (a generic value in a translation catalog or in "
+        "test code, hex nothing names a credential: `Settled` in `policy.py`)",
         f"- the offline call is `real` only when decisive (P(real) >= {point.real_threshold:g});"
         " inside the band it is the likelier of `test` and `not_secret`, escalated",
         f"- selection targets: decisive `real` precision {operating.DECISIVE_PRECISION:.0%}, "

@@ -112,12 +112,18 @@ def test_ui_strings_are_not_secrets(repository: tuple[Path, dict[str, Decision]]
         assert decision.classification is Classification.NOT_SECRET, line
 
 
-def test_weak_password_in_deployable_config_is_real(
+def test_weak_password_in_deployable_config_is_never_dismissed_offline(
     repository: tuple[Path, dict[str, Decision]],
 ) -> None:
+    """Offline `real` is a decisive call only: a weak password in deployable config is
+    `real`, or uncertain and escalated so that a model (or `--fail-on uncertain`)
+    decides; it is never a decisive dismissal."""
     _, decisions = repository
     decision = decisions["docker-compose.yml:5"]
-    assert decision.classification is Classification.REAL
+    assert decision.classification is Classification.REAL or (
+        decision.escalation is not None and decision.escalation.would_escalate
+    )
+    assert decision.assessment is not None and decision.assessment.p_real > 0.3
 
 
 def test_placeholders_in_templates_are_not_real(

@@ -192,6 +192,9 @@ def test_a_value_also_deployed_elsewhere_is_deployed() -> None:
         ("README.md", 3): "    password = 'hunter2'",
         ("docs/setup.md", 9): "password: hunter2",
         ("plugins/sample.conf", 4): "  # password = 'hunter2'",
+        ("i18n/lang/de-de-lang.json", 7): '  "password": "hunter2",',
+        ("vendor/lib/client.go", 12): '\tpassword := "hunter2"',
+        ("plugin.py", 5): "    password = hunter2",
         ("config/app.yml", 2): "  password: 'hunter2'",
     }
 
@@ -211,8 +214,18 @@ def test_a_value_also_deployed_elsewhere_is_deployed() -> None:
     def line_of(path: str, number: int) -> str:
         return texts.get((path, number), "")
 
-    quiet = finding_at("README.md", "docs/setup.md", "plugins/sample.conf")
+    quiet = finding_at(
+        "README.md",
+        "docs/setup.md",
+        "plugins/sample.conf",
+        "i18n/lang/de-de-lang.json",
+        "vendor/lib/client.go",
+    )
     assert not deployed_elsewhere(quiet, "hunter2", line_of)
+    # A docstring's line is documentation too, when the reader says so.
+    docstring = finding_at("README.md", "plugin.py")
+    assert deployed_elsewhere(docstring, "hunter2", line_of)
+    assert not deployed_elsewhere(docstring, "hunter2", line_of, lambda p, n: p == "plugin.py")
     loud = finding_at("README.md", "config/app.yml")
     assert deployed_elsewhere(loud, "hunter2", line_of)
 

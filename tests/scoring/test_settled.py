@@ -26,6 +26,7 @@ def assessed(
     generic: bool = True,
     test_scope: bool = False,
     unnamed_hex: bool = False,
+    private_key: bool = False,
 ) -> Assessment:
     rest = round(1.0 - p_real, 6)
     return Assessment(
@@ -36,6 +37,7 @@ def assessed(
         generic_value=generic,
         test_scope=test_scope,
         unnamed_hex=unnamed_hex,
+        private_key=private_key,
     )
 
 
@@ -123,3 +125,15 @@ def test_the_scorer_reads_unnamed_hex_from_the_features() -> None:
         line=f'API_SECRET = "{digest}"',
     )
     assert not shipped_scorer().assess(named).unnamed_hex
+
+
+def test_a_private_key_in_test_code_is_a_fixture() -> None:
+    """No provider issues a private key: in test scope an in-band PEM key is a fixture;
+    outside test scope it is still escalated."""
+    fixture = assessed(0.2, generic=False, test_scope=True, private_key=True)
+    assert settled(fixture) is Settled.TEST_FIXTURE
+    _, escalated, reason = decided(fixture)
+    assert not escalated and "private key in test code" in reason
+    deployed = assessed(0.2, generic=False, private_key=True)
+    assert settled(deployed) is None
+    assert decided(deployed)[1]

@@ -17,7 +17,7 @@ from thresher.findings.filekind import in_documentation, in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
 from thresher.scoring.docstrings import docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
-from thresher.scoring.placement import commented_out
+from thresher.scoring.placement import Placement, placement
 from thresher.scoring.references import Referenced, references, wants_lookup
 from thresher.scoring.shape import clean_value, value_index
 from thresher.sources.assemble import Candidate
@@ -181,8 +181,10 @@ def deployed_elsewhere(
     docstring_of: Callable[[str, int], bool] | None = None,
 ) -> bool:
     """Whether a location other than the primary one holds the value in deployable text
-    (neither documentation, a docstring nor a commented-out line): a sample in a README
-    is deployed when the same value also sits in a config file."""
+    (placed nowhere else: not documentation, a docstring, a commented-out line, vendored
+    code, a CI pipeline or a translation catalog): a sample in a README is deployed when
+    the same value also sits in a config file, but a login form's word is not deployed
+    because every translation catalog of the project holds it."""
     primary = _primary(finding)
     others = [loc for loc in finding.locations if loc is not primary]
     if len(others) > _MAX_OTHER_LOCATIONS:
@@ -192,12 +194,12 @@ def deployed_elsewhere(
         path = in_file(location)
         if path is None:
             return True  # text outside the tree: a credential pasted there is a leak
-        if in_documentation(path) or (
-            docstring_of is not None and docstring_of(path, location.line)
-        ):
+        if in_documentation(path):
             continue  # no need to read its line
         line = line_of(path, location.line)
-        if not commented_out(path, line, value_index(line, cleaned)):
+        docstring = docstring_of is not None and docstring_of(path, location.line)
+        where = placement(path, line, value_index(line, cleaned), docstring=docstring)
+        if where is Placement.DEPLOYMENT:
             return True
     return False
 

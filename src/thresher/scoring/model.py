@@ -36,6 +36,8 @@ _TEST_FILE = f"file_{FileKind.TEST.value}"  # the path is test scope (``path_fea
 # An entropy plugin's hit with no word of credentials near it, and the hex plugin's.
 _ENTROPY_ONLY = "entropy_only"
 _HEX_ENTROPY = "rule_hex_high_entropy_string"
+# detect-secrets' private key plugin and thresher's PEM rule, as the primary rule.
+_PRIVATE_KEY_RULES = ("rule_private_key", "rule_private_key_pem")
 
 
 class ScorerError(UsageError):
@@ -74,6 +76,8 @@ class Assessment(BaseModel):
     # Hex found by its characters alone with no word of credentials near it (a digest,
     # a checksum list, a fixture's id): an in-band call there is decisive (``policy.py``).
     unnamed_hex: bool = False
+    # The value is a private key block (a PEM key): in test scope, a fixture key.
+    private_key: bool = False
 
     def probability(self, name: str) -> float:
         return {"real": self.p_real, "test": self.p_test, "not_secret": self.p_not_secret}[name]
@@ -248,6 +252,7 @@ class Scorer:
             generic_value=bool(vector.get(GENERIC_FEATURE)),
             test_scope=bool(vector.get(_TEST_FILE)),
             unnamed_hex=bool(vector.get(_ENTROPY_ONLY) and vector.get(_HEX_ENTROPY)),
+            private_key=any(vector.get(name) for name in _PRIVATE_KEY_RULES),
         )
 
 

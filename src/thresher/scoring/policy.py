@@ -15,10 +15,10 @@ line is called ``not_secret`` (``test`` in test scope) where P(real) would call 
 (``placement.py``). Where P(real) would not call it ``real``, its call stands.
 
 Inside the band, three facts settle a dismissal without a model (``Settled``): a
-generic value in a translation catalog, a generic value in test code, and hex that
-only its characters flagged with no word of credentials near it. On the labelled
-folds these moved one real line of 1,317 to a decisive dismissal, and on the 43 wild
-trees they took escalation from 26% to 15% of findings.
+generic value in a translation catalog, a generic value or a private key in test code,
+and hex that only its characters flagged with no word of credentials near it. The
+labelled corpus has no real line in test scope or in a translation catalog; unnamed hex
+moved one real line of 1,317 to a decisive dismissal on the labelled folds.
 
 Escalation decides which calls the LLM tribunal should look at. It is driven by
 risk, not by which way the call went: a ``test`` or ``not_secret`` call without
@@ -59,13 +59,14 @@ class Settled(StrEnum):
     """Why an in-band dismissal needs no model: where the value lives, or what it is,
     already says it is no credential anyone issued. Only a generic value (found by a key
     word or entropy, in no provider's format, with no valid checksum) is settled this
-    way, and only below the band's upper edge: a call the scorer would make ``real``
-    stays escalated."""
+    way (and a private key in test code), and only below the band's upper edge: a call
+    the scorer would make ``real`` stays escalated."""
 
     # A translation catalog's ``password`` key holds the word a login form shows.
     TRANSLATION = "translation"
-    # Test code's password is a fixture: the labelled corpus has no real line in test
-    # scope, and a provider's token there is still escalated.
+    # Test code's password or private key is a fixture: the labelled corpus has no real
+    # line in test scope, no provider issues a private key, and a provider's token there
+    # is still escalated.
     TEST_FIXTURE = "test-fixture"
     # Hex that only its characters flagged, with no word of credentials near it: a
     # digest in a checksum list, a fixture's id, a colour table.
@@ -77,13 +78,15 @@ class Settled(StrEnum):
             case Settled.TRANSLATION:
                 return "a generic value in a translation catalog"
             case Settled.TEST_FIXTURE:
-                return "a generic value in test code"
+                return "a generic value or a private key in test code"
             case Settled.UNNAMED_HEX:
                 return "hex found by its characters alone, with nothing naming a credential"
 
 
 def settled(assessment: Assessment) -> Settled | None:
     """What settles an in-band dismissal of this finding without a model, if anything."""
+    if assessment.test_scope and assessment.private_key:
+        return Settled.TEST_FIXTURE
     if not assessment.generic_value:
         return None
     if assessment.placement is Placement.LOCALE:
