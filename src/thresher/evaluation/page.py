@@ -221,6 +221,11 @@ def render_html(result: EvalResult) -> str:
                 ],
                 "folds",
             ),
+            *(
+                f"<details><summary>fold {f.fold}: {len(f.repositories)} repositories held "
+                "out</summary><p>" + escape(", ".join(f.repositories)) + "</p></details>"
+                for f in result.folds
+            ),
             _table(
                 ["figure", "mean", "stdev", "min", "max"],
                 [
