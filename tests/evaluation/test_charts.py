@@ -72,12 +72,3 @@ def test_repository_names_are_escaped_in_bars() -> None:
     assert classes(svg, "rect").count("bar") == 2
     titles = [t.text or "" for t in root.iter(f"{SVG}title")]
     assert any(hostile in t for t in titles)  # the full name, as text
-
-
-def test_pr_curve_is_thinned_but_keeps_both_ends() -> None:
-    many = [(i / 5000, i % 3 == 0, 1.0) for i in range(5000)]
-    curve = pr_curve(many)
-    assert 2 <= len(curve) < 500
-    assert curve[-1].recall == 1.0
-    assert curve[0].threshold > curve[-1].threshold
-    assert pr_curve([(0.5, False, 1.0)]) == []  # no real line: no curve
