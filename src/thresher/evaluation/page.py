@@ -297,7 +297,9 @@ def render_html(result: EvalResult) -> str:
 
 def render_clean_html(result: CleanResult) -> str:
     """Clean trees: false ``real`` and the escalated share per repository, as bars."""
-    rows = result.repositories
+    # The repositories that make the most false alarms first, the same order in both
+    # charts and the table, so a row reads across.
+    rows = sorted(result.repositories, key=lambda r: (-r.false_real, -r.escalated, r.repository))
     body = [
         f"<h1>thresher eval --clean: {escape(result.corpus)}</h1>",
         f'<p class="meta">{len(rows)} repository trees with no live credential: every '
