@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from thresher.evaluation.charts import Bar, bars_svg, pr_curve_svg, reliability_svg
+from thresher.evaluation.charts import Bar, bars_svg, count_ticks, pr_curve_svg, reliability_svg
 from thresher.scoring.metrics import CalibrationRow, pr_curve
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -72,3 +72,14 @@ def test_repository_names_are_escaped_in_bars() -> None:
     assert classes(svg, "rect").count("bar") == 2
     titles = [t.text or "" for t in root.iter(f"{SVG}title")]
     assert any(hostile in t for t in titles)  # the full name, as text
+
+
+def test_count_axes_tick_whole_numbers_that_cover_the_largest_bar() -> None:
+    assert count_ticks(0) == [0.0, 1.0]
+    assert count_ticks(18) == [0.0, 5.0, 10.0, 15.0, 20.0]
+    for maximum in (1, 7, 23, 83, 739):
+        ticks = count_ticks(maximum)
+        assert ticks[-1] >= maximum and len(ticks) <= 7
+        assert all(t == int(t) for t in ticks)
+    svg = bars_svg([Bar("acme__app", 0.25, "25.0% of 4")], title="B", axis="share", share=True)
+    assert ">100%</text>" in svg

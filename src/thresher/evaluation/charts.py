@@ -15,6 +15,7 @@ that a test, or a reader's own stylesheet, can find them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
@@ -260,16 +261,34 @@ class Bar:
     text: str
 
 
-def bars_svg(bars: Sequence[Bar], *, title: str, axis: str, top: float | None = None) -> str:
-    """Horizontal bars, one row per repository, on a common scale from 0 to ``top``
-    (the largest value when not given)."""
+def count_ticks(maximum: float) -> list[float]:
+    """Whole-number ticks from 0 that cover ``maximum`` in at most 6 steps of 1, 2 or 5
+    times a power of ten: a count axis reads 0, 5, 10, 15, never 0.2."""
+    top = max(1.0, maximum)
+    step = 1.0
+    while top / step > 6:
+        for factor in (2.0, 2.5, 2.0):  # 1 -> 2 -> 5 -> 10
+            step *= factor
+            if top / step <= 6:
+                break
+    return [step * i for i in range(math.ceil(top / step - 1e-9) + 1)]
+
+
+def bars_svg(bars: Sequence[Bar], *, title: str, axis: str, share: bool = False) -> str:
+    """Horizontal bars, one row per repository, on a common scale: 0 to 100% for a
+    ``share``, else whole-number ticks up to the largest value."""
     row, label_width = 20, 220
-    scale = top if top is not None else max((b.value for b in bars), default=0.0)
-    scale = scale or 1.0
+    if share:
+        values = list(TICKS)
+        labels = [f"{t:.0%}" for t in TICKS]
+    else:
+        values = count_ticks(max((b.value for b in bars), default=0.0))
+        labels = [f"{t:g}" for t in values]
+    scale = values[-1]
     height = TOP + row * max(1, len(bars)) + 56
     area = _Area(label_width, TOP, WIDTH + 120 - label_width - RIGHT - 40, row * max(1, len(bars)))
     parts = _open(title, WIDTH + 120, height)
-    ticks = [(t, f"{t * scale:.3g}") for t in TICKS]
+    ticks = [(v / scale, label) for v, label in zip(values, labels, strict=True)]
     parts += _x_axis(area, axis, ticks)
     parts += [
         '<g class="axis axis-y">',

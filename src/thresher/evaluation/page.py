@@ -342,7 +342,7 @@ def render_clean_html(result: CleanResult) -> str:
             ],
             title="Escalated share per repository",
             axis="share of findings escalated",
-            top=1.0,
+            share=True,
         ),
         "</div>",
         _table(
