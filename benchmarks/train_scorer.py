@@ -26,6 +26,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from thresher.evaluation.charts import pr_curve_svg, reliability_svg
 from thresher.evaluation.corpus import (
     WILD,
     Corpus,
@@ -68,6 +69,9 @@ WILD_WEIGHT = 0.0
 WILD_CAP = 200
 # Dev findings nobody labelled, as weak negatives: 0 drops them (see the model card).
 UNLABELLED_WEIGHT = 0.0
+# The card's charts, written beside it; drawn from creddata's out-of-fold predictions.
+CHART_SOURCE = "creddata"
+PR_CHART, RELIABILITY_CHART = "pr_curve.svg", "reliability.svg"
 
 
 def _fold_dict(report: FoldReport) -> dict[str, object]:
@@ -175,6 +179,18 @@ def model_card(artifact: Artifact, wild: dict[str, object] | None) -> str:
                 lines.append(_row(str(fold["fold"]), figures))
         if source in pooled:
             lines.append(_row("pooled", pooled[source]))
+    lines += [
+        "",
+        f"### Charts ({CHART_SOURCE}, out of fold)",
+        "",
+        f"Every {CHART_SOURCE} line's P(real) from the fold scorer that never saw its",
+        "repository. Left: precision against recall as the threshold falls, with the",
+        "pooled offline `real` calls marked. Right: per P(real) bin, the observed share of",
+        "real lines (bar) against the mean predicted P(real) (dash), lines under each bin.",
+        "",
+        f"![Precision-recall curve of P(real) on {CHART_SOURCE}]({PR_CHART}) "
+        f"![Reliability diagram of P(real) on {CHART_SOURCE}]({RELIABILITY_CHART})",
+    ]
     if wild is not None:
         clean, wild_folds = wild["pooled"], wild["folds"]
         assert isinstance(clean, dict) and isinstance(wild_folds, list)
@@ -290,6 +306,29 @@ def _calibration(judged: list[Judged]) -> list[dict[str, float]]:
         for label, count in j.sample.labels.items()
     ]
     return [row.model_dump() for row in metrics.calibration(rows)]
+
+
+def card_charts(judged: list[Judged], pooled: dict[str, dict[str, float]]) -> tuple[str, str]:
+    """The card's precision-recall curve and reliability diagram, from the labelled
+    ``CHART_SOURCE`` lines only: never the wild trees, so a checkout without them (CI)
+    draws the same bytes."""
+    held = [j for j in judged if j.sample.source == CHART_SOURCE]
+    points = [
+        (j.p_real, label == "real", float(count))
+        for j in held
+        for label, count in j.sample.labels.items()
+    ]
+    rows = [(p, int(real) * int(weight), int(weight)) for p, real, weight in points]
+    calls = pooled.get(CHART_SOURCE)
+    title = f"P(real) on {CHART_SOURCE}, out of fold"
+    return (
+        pr_curve_svg(
+            metrics.pr_curve(points),
+            (calls["recall"], calls["precision"]) if calls else None,
+            title=f"Precision-recall of {title}",
+        ),
+        reliability_svg(metrics.calibration(rows), title=f"Reliability of {title}"),
+    )
 
 
 def pinned(repo: str) -> bool:
@@ -455,9 +494,12 @@ def main() -> int:
     )
     artifact = scorer.artifact
     out = Path(args.out)
+    pr_chart, reliability_chart = card_charts(judged, pooled)
     files = {
         out / "scorer.json": dump_artifact(artifact),
         out / "MODEL_CARD.md": model_card(artifact, wild_cv),
+        out / PR_CHART: pr_chart,
+        out / RELIABILITY_CHART: reliability_chart,
     }
     if wild_cv is not None:
         files[wild_path] = json.dumps(wild_cv, indent=2, sort_keys=True) + "\n"

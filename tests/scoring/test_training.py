@@ -43,3 +43,17 @@ def test_training_reproduces_the_shipped_artifact_bit_for_bit() -> None:
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "fold 5 creddata:" in proc.stderr
+
+
+def test_the_model_card_embeds_both_charts_beside_it() -> None:
+    """The card shows the shipped scorer's precision-recall curve and reliability diagram
+    (written by the training script, checked byte for byte by ``--check`` above)."""
+    import xml.etree.ElementTree as ET
+
+    scoring = ROOT / "src/thresher/scoring"
+    card = (scoring / "MODEL_CARD.md").read_text()
+    for name, mark in (("pr_curve.svg", "curve"), ("reliability.svg", "point")):
+        assert f"]({name})" in card
+        root = ET.fromstring((scoring / name).read_text())
+        classes = [el.get("class", "") for el in root.iter()]
+        assert "axis axis-x" in classes and "axis axis-y" in classes and mark in classes

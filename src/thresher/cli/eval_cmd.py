@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -57,6 +58,15 @@ def eval_command(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write the scores as JSON.")
     ] = None,
+    html_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write the evaluation as one self-contained HTML page: the figures, the "
+            "precision-recall curve and reliability diagram of P(real), the tables (with "
+            "--clean: bars per repository). Secret corpora only.",
+        ),
+    ] = None,
     folds: Annotated[
         int | None,
         typer.Option(
@@ -94,6 +104,7 @@ def eval_command(
     kind, calibration, and per fold with --folds."""
     if not corpus.is_dir():
         raise UsageError(f"corpus directory not found: {corpus}")
+    outputs = Outputs(json_out, html_out)
     if clean:
         if folds is not None:
             raise UsageError(
@@ -103,7 +114,7 @@ def eval_command(
             )
         if kind is CorpusKind.DEPS:
             raise UsageError("--clean with --kind deps: clean trees are scanned for secrets")
-        _eval_clean(ctx, corpus, json_out, escalate, escalate_band)
+        _eval_clean(ctx, corpus, outputs, escalate, escalate_band)
         return
     if corpus_kind(corpus, kind) is CorpusKind.DEPS:
         if folds is not None:
@@ -116,18 +127,21 @@ def eval_command(
                 "--escalate-band: dependency findings have no P(real) to band",
                 hint="a dependency escalates when the heuristic cannot settle it",
             )
+        if html_out is not None:
+            raise UsageError(
+                "--html: the page draws P(real), which dependency findings do not have",
+                hint="drop --html; --json writes the dependency figures",
+            )
         _eval_deps(ctx, corpus, json_out, escalate, analyses, concurrency)
         return
     from thresher.evaluation.secrets import EvalOptions, evaluate
     from thresher.evaluation.secrets_text import render_text
-    from thresher.reports import check_output_path
     from thresher.scoring.policy import Escalate
 
     from .app import state_of
 
     state = state_of(ctx)
-    if json_out is not None:
-        check_output_path(json_out, "--json")
+    outputs.check()
     options = EvalOptions(
         escalate=Escalate(escalate.value),
         analyses=analyses,
@@ -142,36 +156,73 @@ def eval_command(
         options,
         on_repo=(lambda r: state.info(f"scanning {r}")) if state.verbose else None,
     )
-    _emit(state, render_text(result), json_out, result)
+    page = None
+    if outputs.html is not None:
+        from thresher.evaluation.page import render_html
+
+        page = render_html(result)
+    _emit(state, render_text(result), outputs, result, page)
 
 
-def _emit(state: RunState, text: str, json_out: Path | None, result: BaseModel) -> None:
-    """Print an evaluation's text and write its JSON where ``--json`` says."""
+@dataclass(frozen=True)
+class Outputs:
+    """The files an evaluation writes besides its text: ``--json`` and ``--html``."""
+
+    json: Path | None = None
+    html: Path | None = None
+
+    def check(self) -> None:
+        """Refuse paths that can never be written before minutes of scanning, and one
+        path for both files (the second would silently replace the first)."""
+        from thresher.reports import check_output_path
+
+        if self.json is not None:
+            check_output_path(self.json, "--json")
+        if self.html is not None:
+            check_output_path(self.html, "--html")
+        if (
+            self.json is not None
+            and self.html is not None
+            and self.json.resolve() == self.html.resolve()
+        ):
+            raise UsageError(
+                f"--html {self.html}: the same file as --json",
+                hint="give the page its own path, e.g. eval.html",
+            )
+
+
+def _emit(
+    state: RunState, text: str, outputs: Outputs, result: BaseModel, page: str | None = None
+) -> None:
+    """Print an evaluation's text, write its JSON where ``--json`` says and its page
+    (``page``, rendered by the caller only when ``--html`` was given) where ``--html``
+    says."""
     from thresher.reports import write_atomic
 
     typer.echo(text)
-    if json_out is not None:
-        write_atomic(json_out, result.model_dump_json(indent=2) + "\n")
-        state.info(f"wrote {json_out}")
+    if outputs.json is not None:
+        write_atomic(outputs.json, result.model_dump_json(indent=2) + "\n")
+        state.info(f"wrote {outputs.json}")
+    if outputs.html is not None and page is not None:
+        write_atomic(outputs.html, page)
+        state.info(f"wrote {outputs.html}")
 
 
 def _eval_clean(
     ctx: typer.Context,
     corpus: Path,
-    json_out: Path | None,
+    outputs: Outputs,
     escalate: EscalateChoice,
     escalate_band: str | None,
 ) -> None:
     """False `real` calls and escalations on clean trees (``thresher.evaluation.clean``)."""
     from thresher.evaluation.clean import CleanOptions, evaluate_clean, render_clean
-    from thresher.reports import check_output_path
     from thresher.scoring.policy import Escalate
 
     from .app import state_of
 
     state = state_of(ctx)
-    if json_out is not None:
-        check_output_path(json_out, "--json")
+    outputs.check()
     result = evaluate_clean(
         corpus,
         state.settings().settings,
@@ -182,7 +233,12 @@ def _eval_clean(
         ),
         on_repo=(lambda r: state.info(f"scanning {r}")) if state.verbose else None,
     )
-    _emit(state, render_clean(result), json_out, result)
+    page = None
+    if outputs.html is not None:
+        from thresher.evaluation.page import render_clean_html
+
+        page = render_clean_html(result)
+    _emit(state, render_clean(result), outputs, result, page)
 
 
 def _eval_deps(
@@ -215,7 +271,7 @@ def _eval_deps(
         ),
         on_project=(lambda p: state.info(f"deciding {p}")) if state.verbose else None,
     )
-    _emit(state, render_deps_text(result), json_out, result)
+    _emit(state, render_deps_text(result), Outputs(json_out), result)
 
 
 class SchemaName(StrEnum):

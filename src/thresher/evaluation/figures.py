@@ -14,8 +14,10 @@ from pydantic import BaseModel, ConfigDict
 from thresher.findings.results import Classification
 from thresher.scoring.metrics import (
     CalibrationRow,
+    CurvePoint,
     average_precision,
     calibration,
+    pr_curve,
     precision_at_recall,
 )
 
@@ -121,6 +123,16 @@ def calibration_of(lines: list[Line]) -> list[CalibrationRow]:
         (line.p_real, int(line.truth == "real"), 1)
         for line in lines
         if line.truth is not None and line.p_real is not None
+    )
+
+
+def curve_of(lines: list[Line]) -> list[CurvePoint]:
+    """The precision-recall curve of P(real) over the labelled lines (a line without a
+    P(real) ranks last, as in ``ranking``): what ``eval --html`` draws."""
+    return pr_curve(
+        (line.p_real if line.p_real is not None else 0.0, line.truth == "real", 1.0)
+        for line in lines
+        if line.truth is not None
     )
 
 

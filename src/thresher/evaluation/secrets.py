@@ -48,6 +48,7 @@ from thresher.evaluation.figures import (
     Scores,
     breakdown,
     calibration_of,
+    curve_of,
     rankings,
     score_lines,
     scores,
@@ -56,7 +57,7 @@ from thresher.findings.filekind import file_kind, in_test_scope
 from thresher.findings.results import Classification
 from thresher.scan.outcome import ScanOutcome, ScanRequest
 from thresher.scan.run import run_scan
-from thresher.scoring.metrics import CalibrationRow, spread
+from thresher.scoring.metrics import CalibrationRow, CurvePoint, spread
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
 from thresher.sources.dedupe import in_test_code
@@ -107,6 +108,9 @@ class EvalResult(BaseModel):
     by_source: dict[str, Breakdown] = {}
     by_file_kind: dict[str, Breakdown]
     calibration: list[CalibrationRow]
+    # The precision-recall curve of P(real) over every labelled flagged line (pooled
+    # over the folds with --folds), thinned for drawing: the page's first chart.
+    precision_recall: list[CurvePoint] = []
     ranking: dict[str, Ranking]  # "all" and each label source (creddata, ...)
     folds: list[FoldResult]
     fold_summary: dict[str, dict[str, float]]
@@ -346,6 +350,7 @@ def _result(
         by_source=breakdown(tally.lines, lambda line: line.source),
         by_file_kind=breakdown(tally.lines, lambda line: file_kind(line.path).value),
         calibration=calibration_of(tally.lines),
+        precision_recall=curve_of(tally.lines),
         ranking=rankings(tally.lines, corpus.sources),
         folds=folds,
         fold_summary=summary,

@@ -100,3 +100,44 @@ def precision_at_recall(points: Iterable[tuple[float, bool, float]], recall: flo
         return 0.0
     best = max((tp / (tp + fp) for _, tp, fp in curve if tp / total >= recall - 1e-12), default=0.0)
     return round(best, 4)
+
+
+class CurvePoint(BaseModel):
+    """One point of the precision-recall curve of P(real): calling ``real`` every line
+    at or above ``threshold`` keeps ``recall`` of the real lines at ``precision``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    threshold: float
+    recall: float
+    precision: float
+
+
+def pr_curve(points: Iterable[tuple[float, bool, float]], step: float = 0.005) -> list[CurvePoint]:
+    """The precision-recall curve, highest threshold first, thinned for drawing.
+
+    A corpus has thousands of distinct scores; a point is kept when recall or precision
+    has moved by ``step`` since the last kept one (and the last point always), so a
+    chart or a JSON report carries a few hundred points that draw the same line. The
+    figures are rounded to 4 places so that the curve, and what is drawn from it, is
+    byte-stable across runs and platforms."""
+    curve = _curve(points)
+    total = curve[-1][1] if curve else 0.0
+    if not total:
+        return []
+    kept: list[CurvePoint] = []
+    for index, (threshold, tp, fp) in enumerate(curve):
+        point = CurvePoint(
+            threshold=round(threshold, 4),
+            recall=round(tp / total, 4),
+            precision=round(tp / (tp + fp), 4) if tp + fp else 0.0,
+        )
+        last = kept[-1] if kept else None
+        if (
+            last is None
+            or index + 1 == len(curve)
+            or abs(point.recall - last.recall) >= step
+            or abs(point.precision - last.precision) >= step
+        ):
+            kept.append(point)
+    return kept
