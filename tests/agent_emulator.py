@@ -1,7 +1,9 @@
 """A scripted agent behind each fake provider: it reads the request like a model
 would (which tools are offered, whether tool results came back) and answers in
-that provider's wire format. Turn 1 loads every skill it is offered and reads the
-finding; turn 2 submits a result for its role."""
+that provider's wire format. ``emulate``: turn 1 loads every skill it is offered and
+reads the finding; turn 2 submits a result for its role. ``emulate_diligent`` (the cost
+benchmark) follows the agent definitions to the letter and reports realistic usage,
+prompt cache included (``tests/fakes/caching.py``)."""
 
 from __future__ import annotations
 

@@ -53,6 +53,7 @@ class PromptCache:
     def __init__(self) -> None:
         self._seen: set[bytes] = set()
         self._lock = threading.Lock()
+        self.served: list[CacheUsage] = []  # what each request was told, in order
 
     @staticmethod
     def _prefixes(blocks: list[bytes]) -> list[tuple[bytes, int]]:
@@ -72,14 +73,14 @@ class PromptCache:
             hit = max((size for key, size in prefixes if key in self._seen), default=0)
             self._seen.update(key for key, _ in prefixes)
         cached = tokens(hit) if tokens(hit) >= MIN_CACHED else 0
-        return CacheUsage(total, cached - cached % step)
+        return self._serve(CacheUsage(total, cached - cached % step))
 
     def breakpoints(self, blocks: list[bytes], marks: list[int]) -> CacheUsage:
         """Anthropic: read and write only at ``marks`` (indexes of blocks with a breakpoint)."""
         prefixes = self._prefixes(blocks)
         total = tokens(prefixes[-1][1]) if prefixes else 0
         if not marks:
-            return CacheUsage(total)
+            return self._serve(CacheUsage(total))
         candidates = {i for mark in marks for i in range(max(0, mark - LOOKBACK), mark + 1)}
         with self._lock:
             hit = max(
@@ -90,7 +91,12 @@ class PromptCache:
         read = tokens(hit)
         last = max((size for _, size in stored), default=0)
         written = max(0, tokens(last) - read)
-        return CacheUsage(total, read, written)
+        return self._serve(CacheUsage(total, read, written))
+
+    def _serve(self, usage: CacheUsage) -> CacheUsage:
+        with self._lock:
+            self.served.append(usage)
+        return usage
 
 
 def openai_blocks(body: dict[str, Any]) -> list[bytes]:

@@ -79,8 +79,8 @@ class SessionFactory:
         return self._skills[agent]
 
     def skills_for(self, agent: AgentName, finding: Finding) -> SkillSet:
-        """The agent's skills that are method for this finding's kind."""
-        return self.skills(agent).for_kind(finding.kind)
+        """The agent's skills that can apply to this finding (its kind, its secret type)."""
+        return self.skills(agent).for_finding(finding.kind, finding.effective_secret_type)
 
     def definition(self, agent: AgentName, finding: Finding) -> AgentDefinition:
         """The agent's definition, offering only the tools that fit the finding's kind."""
