@@ -4,6 +4,7 @@ to the finding, and a whole phase in one ``skill`` call, with compliance unchang
 from __future__ import annotations
 
 import asyncio
+import json
 
 from tests.llm.harness import REPORT, make_finding
 from thresher.agents.sessions import SessionFactory
@@ -111,3 +112,25 @@ def test_bad_skill_arguments_go_back_to_the_model() -> None:
     assert "not both" in errors[1]
     assert "unknown skill 'aws-keys'" in errors[2]
     assert outcome.compliance.score == 1.0
+
+
+def test_the_challenger_reads_the_analysis_ledger_without_skill_texts() -> None:
+    finding, secret = make_finding()
+    factory = SessionFactory(settings=Settings(), redactor=Redactor([secret]))
+    required = list(
+        factory.build(AgentName.ANALYSIS, ScriptedModel([]), finding, secret).info.required_skills
+    )
+    model = ScriptedModel(
+        [
+            tool_response(
+                ("skill", {"names": required}), ("get_finding", {"finding_id": "f-gh-1"})
+            ),
+            tool_response(("submit_report", REPORT)),
+        ]
+    )
+    outcome = asyncio.run(factory.build(AgentName.ANALYSIS, model, finding, secret).run())
+    review = outcome.ledger.for_review()
+    assert [e["id"] for e in review] == [e.id for e in outcome.ledger.entries]
+    assert "<skill_content" not in json.dumps(review)
+    assert review[0]["arguments"] == {"names": required}
+    assert review[1]["tool"] == "get_finding" and review[1]["result"].startswith("{")

@@ -50,3 +50,17 @@ class Ledger:
 
     def ids(self) -> set[str]:
         return {entry.id for entry in self.entries}
+
+    def for_review(self) -> list[dict[str, Any]]:
+        """The entries as the challenger reads them: skill loads keep their id, names and
+        outcome but not the skill text, which is methodology, not evidence (no evidence
+        item may cite it), and would be resent on each of the challenger's requests."""
+        return [
+            entry.model_dump(mode="json")
+            if entry.tool != "skill" or entry.is_error
+            else entry.model_copy(update={"result": _SKILL_TEXT_LEFT_OUT}).model_dump(mode="json")
+            for entry in self.entries
+        ]
+
+
+_SKILL_TEXT_LEFT_OUT = "(skill text loaded; left out of this copy: it is method, not evidence)"
