@@ -344,6 +344,7 @@ _KNOWN_KEYS_HINT = (
     "providers.<provider>.base_url, providers.<provider>.api_key_env, "
     "rules (id, pattern and the built-in rules' fields: `thresher rules show ID`), "
     "http.connect_timeout, http.read_timeout, "
-    "http.total_timeout, http.max_attempts, http.breaker_failures "
+    "http.total_timeout, http.max_attempts, http.breaker_failures, "
+    "budget.max_tokens_per_finding "
     "(agents: analysis, challenger, judge); see the README's Configuration section"
 )
