@@ -114,7 +114,7 @@ def test_bad_skill_arguments_go_back_to_the_model() -> None:
     assert outcome.compliance.score == 1.0
 
 
-def test_the_challenger_reads_the_analysis_ledger_without_skill_texts() -> None:
+def test_the_challenger_is_shown_the_analysis_ledger_without_skill_texts() -> None:
     finding, secret = make_finding()
     factory = SessionFactory(settings=Settings(), redactor=Redactor([secret]))
     required = list(
@@ -134,3 +134,16 @@ def test_the_challenger_reads_the_analysis_ledger_without_skill_texts() -> None:
     assert "<skill_content" not in json.dumps(review)
     assert review[0]["arguments"] == {"names": required}
     assert review[1]["tool"] == "get_finding" and review[1]["result"].startswith("{")
+    challenger = factory.build(
+        AgentName.CHALLENGER,
+        ScriptedModel([]),
+        finding,
+        secret,
+        report=outcome.result,
+        ledger=review,
+    )
+    # The challenger audits the report's citations against the ledger it is shown.
+    assert '"id": "T2"' in challenger.task_prompt and "filled at run time" not in (
+        challenger.task_prompt
+    )
+    assert "<skill_content" not in challenger.task_prompt

@@ -128,7 +128,7 @@ def build_input(
                 Template.CHALLENGE_DEPENDENCY if dependency else Template.CHALLENGE,
                 report=report,
                 report_index=0,
-                ledger=_PENDING_LEDGER,
+                ledger=list(ledger) if ledger is not None else _PENDING_LEDGER,
                 **common,
             )
         case AgentName.JUDGE:

@@ -244,7 +244,7 @@ def finding_handlers(
     def get_finding(args: FindingArgs) -> ToolOutput:
         own(args)
         data = finding_data(finding, value, line, offline=offline)
-        return ToolOutput(json.dumps(data, indent=2, ensure_ascii=False), data)
+        return ToolOutput(compact_json(data), data)
 
     def list_validators(_: NoArgs) -> ToolOutput:
         rows = [
@@ -256,7 +256,7 @@ def finding_handlers(
             }
             for v in validators.validators
         ]
-        return ToolOutput(json.dumps(rows, indent=2), {"validators": rows})
+        return ToolOutput(compact_json(rows), {"validators": rows})
 
     async def validate(args: FindingArgs) -> ToolOutput:
         own(args)
@@ -264,7 +264,7 @@ def finding_handlers(
             raise ToolError("the value of this finding is not available to validate")
         checked = await validators.validate_async(value, finding)
         results = [r.model_dump(mode="json") for r in checked]
-        return ToolOutput(json.dumps(results, indent=2), {"results": results})
+        return ToolOutput(compact_json(results), {"results": results})
 
     return {
         ToolName.GET_FINDING: bind(FindingArgs, get_finding),
@@ -282,3 +282,10 @@ def workspace_handlers(workspace: Any) -> dict[ToolName, Handler]:
         ToolName.GIT_LOG: bind(GitLogArgs, workspace.git_log),
         ToolName.GIT_SHOW: bind(GitShowArgs, workspace.git_show),
     }
+
+
+def compact_json(value: Any) -> str:
+    """A tool result as JSON without indentation: every result is resent on each later
+    request of the session, and the analysis ledger, where each result is a JSON string
+    that escapes every newline, on each of the challenger's."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))

@@ -52,13 +52,21 @@ class Ledger:
         return {entry.id for entry in self.entries}
 
     def for_review(self) -> list[dict[str, Any]]:
-        """The entries as the challenger reads them: skill loads keep their id, names and
-        outcome but not the skill text, which is methodology, not evidence (no evidence
-        item may cite it), and would be resent on each of the challenger's requests."""
+        """The entries as the challenger reads them in its task prompt, resent on each of
+        its requests, so only what a citation audit needs: id, tool, arguments, the result
+        text the analysis saw and whether it failed. Left out: ``data`` (the same result
+        structured for code) and timings, and the text of skill loads, which is
+        methodology, not evidence (no evidence item may cite it)."""
         return [
-            entry.model_dump(mode="json")
-            if entry.tool != "skill" or entry.is_error
-            else entry.model_copy(update={"result": _SKILL_TEXT_LEFT_OUT}).model_dump(mode="json")
+            {
+                "id": entry.id,
+                "tool": entry.tool,
+                "arguments": entry.arguments,
+                "result": _SKILL_TEXT_LEFT_OUT
+                if entry.tool == "skill" and not entry.is_error
+                else entry.result,
+                **({"is_error": True} if entry.is_error else {}),
+            }
             for entry in self.entries
         ]
 
