@@ -51,7 +51,7 @@ def render(agent: AgentName, finding: Finding):  # type: ignore[no-untyped-def]
 def skill_names(agent: AgentName, finding: Finding) -> set[str]:
     rendered = render(agent, finding)
     [skill_tool] = [t for t in rendered.tools if t.name is ToolName.SKILL]
-    return set(skill_tool.parameters["properties"]["name"]["enum"])
+    return set(skill_tool.parameters["properties"]["names"]["items"]["enum"])
 
 
 @pytest.mark.parametrize("agent", list(AgentName))
@@ -60,7 +60,11 @@ def test_a_dependency_never_gets_secret_skills_nor_a_secret_dependency_skills(
 ) -> None:
     loaded = SkillLoader().load(agent, AgentSkills())
     dependency_only = {s.name for s in loaded.enabled if s.kinds == ("dependency",)}
-    secret_only = {s.name for s in loaded.enabled if s.kinds == ("secret",)}
+    secret_only = {
+        s.name
+        for s in loaded.enabled
+        if s.kinds == ("secret",) and s.applies_to(SECRET.effective_secret_type)
+    }
     assert dependency_only and secret_only
     for_dependency = skill_names(agent, dependency_finding())
     for_secret = skill_names(agent, SECRET)

@@ -46,7 +46,9 @@ def test_analysis_input_has_prompt_task_catalog_and_tools() -> None:
     names = [tool.name for tool in rendered.tools]
     assert names[-1] is ToolName.SUBMIT_REPORT
     skill_tool = next(t for t in rendered.tools if t.name is ToolName.SKILL)
-    assert "finding-intake" in skill_tool.parameters["properties"]["name"]["enum"]
+    names = skill_tool.parameters["properties"]["names"]["items"]["enum"]
+    assert "finding-intake" in names and "aws-keys" in names
+    assert "github-tokens" not in names and 'name="github-tokens"' not in rendered.catalog
     submit = next(t for t in rendered.tools if t.name is ToolName.SUBMIT_REPORT)
     assert "confidence_factors" in submit.parameters["properties"]
 

@@ -14,8 +14,10 @@ from tests.fakes.wire import Reply, random_id, seconds_header
 
 DEFAULT_MODEL = "claude-sonnet-4-5-20250929"
 
-Usage = tuple[int, int]
-"""``(input_tokens, output_tokens)``."""
+Usage = tuple[int, int] | tuple[int, int, int, int]
+"""``(input_tokens, output_tokens[, cache_read_input_tokens, cache_creation_input_tokens])``.
+As in the API, ``input_tokens`` counts only the input after the last cache breakpoint: the
+tokens read from and written to the cache are reported beside it, not in it."""
 
 ToolUse = tuple[str, str, Mapping[str, Any]]
 """``(id, tool name, input object)``; ids look like ``toolu_01...``."""
@@ -39,7 +41,8 @@ def message(
     model: str = DEFAULT_MODEL,
 ) -> dict[str, Any]:
     """A full ``message`` object with these content blocks."""
-    input_tokens, output_tokens = usage
+    input_tokens, output_tokens = usage[0], usage[1]
+    cache_read, cache_creation = (usage[2], usage[3]) if len(usage) > 2 else (0, 0)
     return {
         "id": random_id("msg_01", 22),
         "type": "message",
@@ -50,8 +53,8 @@ def message(
         "stop_sequence": None,
         "usage": {
             "input_tokens": input_tokens,
-            "cache_creation_input_tokens": 0,
-            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": cache_creation,
+            "cache_read_input_tokens": cache_read,
             "output_tokens": output_tokens,
             "service_tier": "standard",
         },

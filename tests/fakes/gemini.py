@@ -15,8 +15,9 @@ DEFAULT_MODEL = "gemini-2.5-flash"
 CONTENT_TYPE = "application/json; charset=UTF-8"
 RPC = "type.googleapis.com/google.rpc."
 
-Usage = tuple[int, int]
-"""``(promptTokenCount, candidatesTokenCount)``."""
+Usage = tuple[int, int] | tuple[int, int, int]
+"""``(promptTokenCount, candidatesTokenCount[, cachedContentTokenCount])``; the prompt count
+includes the cached tokens (implicit caching), which are reported beside it."""
 
 FunctionCall = tuple[str, Mapping[str, Any]]
 """``(function name, args object)``."""
@@ -25,13 +26,17 @@ FinishReason = Literal["STOP", "MAX_TOKENS", "SAFETY", "RECITATION", "MALFORMED_
 
 
 def usage_metadata(usage: Usage, thoughts_tokens: int = 0) -> dict[str, Any]:
-    prompt, candidates = usage
+    prompt, candidates = usage[0], usage[1]
+    cached = usage[2] if len(usage) > 2 else 0
     metadata: dict[str, Any] = {
         "promptTokenCount": prompt,
         "candidatesTokenCount": candidates,
         "totalTokenCount": prompt + candidates + thoughts_tokens,
         "promptTokensDetails": [{"modality": "TEXT", "tokenCount": prompt}],
     }
+    if cached:
+        metadata["cachedContentTokenCount"] = cached
+        metadata["cacheTokensDetails"] = [{"modality": "TEXT", "tokenCount": cached}]
     if thoughts_tokens:
         metadata["thoughtsTokenCount"] = thoughts_tokens
     return metadata

@@ -15,8 +15,10 @@ from tests.fakes.wire import Reply, random_id, seconds_header
 
 DEFAULT_MODEL = "gpt-4o-2024-08-06"
 
-Usage = tuple[int, int]
-"""``(prompt_tokens, completion_tokens)``; ``total_tokens`` is their sum."""
+Usage = tuple[int, int] | tuple[int, int, int]
+"""``(prompt_tokens, completion_tokens[, cached_tokens])``; ``total_tokens`` is the sum of the
+first two. ``prompt_tokens`` includes the cached ones (``prompt_tokens_details.cached_tokens``
+is the part of it OpenAI's automatic prompt caching served)."""
 
 ToolCall = tuple[str, str, str | Mapping[str, Any]]
 """``(id, function name, arguments)``; arguments is the JSON *string* OpenAI sends (a mapping
@@ -28,12 +30,13 @@ def _headers(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def usage_block(usage: Usage) -> dict[str, Any]:
-    prompt, completion = usage
+    prompt, completion = usage[0], usage[1]
+    cached = usage[2] if len(usage) > 2 else 0
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
         "completion_tokens_details": {
             "reasoning_tokens": 0,
             "audio_tokens": 0,

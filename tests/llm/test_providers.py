@@ -83,7 +83,9 @@ def test_multi_turn_session_reaches_a_validated_submit(
     elif isinstance(server, AnthropicFake):
         assert server.requests[0].header("x-api-key") == KEY
         assert server.requests[0].header("anthropic-version") == "2023-06-01"
-        assert isinstance(second["system"], str) and second["max_tokens"] > 0
+        [system] = second["system"]  # one text block, a cache breakpoint on it
+        assert system["type"] == "text" and system["cache_control"] == {"type": "ephemeral"}
+        assert second["max_tokens"] > 0
         last = second["messages"][-1]
         assert last["role"] == "user"
         assert {b["type"] for b in last["content"]} == {"tool_result"}

@@ -181,7 +181,13 @@ def run_report(decisions: Sequence[Decision], *, errors: Sequence[DecisionError]
             false_positive=fp,
             inconclusive=len(decisions) - tp - fp,
         ),
-        usage=RunUsage(requests=12, input_tokens=34567, output_tokens=890, wall_seconds=115.0),
+        usage=RunUsage(
+            requests=12,
+            input_tokens=34567,
+            cached_input_tokens=20480,
+            output_tokens=890,
+            wall_seconds=115.0,
+        ),
         decisions=tuple(decisions),
         errors=tuple(errors),
     )

@@ -39,7 +39,7 @@ def test_keeps_false_positives_and_never_a_raw_value(sample: Sample) -> None:
 def test_is_stable_indented_and_in_field_order(sample: Sample) -> None:
     text = render_json(sample.report)
     assert text == render_json(sample.report)
-    assert text.startswith('{\n  "schema_version": "1.3",\n  "tool": "thresher",')
+    assert text.startswith('{\n  "schema_version": "1.4",\n  "tool": "thresher",')
     assert text.endswith("}\n")
     assert list(json.loads(text)["models"]) == ["analysis", "judge"]  # sorted
 

@@ -71,7 +71,10 @@ def test_summary_shows_redacted_values_never_raw_ones(sample: Sample) -> None:
 
 def test_summary_usage_line(sample: Sample) -> None:
     text = render_summary(sample.report)
-    assert "Usage: 12 model requests · 34,567 input + 890 output tokens · 115.0 s" in text
+    assert (
+        "Usage: 12 model requests · 34,567 input (20,480 cached) + 890 output tokens · 115.0 s"
+        in text
+    )
     assert "models: analysis openai:gpt-4o, judge gemini:gemini-2.0-flash" in text
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from thresher.config.settings import AgentName, AgentSkills
-from thresher.findings import SecretType
+from thresher.findings import FindingKind, SecretType
 from thresher.resources import AssetKind, asset_dir
 from thresher.skills import SkillLoader
+from thresher.skills.compliance import applicable_required
 from thresher.skills.validate import validate_paths
 
 BUNDLED = asset_dir(AssetKind.SKILLS)
@@ -53,8 +54,7 @@ def test_analysis_methodology_is_complete() -> None:
         ("code-context", "2-context-gathering"),
         ("history-analysis", "2-context-gathering"),
         ("deterministic-validation", "3-verification"),
-        ("confidence-methodology", "4-scoring-and-reporting"),
-        ("report-writing", "4-scoring-and-reporting"),
+        ("confidence-and-report", "4-scoring-and-reporting"),
     ]:
         assert enabled[name].required and enabled[name].phase == phase, name
         assert not enabled[name].secret_types
@@ -90,3 +90,22 @@ def test_every_secret_type_has_an_applicable_type_skill() -> None:
     skills = SkillLoader().load(AgentName.ANALYSIS, AgentSkills()).enabled
     for secret_type in SecretType:
         assert any(secret_type in s.secret_types for s in skills), secret_type
+
+
+# What a secret finding's analysis must load: every request after the load resends it.
+MAX_REQUIRED_SKILLS = 6
+MAX_REQUIRED_TEXT = 40_000  # bytes of skill text the `skill` tool returns
+
+
+@pytest.mark.parametrize("secret_type", [None, *SecretType], ids=str)
+def test_the_required_methodology_of_a_finding_stays_lean(secret_type: SecretType | None) -> None:
+    skills = SkillLoader().load(AgentName.ANALYSIS, AgentSkills())
+    offered = skills.for_finding(FindingKind.SECRET, secret_type).enabled
+    required = [s for s in offered if s.name in applicable_required(offered, secret_type)]
+    assert len(required) <= MAX_REQUIRED_SKILLS, [s.name for s in required]
+    text = sum(len(s.body.strip().encode()) for s in required)
+    assert text <= MAX_REQUIRED_TEXT, (text, [s.name for s in required])
+    if secret_type is not None:  # its own type method, and no other type's
+        typed = [s.name for s in required if s.secret_types]
+        assert len(typed) == 1, typed
+        assert all(secret_type in s.secret_types for s in offered if s.secret_types)

@@ -30,8 +30,24 @@ def session(skill_root: Path, loader: SkillLoader) -> SkillSession:
 
 def test_schema_enumerates_only_enabled_skills(session: SkillSession) -> None:
     schema = skill_tool_schema(session.skills)
+    assert schema["properties"]["names"]["items"]["enum"] == ["github-tokens", "other"]
     assert schema["properties"]["name"]["enum"] == ["github-tokens", "other"]
-    assert schema["required"] == ["name"]
+    assert schema["additionalProperties"] is False
+
+
+def test_a_list_of_skills_loads_in_one_answer(session: SkillSession) -> None:
+    text = session.activate_all(["github-tokens", "other", "github-tokens"])
+    assert text.index('<skill_content name="github-tokens">') < text.index(
+        '<skill_content name="other">'
+    )
+    assert "Check the checksum." in text and "Steps." in text
+    assert session.loaded == ("github-tokens", "other")
+
+
+def test_a_list_with_an_unknown_name_loads_nothing(session: SkillSession) -> None:
+    with pytest.raises(SkillToolError, match="unknown skill 'nope'"):
+        session.activate_all(["other", "nope"])
+    assert session.loaded == ()
 
 
 def test_activation_wraps_body_and_lists_references(session: SkillSession) -> None:

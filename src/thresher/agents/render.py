@@ -100,10 +100,11 @@ def build_input(
     """Render the agent's input; the run-time parts (the report under review,
     its ledger, challenges and checks) show as placeholders when not given.
 
-    Only the skills and tools of the finding's kind are offered, and a dependency
-    finding gets the dependency variants of the task prompts."""
-    skills = skills.for_kind(finding.kind)
+    Only the skills that can apply to the finding (its kind; type-specific ones only for
+    its secret type) and the tools of its kind are offered, and a dependency finding gets
+    the dependency variants of the task prompts."""
     secret_type = finding.effective_secret_type
+    skills = skills.for_finding(finding.kind, secret_type)
     dependency = finding.kind is FindingKind.DEPENDENCY
     finding_data = finding.model_dump(mode="json")
     catalog = render_catalog(skills.enabled)
@@ -127,7 +128,7 @@ def build_input(
                 Template.CHALLENGE_DEPENDENCY if dependency else Template.CHALLENGE,
                 report=report,
                 report_index=0,
-                ledger=_PENDING_LEDGER,
+                ledger=list(ledger) if ledger is not None else _PENDING_LEDGER,
                 **common,
             )
         case AgentName.JUDGE:

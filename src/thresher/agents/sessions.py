@@ -63,6 +63,12 @@ class SessionFactory:
     session_limits: UsageLimits = field(
         default_factory=lambda: UsageLimits(max_requests=40, max_tool_calls=120)
     )
+    # Shared by every session of one finding (--max-tokens-per-finding): scope "finding".
+    finding_limits: UsageLimits = field(default_factory=UsageLimits)
+    # What each agent spent over the run (the report's per-agent usage); never limited.
+    agent_meters: dict[AgentName, UsageMeter] = field(
+        default_factory=lambda: {a: UsageMeter(UsageLimits(), a.value) for a in AgentName}
+    )
     loop_limits: LoopLimits = field(default_factory=LoopLimits)
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     transcripts_dir: Path | None = None
@@ -70,8 +76,16 @@ class SessionFactory:
     catalog: VulnerabilityCatalog | None = None
     range_check: RangeCheck = field(default_factory=default_range_check)
     _skills: dict[AgentName, SkillSet] = field(default_factory=dict)
+    _finding_meters: dict[str, UsageMeter] = field(default_factory=dict)
     # Parsed once per run, like the skills: a run builds six sessions per escalated finding.
     _definitions: dict[AgentName, AgentDefinition] = field(default_factory=dict)
+
+    def finding_meter(self, finding_id: str) -> UsageMeter:
+        """The meter every provider session of this finding is charged to."""
+        meter = self._finding_meters.get(finding_id)
+        if meter is None:
+            meter = self._finding_meters[finding_id] = UsageMeter(self.finding_limits, "finding")
+        return meter
 
     def skills(self, agent: AgentName) -> SkillSet:
         if agent not in self._skills:
@@ -79,8 +93,8 @@ class SessionFactory:
         return self._skills[agent]
 
     def skills_for(self, agent: AgentName, finding: Finding) -> SkillSet:
-        """The agent's skills that are method for this finding's kind."""
-        return self.skills(agent).for_kind(finding.kind)
+        """The agent's skills that can apply to this finding (its kind, its secret type)."""
+        return self.skills(agent).for_finding(finding.kind, finding.effective_secret_type)
 
     def definition(self, agent: AgentName, finding: Finding) -> AgentDefinition:
         """The agent's definition, offering only the tools that fit the finding's kind."""
@@ -168,7 +182,11 @@ class SessionFactory:
             # Offline models spend nothing: only provider requests count against the run.
             budget=Budget(
                 UsageMeter(self.session_limits, "session"),
-                *(() if model.offline else (self.run_meter,)),
+                *(
+                    ()
+                    if model.offline
+                    else (self.run_meter, self.finding_meter(finding.id), self.agent_meters[agent])
+                ),
             ),
             redactor=self.redactor,
             settings=self.model_settings,

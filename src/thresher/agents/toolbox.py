@@ -40,7 +40,7 @@ from thresher.findings.profile import profile_value
 from thresher.llm.messages import ToolDefinition
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
-from thresher.skills.tools import SkillSession
+from thresher.skills.tools import MAX_NAMES, SkillSession
 from thresher.validators import ValidatorRegistry
 
 # A handler returns its output, or (``validate_secret``) an awaitable of it.
@@ -162,11 +162,10 @@ def _sync(handler: Handler, arguments: dict[str, Any]) -> ToolOutput:
 
 def skill_handlers(session: SkillSession) -> dict[ToolName, Handler]:
     def load(arguments: dict[str, Any]) -> ToolOutput:
-        name = arguments.get("name")
-        if not isinstance(name, str):
-            raise ToolError("invalid arguments: name: a skill name is required")
-        _plain("name", name)
-        return ToolOutput(session.activate(name), {"skill": name})
+        names = _skill_names(arguments)
+        if len(names) == 1:
+            return ToolOutput(session.activate(names[0]), {"skill": names[0]})
+        return ToolOutput(session.activate_all(names), {"skills": names})
 
     def read(arguments: dict[str, Any]) -> ToolOutput:
         skill, path = arguments.get("skill"), arguments.get("path")
@@ -177,6 +176,24 @@ def skill_handlers(session: SkillSession) -> dict[ToolName, Handler]:
         return ToolOutput(session.read_file(skill, path), {"skill": skill, "path": path})
 
     return {ToolName.SKILL: load, ToolName.READ_SKILL_FILE: read}
+
+
+def _skill_names(arguments: dict[str, Any]) -> list[str]:
+    """``names`` (a list) or ``name`` (one), each a plain string; not both, not neither."""
+    names, name = arguments.get("names"), arguments.get("name")
+    if names is not None and name is not None:
+        raise ToolError("invalid arguments: pass either names (a list) or name, not both")
+    if names is None:
+        if not isinstance(name, str):
+            raise ToolError("invalid arguments: names: a list of skill names is required")
+        names = [name]
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        raise ToolError("invalid arguments: names: a non-empty list of skill names is required")
+    if len(names) > MAX_NAMES:
+        raise ToolError(f"invalid arguments: names: at most {MAX_NAMES} skills per call")
+    for item in names:
+        _plain("names", item)
+    return list(names)
 
 
 def _plain(field: str, value: str) -> None:
@@ -227,7 +244,7 @@ def finding_handlers(
     def get_finding(args: FindingArgs) -> ToolOutput:
         own(args)
         data = finding_data(finding, value, line, offline=offline)
-        return ToolOutput(json.dumps(data, indent=2, ensure_ascii=False), data)
+        return ToolOutput(compact_json(data), data)
 
     def list_validators(_: NoArgs) -> ToolOutput:
         rows = [
@@ -239,7 +256,7 @@ def finding_handlers(
             }
             for v in validators.validators
         ]
-        return ToolOutput(json.dumps(rows, indent=2), {"validators": rows})
+        return ToolOutput(compact_json(rows), {"validators": rows})
 
     async def validate(args: FindingArgs) -> ToolOutput:
         own(args)
@@ -247,7 +264,7 @@ def finding_handlers(
             raise ToolError("the value of this finding is not available to validate")
         checked = await validators.validate_async(value, finding)
         results = [r.model_dump(mode="json") for r in checked]
-        return ToolOutput(json.dumps(results, indent=2), {"results": results})
+        return ToolOutput(compact_json(results), {"results": results})
 
     return {
         ToolName.GET_FINDING: bind(FindingArgs, get_finding),
@@ -265,3 +282,10 @@ def workspace_handlers(workspace: Any) -> dict[ToolName, Handler]:
         ToolName.GIT_LOG: bind(GitLogArgs, workspace.git_log),
         ToolName.GIT_SHOW: bind(GitShowArgs, workspace.git_show),
     }
+
+
+def compact_json(value: Any) -> str:
+    """A tool result as JSON without indentation: every result is resent on each later
+    request of the session, and the analysis ledger, where each result is a JSON string
+    that escapes every newline, on each of the challenger's."""
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))

@@ -50,3 +50,25 @@ class Ledger:
 
     def ids(self) -> set[str]:
         return {entry.id for entry in self.entries}
+
+    def for_review(self) -> list[dict[str, Any]]:
+        """The entries as the challenger reads them in its task prompt, resent on each of
+        its requests, so only what a citation audit needs: id, tool, arguments, the result
+        text the analysis saw and whether it failed. Left out: ``data`` (the same result
+        structured for code) and timings, and the text of skill loads, which is
+        methodology, not evidence (no evidence item may cite it)."""
+        return [
+            {
+                "id": entry.id,
+                "tool": entry.tool,
+                "arguments": entry.arguments,
+                "result": _SKILL_TEXT_LEFT_OUT
+                if entry.tool == "skill" and not entry.is_error
+                else entry.result,
+                **({"is_error": True} if entry.is_error else {}),
+            }
+            for entry in self.entries
+        ]
+
+
+_SKILL_TEXT_LEFT_OUT = "(skill text loaded; left out of this copy: it is method, not evidence)"

@@ -181,7 +181,11 @@ _DESCRIPTIONS: dict[ToolName, tuple[str, type[BaseModel] | None]] = {
         "where published, fixed versions, and whether the finding's version is in range.",
         VulnerabilityArgs,
     ),
-    ToolName.SKILL: ("Load a methodology skill from the catalog.", None),
+    ToolName.SKILL: (
+        "Load methodology skills from the catalog: pass `names`, a list, to load several "
+        "(a whole phase) in one call.",
+        None,
+    ),
     ToolName.READ_SKILL_FILE: ("Read a reference file inside a loaded skill.", None),
     ToolName.SUBMIT_REPORT: ("Submit the analysis report; ends the session.", AnalysisReport),
     ToolName.SUBMIT_CHALLENGE: (

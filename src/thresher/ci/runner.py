@@ -117,6 +117,7 @@ def run_ci(
                 fail_on=request.fail_on,
                 honour_pragmas=request.honour_pragmas,
                 deps=request.deps,
+                max_tokens_per_finding=settings.budget.max_tokens_per_finding,
                 custom_rules=tuple(
                     CustomRule(
                         id=r.id,

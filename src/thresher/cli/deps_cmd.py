@@ -34,6 +34,7 @@ from .run_options import (
     JsonOption,
     MaxRequestsOption,
     MaxTokensOption,
+    MaxTokensPerFindingOption,
     RootOption,
     SarifOption,
     TimeoutOption,
@@ -78,6 +79,7 @@ def deps_command(
     output_format: FormatOption = None,
     max_requests: MaxRequestsOption = None,
     max_tokens: MaxTokensOption = None,
+    max_tokens_per_finding: MaxTokensPerFindingOption = None,
     timeout: TimeoutOption = None,
 ) -> None:
     """Triage the vulnerable dependencies of the project's lockfiles (OSV)."""
@@ -106,6 +108,9 @@ def deps_command(
         dry_run=dry_run,
         max_requests=max_requests,
         max_tokens=max_tokens,
+        max_tokens_per_finding=max_tokens_per_finding
+        if max_tokens_per_finding is not None
+        else settings.budget.max_tokens_per_finding,
         timeout=timeout,
         honour_pragmas=not is_pull_request(os.environ, diff=diff),
         history_depth=0,  # no secret values: nothing to look for in the history

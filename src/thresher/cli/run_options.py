@@ -52,6 +52,15 @@ FormatOption = Annotated[
 ]
 MaxRequestsOption = Annotated[int | None, typer.Option(min=1, help="Run budget: model requests.")]
 MaxTokensOption = Annotated[int | None, typer.Option(min=1, help="Run budget: model tokens.")]
+MaxTokensPerFindingOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-tokens-per-finding",
+        min=1,
+        help="Budget per escalated finding (all its agents' tokens); at the limit its "
+        "offline decision stands (exit 3). Config: budget.max_tokens_per_finding.",
+    ),
+]
 TimeoutOption = Annotated[
     float | None,
     typer.Option(

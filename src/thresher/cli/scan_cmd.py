@@ -34,6 +34,7 @@ from .run_options import (
     JsonOption,
     MaxRequestsOption,
     MaxTokensOption,
+    MaxTokensPerFindingOption,
     RootOption,
     SarifOption,
     TimeoutOption,
@@ -127,6 +128,7 @@ def scan_command(
     output_format: FormatOption = None,
     max_requests: MaxRequestsOption = None,
     max_tokens: MaxTokensOption = None,
+    max_tokens_per_finding: MaxTokensPerFindingOption = None,
     history_depth: Annotated[
         int,
         typer.Option(
@@ -191,6 +193,9 @@ def scan_command(
         verify_live=verify is VerifyChoice.LIVE,
         max_requests=max_requests,
         max_tokens=max_tokens,
+        max_tokens_per_finding=max_tokens_per_finding
+        if max_tokens_per_finding is not None
+        else settings.budget.max_tokens_per_finding,
         timeout=timeout,
         history_depth=history_depth,
         honour_pragmas=not is_pull_request(os.environ, diff=diff),
@@ -364,11 +369,7 @@ def _print(
         reports = [outcome.run_dir / "report.json", *([json_out] if json_out else [])]
         _table(state, report, reports)
         for plan in outcome.plan:
-            state.info(
-                f"dry run: {plan.agent.value} -> {plan.model}: would triage "
-                f"{plan.findings} finding(s) with ~{plan.estimated_requests} "
-                "request(s); nothing was sent"
-            )
+            state.info(plan.describe())
         s = report.summary
         state.info(
             f"{s.findings} finding(s): {s.true_positive} true positive, "

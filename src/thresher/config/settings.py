@@ -53,6 +53,7 @@ __all__ = [
     "AgentName",
     "AgentSettings",
     "AgentSkills",
+    "BudgetSettings",
     "HttpSettings",
     "LoadedSettings",
     "ProviderName",
@@ -137,6 +138,18 @@ class RuleSettings(Rule):
         return self
 
 
+class BudgetSettings(_Frozen):
+    """Usage limits an operator sets in a file (``--max-tokens-per-finding`` overrides).
+
+    ``max_tokens_per_finding`` bounds every escalated finding's agent sessions together
+    (input and output tokens; each request reserves its estimate before it is sent). A
+    finding that reaches it keeps its offline decision, says why, and the run exits 3.
+    A repository's own configuration may not set it: it decides whether the job fails.
+    """
+
+    max_tokens_per_finding: int | None = Field(default=None, ge=1)
+
+
 class HttpSettings(_Frozen):
     """How long a model request may take, and when a provider is given up on.
 
@@ -167,6 +180,7 @@ class Settings(_Frozen):
     providers: dict[ProviderName, ProviderSettings] = Field(default_factory=dict)
     rules: tuple[RuleSettings, ...] = ()
     http: HttpSettings = Field(default_factory=HttpSettings)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
 
     def agent(self, name: AgentName) -> AgentSettings:
         return self.agents.get(name, AgentSettings())
@@ -330,6 +344,7 @@ _KNOWN_KEYS_HINT = (
     "providers.<provider>.base_url, providers.<provider>.api_key_env, "
     "rules (id, pattern and the built-in rules' fields: `thresher rules show ID`), "
     "http.connect_timeout, http.read_timeout, "
-    "http.total_timeout, http.max_attempts, http.breaker_failures "
+    "http.total_timeout, http.max_attempts, http.breaker_failures, "
+    "budget.max_tokens_per_finding "
     "(agents: analysis, challenger, judge); see the README's Configuration section"
 )

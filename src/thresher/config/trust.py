@@ -14,7 +14,8 @@ controls:
   variable its key is read from, unless the operator says
   ``--trust-repo-config``; in a pull-request job it is read from the *base*
   commit, never from the checkout, and it may not name paths (they would
-  resolve into the checkout the pull request controls).
+  resolve into the checkout the pull request controls) nor set a usage limit
+  (``budget``: a tiny one would fail every job).
 
 This module holds the vocabulary and the checks; ``config`` applies them and
 the CLI decides, from the environment and ``--diff``, which mode a run is in.
@@ -111,6 +112,13 @@ def check_repository_layer(
                     hint=f"set it in --config, THRESHER_CONFIG or {_user_hint()}, "
                     f"or pass {TRUST_FLAG} if you trust this repository",
                 )
+    if "budget" in layer:
+        raise ConfigError(
+            f"{where}: '{label}budget' is not accepted from the repository's configuration: "
+            "a usage limit decides whether the job fails",
+            hint=f"set it in --config, THRESHER_CONFIG or {_user_hint()}, or with "
+            f"--max-tokens-per-finding, or pass {TRUST_FLAG} if you trust this repository",
+        )
     if repo.mode is RepoMode.BASE_COMMIT:
         check_no_paths(layer, where, label)
 

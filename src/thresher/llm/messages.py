@@ -105,9 +105,14 @@ class StopReason(StrEnum):
 
 
 class Usage(_Frozen):
+    """What requests cost. ``input_tokens`` counts every input token, those a provider's
+    prompt cache served included; ``cached_input_tokens`` is that served part (billed at
+    a fraction), so the two compare across providers whatever each one's usage calls them."""
+
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -118,6 +123,7 @@ class Usage(_Frozen):
             requests=self.requests + other.requests,
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
         )
 
 

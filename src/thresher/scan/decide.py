@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TextIO
 
 from thresher.agents.budget import UsageLimits, UsageMeter
+from thresher.agents.estimate import SessionEstimate, estimate_plan
 from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
+from thresher.config.settings import AgentName
 from thresher.findings import Finding, FindingKind
 from thresher.llm.messages import Usage
 from thresher.redaction.redactor import Redactor
@@ -41,6 +43,9 @@ class Triaged:
     decisions: list[Decision]
     usage: Usage  # every request the run sent, also those that failed or stopped it
     journal: DecisionJournal  # the redacted copy of each decision, and the redactor
+    by_agent: dict[AgentName, Usage] = field(default_factory=dict)  # the same, per agent
+    # --dry-run: what each agent's sessions would send per escalated finding.
+    estimates: dict[AgentName, SessionEstimate] = field(default_factory=dict)
 
 
 def decide(
@@ -93,7 +98,12 @@ def decide(
             )
     finally:
         journal.close()
-    return Triaged(decisions, run_meter.usage, decisions_journal)
+    estimates: dict[AgentName, SessionEstimate] = {}
+    if request.dry_run:
+        escalated = [d.finding for d in decisions if d.escalation and d.escalation.would_escalate]
+        estimates = estimate_plan(tribunal.factory, escalated, request.analyses)
+    by_agent = {agent: meter.usage for agent, meter in tribunal.factory.agent_meters.items()}
+    return Triaged(decisions, run_meter.usage, decisions_journal, by_agent, estimates)
 
 
 def _tribunal(
@@ -108,6 +118,7 @@ def _tribunal(
         settings=setup.settings,
         redactor=redactor,
         run_meter=run_meter,
+        finding_limits=UsageLimits(max_total_tokens=request.max_tokens_per_finding),
         validators=ValidatorRegistry.default(live=request.verify_live and not request.dry_run),
         workspace=Workspace(
             request.root,

@@ -8,11 +8,12 @@ dry-run plan.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from thresher.agents.estimate import SessionEstimate
 from thresher.config.settings import AgentName
 from thresher.errors import ExitCode
 from thresher.findings.results import Classification, Verdict
@@ -54,6 +55,7 @@ class ScanRequest:
     verify_live: bool = False
     max_requests: int | None = None
     max_tokens: int | None = None
+    max_tokens_per_finding: int | None = None  # every session of one finding together
     runs_dir: Path = Path(".thresher/runs")
     custom_rules: tuple[CustomRule, ...] = ()
     band: Band | None = None  # the escalation band; None: the scorer's own
@@ -66,12 +68,28 @@ class ScanRequest:
 
 @dataclass(frozen=True)
 class AgentPlan:
-    """What a real run would send for one agent (``--dry-run``)."""
+    """What a real run would send for one agent (``--dry-run``): in all, and per
+    escalated finding (``thresher.agents.estimate``)."""
 
     agent: AgentName
     model: str
     findings: int
     estimated_requests: int
+    requests_per_finding: int = 0
+    input_tokens_per_finding: int = 0
+
+    def describe(self) -> str:
+        """The line ``--dry-run`` prints for this agent."""
+        each = (
+            f" (per escalated finding ~{self.requests_per_finding} request(s), "
+            f"~{self.input_tokens_per_finding:,} input tokens)"
+            if self.findings
+            else ""
+        )
+        return (
+            f"dry run: {self.agent.value} -> {self.model}: would triage {self.findings} "
+            f"finding(s) with ~{self.estimated_requests} request(s){each}; nothing was sent"
+        )
 
 
 @dataclass(frozen=True)
@@ -163,9 +181,13 @@ def run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[De
 
 
 def dry_run_plan(
-    decisions: list[Decision], specs: dict[str, str], request: ScanRequest
+    decisions: list[Decision],
+    specs: dict[str, str],
+    request: ScanRequest,
+    estimates: Mapping[AgentName, SessionEstimate] | None = None,
 ) -> list[AgentPlan]:
-    """Per agent: findings a real run would escalate and the requests it would send."""
+    """Per agent: findings a real run would escalate and the requests and input tokens
+    it would send, in all and per escalated finding."""
     escalated = sum(1 for d in decisions if d.escalation and d.escalation.would_escalate)
     plans = []
     for agent in AgentName:
@@ -173,5 +195,17 @@ def dry_run_plan(
         offline = spec.startswith("heuristic:")
         sessions = request.analyses if agent is not AgentName.JUDGE else 1
         count = 0 if offline else escalated
-        plans.append(AgentPlan(agent, spec, count, count * sessions * _REQUESTS_PER_SESSION))
+        each = (estimates or {}).get(agent) or SessionEstimate(
+            requests=sessions * _REQUESTS_PER_SESSION
+        )
+        plans.append(
+            AgentPlan(
+                agent,
+                spec,
+                count,
+                count * each.requests,
+                requests_per_finding=0 if offline else each.requests,
+                input_tokens_per_finding=0 if offline else each.input_tokens,
+            )
+        )
     return plans

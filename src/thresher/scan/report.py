@@ -24,7 +24,9 @@ from thresher.tribunal.journal import dumped
 def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome:
     """Stage 6: the run report and the outcome the caller prints, writes and exits by."""
     request, decisions, deps = setup.request, triaged.decisions, gathered.dependencies
-    plan = dry_run_plan(decisions, setup.specs, request) if request.dry_run else []
+    plan = (
+        dry_run_plan(decisions, setup.specs, request, triaged.estimates) if request.dry_run else []
+    )
     usage = triaged.usage
     run_report = RunReport(
         tool_version=__version__,
@@ -40,7 +42,9 @@ def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome
             requests=usage.requests,
             input_tokens=usage.input_tokens,
             output_tokens=usage.output_tokens,
+            cached_input_tokens=usage.cached_input_tokens,
             wall_seconds=round(time.perf_counter() - setup.clock, 3),
+            agents={agent.value: spent for agent, spent in triaged.by_agent.items()},
         ),
         decisions=(),
         errors=run_errors(decisions, setup.deadline) + lockfile_errors(deps),

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from thresher.config.settings import AgentName, AgentSkills, SkillMount
 from thresher.errors import SkillError, SkillProblem
-from thresher.findings import FindingKind
+from thresher.findings import FindingKind, SecretType
 from thresher.resources import AssetKind, asset_dir
 from thresher.skills.model import Skill, SkillLimits, SkillOrigin
 from thresher.skills.parser import ParsedSkill, check_name, parse_skill_text
@@ -41,6 +41,16 @@ class SkillSet:
         """The skills that are method for findings of ``kind``: the catalog, the ``skill``
         tool's enum, activation and compliance of a session all see only these."""
         return replace(self, skills=tuple(s for s in self.skills if s.for_kind(kind)))
+
+    def for_finding(self, kind: FindingKind, secret_type: SecretType | None) -> SkillSet:
+        """The skills that can apply to one finding: of its kind, and type-specific ones
+        only for its secret type. A finding's catalog, ``skill`` tool and compliance see
+        only these: every catalog entry and every skill body is paid for in tokens on
+        every request of a session, so a Slack token is not offered the AWS method."""
+        return replace(
+            self,
+            skills=tuple(s for s in self.skills if s.for_kind(kind) and s.applies_to(secret_type)),
+        )
 
     def get(self, name: str) -> Skill | None:
         """The enabled skill with this name."""

@@ -20,18 +20,30 @@ from thresher.skills.model import Skill
 MAX_REFERENCE_BYTES = 256 * 1024
 
 
+MAX_NAMES = 32  # skills one ``skill`` call may load
+
+
 def skill_tool_schema(skills: SkillSet) -> dict[str, Any]:
-    """JSON schema of the ``skill`` tool: the name is an enum of enabled skills."""
+    """JSON schema of the ``skill`` tool: ``names``, a list of enabled skills, so a phase
+    loads in one call (each request resends the whole conversation: one call per skill
+    costs a request and a resend each); ``name`` still loads one."""
+    enum = sorted(skill.name for skill in skills.enabled)
     return {
         "type": "object",
         "properties": {
+            "names": {
+                "type": "array",
+                "items": {"type": "string", "enum": enum},
+                "minItems": 1,
+                "maxItems": MAX_NAMES,
+                "description": "the skills to load, from the catalog (a whole phase at once)",
+            },
             "name": {
                 "type": "string",
-                "enum": sorted(skill.name for skill in skills.enabled),
-                "description": "the skill to load, from the catalog",
-            }
+                "enum": enum,
+                "description": "one skill to load, when not using names",
+            },
         },
-        "required": ["name"],
         "additionalProperties": False,
     }
 
@@ -82,6 +94,14 @@ class SkillSession:
             lines.append("</skill_references>")
             lines.append("Read a reference with read_skill_file(skill, path).")
         return "\n".join(lines)
+
+    def activate_all(self, names: list[str]) -> str:
+        """Several skills in one answer, in the order asked; every name is checked before
+        any is loaded, so a typo loads nothing and the model can retry the whole list."""
+        unique = list(dict.fromkeys(names))
+        for name in unique:
+            self._enabled(name)
+        return "\n\n".join(self.activate(name) for name in unique)
 
     def read_file(self, name: str, path: str) -> str:
         skill = self._enabled(name)

@@ -159,6 +159,9 @@ class AlertDecider:
             settings=self.settings,
             redactor=self.redactor,
             run_meter=self.meter,
+            finding_limits=UsageLimits(
+                max_total_tokens=self.settings.budget.max_tokens_per_finding
+            ),
             validators=ValidatorRegistry.default(live=False),
             workspace=Workspace(
                 root, value_for=vault.get, redact=self.redactor.text, history=index

@@ -41,8 +41,9 @@ if TYPE_CHECKING:
     from thresher.git.history import HistoryStats
     from thresher.sources.scan import ScanStats
 
-# 1.1: escalation and assessment; 1.2: location kinds and urls; 1.3: dependencies
-REPORT_SCHEMA_VERSION = "1.3"
+# 1.1: escalation and assessment; 1.2: location kinds and urls; 1.3: dependencies;
+# 1.4: usage.cached_input_tokens and usage per agent
+REPORT_SCHEMA_VERSION = "1.4"
 
 
 class _Frozen(BaseModel):
@@ -127,10 +128,16 @@ class RunSummary(_Frozen):
 
 
 class RunUsage(_Frozen):
+    """What the run sent to providers. ``input_tokens`` counts every input token;
+    ``cached_input_tokens`` is the part the providers' prompt caches served (billed at a
+    fraction); ``agents`` is the same per agent (analysis, challenger, judge)."""
+
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
     wall_seconds: float = 0.0
+    agents: dict[str, Usage] = Field(default_factory=dict)
 
 
 class ScanSummary(_Frozen):

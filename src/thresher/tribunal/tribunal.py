@@ -259,10 +259,20 @@ class Tribunal:
                 offline=(assessment, call),
             )
         except BudgetExceeded as exc:
+            # Checked before each request, so nothing past the limit was sent; what the
+            # finding's sessions did send is on its meter.
             error = DecisionError(
                 stage="escalation", error=type(exc).__name__, message=f"not escalated: {exc}"
             )
-            return decision.model_copy(update={"errors": (*decision.errors, error)})
+            spent = self.factory.finding_meter(finding.id).usage
+            return decision.model_copy(
+                update={
+                    "errors": (*decision.errors, error),
+                    "usage": decision.usage + spent,
+                    "rationale": f"{decision.rationale} [the LLM tribunal stopped at the "
+                    f"{exc.scope} {exc.what} limit; the offline decision stands]",
+                }
+            )
         panel.usage = panel.usage + decision.usage
         if not complete(panel):
             return offline_stands(decision, panel)
@@ -338,7 +348,7 @@ class Tribunal:
                         report=o.result,
                         index=i,
                         tag=tag,
-                        ledger=[e.model_dump(mode="json") for e in o.ledger.entries],
+                        ledger=o.ledger.for_review(),
                         offline=offline,
                     ).run(),
                     f"challenger {i}",

@@ -1,5 +1,13 @@
 """Anthropic Messages API: top-level ``system``, required ``max_tokens``,
-``tool_use`` blocks, and ``tool_result`` blocks first in the next user turn."""
+``tool_use`` blocks, and ``tool_result`` blocks first in the next user turn.
+
+Anthropic caches a prompt's prefix only where a ``cache_control`` breakpoint asks
+(at most four per request). A session resends its whole conversation on every turn, so
+every request marks the stable prefix -- the tools, the system prompt -- and the growing
+conversation twice: the end of the previous user turn (what the last request stored, so
+this one reads it exactly) and the end of the last one (stored for the next request).
+``input_tokens`` in Anthropic's usage excludes the tokens read from and written to the
+cache; ``Usage.input_tokens`` counts them all, ``cached_input_tokens`` the part read."""
 
 from __future__ import annotations
 
@@ -37,6 +45,8 @@ from thresher.llm.messages import (
 from thresher.llm.providers.base import HttpModel
 
 API_VERSION = "2023-06-01"
+MAX_BREAKPOINTS = 4  # Anthropic refuses a request with more cache_control blocks
+_EPHEMERAL = {"type": "ephemeral"}
 _STOP = {
     "end_turn": StopReason.END_TURN,
     "stop_sequence": StopReason.END_TURN,
@@ -64,10 +74,10 @@ class AnthropicModel(HttpModel):
         payload: dict[str, Any] = {
             "model": self.model_name,
             "max_tokens": settings.max_tokens,
-            "messages": to_turns(messages),
+            "messages": mark_conversation(to_turns(messages)),
         }
         if system:
-            payload["system"] = system
+            payload["system"] = [{"type": "text", "text": system, "cache_control": _EPHEMERAL}]
         if settings.temperature is not None:
             payload["temperature"] = min(settings.temperature, 1.0)
         if tools:
@@ -75,6 +85,7 @@ class AnthropicModel(HttpModel):
                 {"name": t.name, "description": t.description, "input_schema": t.parameters}
                 for t in tools
             ]
+            payload["tools"][-1]["cache_control"] = _EPHEMERAL
         return await self.http.post_json(
             "v1/messages", payload, settings, classify=self._classify, parse=self._parse
         )
@@ -107,15 +118,10 @@ class AnthropicModel(HttpModel):
                     )
                 case _:
                     continue  # thinking and other blocks carry nothing the loop uses
-        usage = data.get("usage") or {}
         return ModelResponse(
             parts=tuple(parts),
             stop_reason=_STOP.get(str(data.get("stop_reason")), StopReason.OTHER),
-            usage=Usage(
-                requests=1,
-                input_tokens=int(usage.get("input_tokens") or 0),
-                output_tokens=int(usage.get("output_tokens") or 0),
-            ),
+            usage=_usage(data),
             model=str(data.get("model") or self.model_name),
         )
 
@@ -132,6 +138,33 @@ class AnthropicModel(HttpModel):
         if "credit balance" in message.lower() or kind == "billing_error":
             return QuotaExhaustedError(message, hint="add credit to the Anthropic account", **args)
         return BadRequestError(message, **args)
+
+
+def _usage(data: dict[str, Any]) -> Usage:
+    """All input tokens: Anthropic's ``input_tokens`` are only those after the last
+    breakpoint; the cache reads and writes are reported beside them."""
+    usage = data.get("usage") or {}
+    read = int(usage.get("cache_read_input_tokens") or 0)
+    written = int(usage.get("cache_creation_input_tokens") or 0)
+    return Usage(
+        requests=1,
+        input_tokens=int(usage.get("input_tokens") or 0) + read + written,
+        output_tokens=int(usage.get("output_tokens") or 0),
+        cached_input_tokens=read,
+    )
+
+
+def mark_conversation(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Breakpoints on the last block of the last two user turns (two of the four; the
+    tools and the system prompt hold the others). The blocks are copies: the caller's
+    turns stay unmarked."""
+    users = [i for i, turn in enumerate(turns) if turn["role"] == "user"][-2:]
+    for index in users:
+        blocks = list(turns[index]["content"])
+        if blocks:
+            blocks[-1] = {**blocks[-1], "cache_control": _EPHEMERAL}
+        turns[index] = {**turns[index], "content": blocks}
+    return turns
 
 
 def to_turns(messages: Sequence[Message]) -> list[dict[str, Any]]:

@@ -208,8 +208,12 @@ def retry_delay(response: httpx.Response) -> float | None:
 def _usage(data: dict[str, Any]) -> Usage:
     meta = data.get("usageMetadata") or {}
     output = int(meta.get("candidatesTokenCount") or 0) + int(meta.get("thoughtsTokenCount") or 0)
+    # promptTokenCount includes the implicitly or explicitly cached part.
     return Usage(
-        requests=1, input_tokens=int(meta.get("promptTokenCount") or 0), output_tokens=output
+        requests=1,
+        input_tokens=int(meta.get("promptTokenCount") or 0),
+        output_tokens=output,
+        cached_input_tokens=int(meta.get("cachedContentTokenCount") or 0),
     )
 
 

@@ -131,16 +131,11 @@ class OpenAIChatModel(HttpModel):
                     provider_data={"raw_arguments": raw} if problem else {},
                 )
             )
-        usage = data.get("usage") or {}
         stop = _STOP.get(str(choice.get("finish_reason")), StopReason.OTHER)
         return ModelResponse(
             parts=tuple(parts),
             stop_reason=stop,
-            usage=Usage(
-                requests=1,
-                input_tokens=int(usage.get("prompt_tokens") or 0),
-                output_tokens=int(usage.get("completion_tokens") or 0),
-            ),
+            usage=_usage(data),
             model=str(data.get("model") or self.model_name),
         )
 
@@ -158,6 +153,21 @@ class OpenAIChatModel(HttpModel):
         if status >= 500:
             return OverloadedError(message, **args)
         return BadRequestError(message, **args)
+
+
+def _usage(data: dict[str, Any]) -> Usage:
+    """``prompt_tokens`` includes what automatic prompt caching served, which
+    ``prompt_tokens_details.cached_tokens`` reports (absent on many compatible servers)."""
+    usage = data.get("usage") or {}
+    details = usage.get("prompt_tokens_details") or {}
+    return Usage(
+        requests=1,
+        input_tokens=int(usage.get("prompt_tokens") or 0),
+        output_tokens=int(usage.get("completion_tokens") or 0),
+        cached_input_tokens=int(details.get("cached_tokens") or 0)
+        if isinstance(details, dict)
+        else 0,
+    )
 
 
 def _to_wire(message: Message) -> list[dict[str, Any]]:
