@@ -37,7 +37,7 @@ from thresher.evaluation.corpus import (
     scan_repositories,
     trees_digest,
 )
-from thresher.scoring import metrics, operating
+from thresher.scoring import metrics, operating, policy
 from thresher.scoring.crossval import (
     ALL,
     FoldReport,
@@ -157,7 +157,9 @@ def model_card(artifact: Artifact, wild: dict[str, object] | None) -> str:
         "when a fact settles the dismissal (a generic value in a translation catalog or in "
         "test code, hex nothing names a credential: `Settled` in `policy.py`)",
         f"- the offline call is `real` only when decisive (P(real) >= {point.real_threshold:g});"
-        " inside the band it is the likelier of `test` and `not_secret`, escalated",
+        " inside the band it is the likelier of `test` and `not_secret`, escalated, except a"
+        " checksum-valid token and a provider-format token in deployable code at P(real) >= "
+        f"{policy.ISSUED_FORMAT_FLOOR:g}, which stay `real` (escalated)",
         f"- selection targets: decisive `real` precision {operating.DECISIVE_PRECISION:.0%}, "
         f"decisive dismissals missing at most {operating.DISMISSAL_MISS:.1%} of real lines, "
         "no in-band `real` call (the offline call is `real` only when decisive), "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from thresher.findings.results import Classification
 from thresher.scoring.model import Assessment, OperatingPoint
 from thresher.scoring.policy import (
+    ISSUED_FORMAT_FLOOR,
     Band,
     Escalate,
     HardEvidence,
@@ -131,3 +132,25 @@ def test_a_file_only_tests_reference_is_never_real_nor_decisive_offline() -> Non
     assert not escalation_for(live, a, Escalate.UNCERTAIN, BAND).would_escalate
     call = offline_call(a, [], POINT)
     assert not escalation_for(call, a, Escalate.NEVER, BAND).would_escalate
+
+
+def test_a_provider_format_token_in_deployable_code_inside_the_band_stays_real() -> None:
+    """A Slack bot token in application code at P(real) 0.7 is `real` and escalated; a
+    generic value, a private key, test code or a weaker score keep the dismissal."""
+    point = OperatingPoint(real_threshold=0.955, band_low=0.02, band_high=0.955)
+    band = Band.of(point)
+
+    def call(p: float, **facts: bool) -> tuple[Classification, bool]:
+        rest = round(1.0 - p, 6)
+        assessment = Assessment(p_real=p, p_test=rest / 2, p_not_secret=rest / 2, **facts)
+        decided = offline_call(assessment, [], point)
+        escalation = escalation_for(decided, assessment, Escalate.UNCERTAIN, band)
+        return decided.classification, escalation.would_escalate
+
+    assert call(0.7) == (Classification.REAL, True)
+    assert call(ISSUED_FORMAT_FLOOR) == (Classification.REAL, True)
+    assert call(0.97) == (Classification.REAL, False)
+    for facts in ({"generic_value": True}, {"private_key": True}, {"test_scope": True}):
+        classification, escalated = call(0.7, **facts)
+        assert classification is not Classification.REAL and escalated, facts
+    assert call(0.45)[0] is not Classification.REAL

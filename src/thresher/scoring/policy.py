@@ -185,6 +185,24 @@ def unproven(assessment: Assessment, results: Sequence[ValidationResult]) -> boo
     )
 
 
+# Inside the band, a provider-format token in deployable code at least this likely real
+# keeps a `real` call (escalated). The upper edge asks 98% expected precision of a call
+# that needs no model; a Slack bot token or a Stripe live key in application code at
+# P(real) 0.7-0.9 was then called `not_secret`, which no reader of the report expects.
+ISSUED_FORMAT_FLOOR = 0.5
+
+
+def issued_format(assessment: Assessment) -> bool:
+    """A token in a provider's own format (not found by context alone, not a private key,
+    which no provider issues) in deployable code outside test scope."""
+    return (
+        not assessment.generic_value
+        and not assessment.private_key
+        and not assessment.test_scope
+        and assessment.placement is Placement.DEPLOYMENT
+    )
+
+
 def offline_call(
     assessment: Assessment, results: Sequence[ValidationResult], point: OperatingPoint
 ) -> OfflineCall:
@@ -272,6 +290,18 @@ def offline_call(
             f"the token's checksum is valid and the calibrated scorer gives P(real) = "
             f"{assessment.p_real:.2f}, inside the uncertainty band: context does not "
             "dismiss an issued token",
+            None,
+            checksum_valid,
+        )
+    if issued_format(assessment) and assessment.p_real >= ISSUED_FORMAT_FLOOR:
+        # The same for a token in its provider's own format in deployable code: the band
+        # is not sure enough to need no model, but more likely real than not.
+        return _call(
+            Classification.REAL,
+            assessment.p_real,
+            f"a token in its provider's own format in deployable code, and the calibrated "
+            f"scorer gives P(real) = {assessment.p_real:.2f}, inside the uncertainty band: "
+            "context does not dismiss it",
             None,
             checksum_valid,
         )
