@@ -41,6 +41,7 @@ from thresher.llm.model import Model
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.decisions import Decision
 from thresher.tribunal.journal import dumped
+from thresher.tribunal.reported import decision_line
 from thresher.tribunal.tribunal import Tribunal
 
 PARALLEL_FROM = 256  # findings: below this, forking costs more than it saves
@@ -57,7 +58,7 @@ class Decided:
 
     decision: Decision
     redacted: Decision  # ``decision`` redacted by the worker's redactor
-    line: str  # ``redacted`` serialised, for ``decisions.jsonl``
+    line: str  # ``redacted`` as ``decisions.jsonl`` and the report write it (``decision_line``)
     exact: bool  # ``line`` is pydantic's JSON (see ``thresher.tribunal.journal.dumped``)
     records: tuple[str, ...]  # its ``offline.jsonl`` lines
 
@@ -68,30 +69,32 @@ class _Wire:
 
     Pickling a decision rebuilds each of its thirty-odd nested models attribute by
     attribute, which cost the parent most of a second on the dev corpus while both
-    cores were deciding. The journal line is already the redacted copy as JSON, which
-    pydantic reads back in about half that time, and in the usual case (redaction
-    changed nothing) it is the decision too. Models cross the pipe only when the line
-    cannot stand for them: redaction changed the decision, or the line is not
-    pydantic's JSON.
+    cores were deciding. The redacted copy as JSON (``whole``: the journal line leaves an
+    offline decision's panel out, SARIF and Markdown read it) is read back by pydantic in
+    about half that time, and in the usual case (redaction changed nothing) it is the
+    decision too. Models cross the pipe only when the JSON cannot stand for them:
+    redaction changed the decision, or it is not pydantic's JSON.
     """
 
-    line: str
+    whole: str  # the redacted copy, all of it, as JSON
+    line: str  # the journal line
     exact: bool
     raw: Decision | None  # the decision, when redaction changed it
-    redacted: Decision | None  # the redacted copy, when ``line`` is not pydantic's JSON
+    redacted: Decision | None  # the redacted copy, when ``whole`` is not pydantic's JSON
     records: tuple[str, ...]
 
     @classmethod
     def of(cls, done: Decided) -> _Wire:
         raw = None if done.redacted is done.decision else done.decision
-        redacted = None if done.exact else done.redacted
-        return cls(done.line, done.exact, raw, redacted, done.records)
+        whole, exact = dumped(done.redacted)
+        redacted = None if exact else done.redacted
+        return cls(whole, done.line, done.exact, raw, redacted, done.records)
 
     def decided(self) -> Decided:
         redacted = self.redacted
         if redacted is None:
             try:
-                redacted = Decision.model_validate_json(self.line)
+                redacted = Decision.model_validate_json(self.whole)
             except ValidationError as exc:  # a model that does not read back what it wrote
                 raise OfflineWorkerError(
                     "a decision from a worker process of the offline run could not be read "
@@ -264,7 +267,7 @@ def _decide(job: _Job, indices: list[int]) -> _Slice:
             tribunal.offline_panel.sink = records.append
             decision = await tribunal.decide_one(finding, job.value_of)
             redacted = redactor.model(decision)
-            line, exact = dumped(redacted)
+            line, exact = decision_line(redacted)
             done = Decided(decision, redacted, line, exact, tuple(records))
             decided.append((index, _Wire.of(done)))
 
