@@ -212,6 +212,12 @@ def compare(rows: list[dict[str, Any]], reference: Path) -> list[str]:
     return problems
 
 
+def count_findings(path: Path) -> int:
+    """Findings in a JSON output: a list, or an object with a ``findings`` list."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return len(data["findings"] if isinstance(data, dict) else data)
+
+
 def tree_of(argument: Path) -> Path:
     return argument / "files" if (argument / "files").is_dir() else argument
 
@@ -280,7 +286,7 @@ def main() -> int:
             out = work / "betterleaks.json"
             command = [str(BIN / "betterleaks"), "fs", str(tree), "--no-banner", "-l", "error"]
             command += ["-o", str(out), "--exit-code", "0"]
-            run_tool(betterleaks, runs, command, work, lambda: len(json.loads(out.read_text())))
+            run_tool(betterleaks, runs, command, work, lambda: count_findings(out))
             results.append(betterleaks)
         if "kingfisher" not in args.skip:
             kingfisher = Measured("kingfisher scan (Rust)")
