@@ -64,7 +64,8 @@ def dumped(model: BaseModel, *, indent: int | None = None) -> tuple[str, bool]:
 class _Kept:
     decision: Decision  # as decided: the report checks it is the same object
     redacted: Decision
-    line: str  # the journal line: ``redacted`` as the report writes it (``decision_line``)
+    line: bytes  # the journal line, UTF-8: ``redacted`` as the report writes it
+    # (``decision_line``); a str of one "…" takes twice the bytes
     exact: bool  # ``line`` is pydantic's JSON, whose escapes ``_escaped`` reproduces
     known: int  # how many values the redactor knew before it redacted this copy
 
@@ -90,7 +91,7 @@ class DecisionJournal:
         and ``known`` at most the values the redactor had when it redacted it."""
         self.handle.write(line + "\n")
         self.handle.flush()
-        self._kept[decision.finding.id] = _Kept(decision, redacted, line, exact, known)
+        self._kept[decision.finding.id] = _Kept(decision, redacted, _utf8(line), exact, known)
 
     def close(self) -> None:
         self.handle.close()
@@ -99,14 +100,14 @@ class DecisionJournal:
         """Every decision redacted with all the redactor knows now (see the module docstring)."""
         return tuple(decision for decision, _ in self.final(decisions))
 
-    def final(self, decisions: Sequence[Decision]) -> list[tuple[Decision, str]]:
+    def final(self, decisions: Sequence[Decision]) -> list[tuple[Decision, bytes]]:
         """Every decision redacted with all the redactor knows now, with its report line
-        (``decision_line``): the journaled copy and line where no value learned since
-        can be in them."""
+        (``decision_line``, UTF-8): the journaled copy and line where no value learned
+        since can be in them."""
         kept = [self._kept.get(d.finding.id) for d in decisions]
         oldest = min((k.known for k in kept if k is not None), default=self.redactor.known)
         since = _Since((v for v, _ in self.redactor.learned_since(oldest)), oldest)
-        out: list[tuple[Decision, str]] = []
+        out: list[tuple[Decision, bytes]] = []
         for decision, copy in zip(decisions, kept, strict=True):
             if copy is None or copy.decision is not decision:
                 redacted = self.redactor.model(decision)  # never journaled: redact it now
@@ -115,8 +116,13 @@ class DecisionJournal:
             else:
                 out.append((copy.redacted, copy.line))
                 continue
-            out.append((redacted, decision_line(redacted)[0]))
+            out.append((redacted, _utf8(decision_line(redacted)[0])))
         return out
+
+
+def _utf8(line: str) -> bytes:
+    # A lone surrogate (a YAML escape) is written as json.dumps wrote it: kept, not lost.
+    return line.encode("utf-8", "surrogatepass")
 
 
 class _Since:
