@@ -177,6 +177,8 @@ class OfflinePanel:
                 milliseconds=round((time.perf_counter() - started) * 1000, 2),
             )
         )
+        if finding.kind is FindingKind.SECRET:
+            self.shared.decided(finding.locations[0].path)
         # Equal parts (compliance, checks, challenge) shared: the run keeps every one.
         shared = self._interner
         return Panel([shared(entry) for entry in entries], shared(judge), name, Usage(), errors)

@@ -130,14 +130,16 @@ def offline_only(models: Mapping[AgentName, Model], escalate: Escalate) -> bool:
 def workers_for(findings: int, requested: int | None = None) -> int:
     """Worker processes for ``findings`` offline decisions besides this one, which
     decides a share too: 0 decides them all here. ``requested`` overrides the automatic
-    choice (one per other core this process may use, and only for runs large enough to
-    repay the fork)."""
+    choice: one per other core this process may use, from three cores, and only for runs
+    large enough to repay the fork. On two cores one worker saved no measurable time on
+    the dev corpus (the parent reads back, shares and journals its decisions) and cost
+    190 MB (issue 26: ``benchmarks/anchors.py``)."""
     if requested is not None:
         return max(0, requested)
     if "fork" not in multiprocessing.get_all_start_methods() or findings < PARALLEL_FROM:
         return 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return min(4, cores or 1) - 1
+    return min(4, cores or 1) - 1 if (cores or 1) > 2 else 0
 
 
 def decide_in_workers(
@@ -177,7 +179,7 @@ def decide_in_workers(
     processes: list[BaseProcess] = []
     try:
         for worker in range(1, workers + 1):
-            indices = [i for i, w in enumerate(owner) if w == worker]
+            indices = _by_file(ordered, [i for i, w in enumerate(owner) if w == worker])
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_work, args=(job, indices, send), daemon=True)
             process.start()
@@ -207,7 +209,7 @@ def decide_in_workers(
                 on_decided(done)
                 state["next"] += 1
 
-        own = [i for i, w in enumerate(owner) if w == 0]
+        own = _by_file(ordered, [i for i, w in enumerate(owner) if w == 0])
         if own:
             if prepare is not None:
                 prepare([ordered[i] for i in own])
@@ -236,6 +238,14 @@ def _decide_here(
     decision = asyncio.run(tribunal.decide_one(finding, value_of))
     redacted = tribunal.factory.redactor.model(decision)
     return Decided(decision, redacted, *decision_line(redacted), tuple(records))
+
+
+def _by_file(ordered: Sequence[Finding], indices: list[int]) -> list[int]:
+    """A process's share decided a file at a time (in the tribunal's order within one):
+    a file read once for its findings is let go after its last (``SharedReads``), and
+    the parent holds every decision until the report anyway, so passing them on in the
+    tribunal's order costs no more memory than deciding them in it."""
+    return sorted(indices, key=lambda i: (ordered[i].locations[0].path, i))
 
 
 class _Shared:
