@@ -18,6 +18,8 @@ from thresher.scoring.policy import Escalate
 from thresher.tribunal.decisions import RunReport
 from thresher.tribunal.reported import PANEL_FIELDS, decision_line, reported
 
+pytestmark = pytest.mark.slow  # a scan of the demo workspace, which a subprocess generates
+
 # Issue 26: at most 1.5 KB a decision of an offline run, on average (the dev corpus
 # averages ~1.4 KB).
 MAX_OFFLINE_AVERAGE = 1536
