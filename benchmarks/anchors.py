@@ -165,6 +165,11 @@ def run_tool(
         measured.findings = count()
         if after is not None:
             after()
+    print(
+        f"  {measured.name}: {measured.wall:.2f} s median, {measured.peak_mb:.0f} MB, "
+        f"{measured.findings} findings",
+        flush=True,
+    )
 
 
 def decision_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
