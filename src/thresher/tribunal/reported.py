@@ -105,21 +105,38 @@ def _defaults(model: BaseModel) -> Exclude:
     """The fields of ``model`` (and of the models inside it) that hold their default,
     as pydantic's ``exclude`` reads them."""
     exclude: Exclude = {}
-    for name, info in type(model).model_fields.items():
+    for name, default in _omissible(type(model)):
         value = getattr(model, name)
-        if (
-            name not in _TAGS
-            and not info.is_required()
-            and value == info.get_default(call_default_factory=True)
-        ):
+        if default is not _REQUIRED and value == default:
             exclude[name] = True
-            continue
-        if isinstance(value, BaseModel):
+        elif isinstance(value, BaseModel):
             inner = _defaults(value)
             if inner:
                 exclude[name] = inner
-        elif isinstance(value, tuple) and value and isinstance(value[0], BaseModel):
+        elif type(value) is tuple and value and isinstance(value[0], BaseModel):
             items = {i: inner for i, item in enumerate(value) if (inner := _defaults(item))}
             if items:
                 exclude[name] = items
     return exclude
+
+
+_REQUIRED = object()
+_FIELDS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
+
+
+def _omissible(kind: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
+    """Each field of the model class with its default (``_REQUIRED`` for a field that
+    has none, or that is always written): worked out once a class, not once a value."""
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = tuple(
+            (
+                name,
+                _REQUIRED
+                if info.is_required() or name in _TAGS
+                else info.get_default(call_default_factory=True),
+            )
+            for name, info in kind.model_fields.items()
+        )
+        _FIELDS[kind] = fields
+    return fields
