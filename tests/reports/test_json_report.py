@@ -39,7 +39,11 @@ def test_keeps_false_positives_and_never_a_raw_value(sample: Sample) -> None:
 def test_is_stable_indented_and_in_field_order(sample: Sample) -> None:
     text = render_json(sample.report)
     assert text == render_json(sample.report)
-    assert text.startswith('{\n  "schema_version": "1.4",\n  "tool": "thresher",')
+    assert text.startswith('{\n  "schema_version": "2.0",\n  "tool": "thresher",')
+    # one decision a line
+    decisions = text[text.index('  "decisions": [\n') :].split("\n  ],")[0].splitlines()[1:]
+    assert len(decisions) == len(sample.report.decisions)
+    assert all(line.startswith("    {") for line in decisions)
     assert text.endswith("}\n")
     assert list(json.loads(text)["models"]) == ["analysis", "judge"]  # sorted
 
@@ -62,7 +66,7 @@ def test_schema_validates_the_rendered_report(sample: Sample) -> None:
     data = json.loads(render_json(sample.report))
     assert not list(validator.iter_errors(data))
 
-    data["schema_version"] = "2.0"
+    data["schema_version"] = "1.3"
     data["decisions"][0]["finding"]["raw_value"] = "x"
     messages = [error.message for error in validator.iter_errors(data)]
     assert any(f"'{REPORT_SCHEMA_VERSION}' was expected" in m for m in messages)

@@ -2,8 +2,8 @@
 
 Decisions are appended to ``decisions.jsonl`` in the run directory as they are made,
 so a run that fails half-way keeps what it decided. A run no model can take part in
-decides its findings in worker processes (``thresher.tribunal.parallel``), with the
-journal and the offline record written here, in order; any other run decides them in
+decides its findings in this process and worker processes (``thresher.tribunal.parallel``),
+with the journal and the offline record written here, in order; any other run decides them in
 this process, at most ``concurrency`` at once.
 """
 
@@ -197,4 +197,5 @@ def _decide_in_workers(
         workers=workers,
         learn=redactor.add,
         prepare=prepare,
+        here=True,
     )

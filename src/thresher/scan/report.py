@@ -1,8 +1,9 @@
 """Stage 6 of a scan: the run report, redacted once, written as ``report.json``.
 
 ``report.json`` and every renderer work from this one redacted copy. Each decision
-was redacted for the journal already; that copy is reused unless it may hold a value
-learned after it was made (see ``thresher.tribunal.journal``).
+was redacted for the journal already; that copy, and its journal line, are reused
+unless they may hold a value learned after they were made (see
+``thresher.tribunal.journal``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from thresher.scan.gather import Gathered
 from thresher.scan.outcome import ScanOutcome, dry_run_plan, exit_code_for, run_errors, summarise
 from thresher.scan.setup import RunSetup
 from thresher.tribunal.decisions import HistorySummary, RunReport, RunUsage, ScanSummary
-from thresher.tribunal.journal import dumped
+from thresher.tribunal.reported import report_text
 
 
 def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome:
@@ -53,10 +54,12 @@ def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome
         dependencies=dependency_summary(deps, request.diff) if deps is not None else None,
     )
     journal = triaged.journal
+    final = journal.final(decisions)
     run_report = journal.redactor.model(run_report).model_copy(
-        update={"decisions": journal.redacted(decisions)}
+        update={"decisions": tuple(decision for decision, _ in final)}
     )
-    report_json = dumped(run_report, indent=2)[0] + "\n"
+    report_json = report_text(run_report, [line for _, line in final])
+    del final
     path = setup.run_dir / "report.json"
     try:
         path.write_text(report_json, encoding="utf-8")

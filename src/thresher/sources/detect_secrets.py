@@ -4,7 +4,7 @@ It reports the same (file, line, type) set as ``detect-secrets scan --all-files`
 the same tree (plus custom rules), one ``Sourced`` report per detection; ``dedupe``
 turns them into findings. It is fast because it never asks detect-secrets to look at a
 line on which no plugin could match (see ``triggers``) and because files are scanned
-in batches by one worker process per core.
+in batches on every core: by this process and one worker process per other core.
 
 Nothing is dropped silently: every listed file that is not scanned is counted by its
 ``SkipReason`` in ``ScanStats`` and named in ``Scanned.skipped``.
@@ -16,8 +16,9 @@ import logging
 import multiprocessing
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from multiprocessing.context import BaseContext
@@ -28,6 +29,7 @@ from thresher.findings.engine import (
     FileJob,
     FileOutcome,
     Limits,
+    detect_secrets_session,
     init_worker,
     scan_batch,
     scan_in_process,
@@ -52,6 +54,7 @@ log = logging.getLogger(__name__)
 
 # Below this much text, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 256 * 1024
+_QUEUED = 2  # batches submitted per worker process: the next waits while one runs
 _MIN_BATCH_BYTES = 64 * 1024
 _BATCHES_PER_WORKER = 6
 
@@ -297,17 +300,52 @@ def _run(
         return scan_in_process(jobs, rules, limits)
     batches = _batches(jobs, total, workers)
     try:
-        with ProcessPoolExecutor(
-            max_workers=min(workers, len(batches)),
-            mp_context=_context(),
-            initializer=init_worker,
-            initargs=(rules, limits),
-        ) as pool:
-            futures = [pool.submit(scan_batch, batch) for batch in batches]
-            return [outcome for future in futures for outcome in future.result()]
+        return _shared_run(batches, rules, limits, min(workers, len(batches)) - 1)
     except (BrokenProcessPool, OSError) as exc:
         log.warning("worker processes failed (%s); scanning in this process", exc)
         return scan_in_process(jobs, rules, limits)
+
+
+def _shared_run(
+    batches: list[list[FileJob]], rules: tuple[Rule, ...], limits: Limits, helpers: int
+) -> list[FileOutcome]:
+    """The batches scanned by ``helpers`` worker processes and by this one, each taking
+    the next batch when it is done with one (the workers from the largest end, this
+    process from the smallest), the outcomes in the batches' order.
+
+    This process scans too instead of waiting: one process fewer holds a copy of the
+    interpreter and detect-secrets (peak memory, all processes summed), and no core
+    idles. ``QUEUED`` batches wait per worker, so it never idles while this process is
+    busy with one.
+    """
+    results: list[list[FileOutcome] | None] = [None] * len(batches)
+    pending = deque(range(len(batches)))
+    with ProcessPoolExecutor(
+        max_workers=max(1, helpers),
+        mp_context=_context(),
+        initializer=init_worker,
+        initargs=(rules, limits),
+    ) as pool:
+        running: dict[Future[list[FileOutcome]], int] = {}
+
+        def refill() -> None:
+            while pending and len(running) < _QUEUED * helpers:
+                index = pending.popleft()
+                running[pool.submit(scan_batch, batches[index])] = index
+
+        refill()
+        if pending:
+            with detect_secrets_session(honour_pragmas=limits.honour_pragmas):
+                engine = limits.engine(rules)
+                while pending:
+                    index = pending.pop()
+                    results[index] = [engine.scan_job(job) for job in batches[index]]
+                    for future in [f for f in running if f.done()]:
+                        results[running.pop(future)] = future.result()
+                    refill()
+        for future, index in running.items():
+            results[index] = future.result()
+    return [outcome for batch in results if batch is not None for outcome in batch]
 
 
 def _batches(jobs: list[FileJob], total: int, workers: int) -> list[list[FileJob]]:

@@ -42,8 +42,10 @@ if TYPE_CHECKING:
     from thresher.sources.scan import ScanStats
 
 # 1.1: escalation and assessment; 1.2: location kinds and urls; 1.3: dependencies;
-# 1.4: usage.cached_input_tokens and usage per agent
-REPORT_SCHEMA_VERSION = "1.4"
+# 1.4: usage.cached_input_tokens and usage per agent; 2.0: a decision no model took part
+# in leaves out the offline panel (entries, judge, judge_model), fields at their default
+# are left out, one line per decision (``thresher.tribunal.reported``)
+REPORT_SCHEMA_VERSION = "2.0"
 
 
 class _Frozen(BaseModel):

@@ -84,6 +84,7 @@ class SharedReads:
         self._wanted: defaultdict[str, set[int]] = defaultdict(set)
         self._lines: dict[str, RedactedLines | None] = {}
         self._chars = 0
+        self._decided: Counter[str] = Counter()
 
     def expect(self, findings: Iterable[Finding]) -> None:
         """The findings about to be decided: which files are worth one shared read, and
@@ -110,6 +111,15 @@ class SharedReads:
                 else RedactedLines(self.workspace, raw, _merged(self._wanted[path], len(raw)))
             )
         return self._lines[path]
+
+    def decided(self, path: str) -> None:
+        """One more finding in ``path`` decided: after the last one its lines are let go,
+        so a run holds the files it is deciding, not every file it has read. (The
+        budget of ``_MAX_CHARS`` still counts them: which files are read once is as
+        before.)"""
+        self._decided[path] += 1
+        if self._decided[path] >= self.expected[path]:
+            self._lines.pop(path, None)
 
     def context_ok(self, path: str, start_line: int) -> bool | None:
         """Whether ``read_file(path, start_line, ...)`` succeeds, if known from a shared

@@ -8,9 +8,14 @@ learning values while the run goes on (every secret-shaped value it detects), so
 copy redacted before a value was learned may still hold that value: the journal
 remembers how many values the redactor knew when it redacted each copy, and before
 the report is built it looks for the values learned since, raw and as JSON escapes
-them, in the copy's serialised line. A copy that holds one is redacted again. Every
+them, in the copy serialised whole. A copy that holds one is redacted again. Every
 value the final redactor knows is absent from the report, as when every decision was
 redacted at the end.
+
+The journal line is the decision as the report writes it (``thresher.tribunal.reported``:
+one compact line, an offline decision without its panel), so the report reuses the
+line itself, not only the redacted copy: ``final`` hands the report each decision with
+its line.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from thresher.redaction.redactor import Redactor
 from thresher.tribunal.decisions import Decision
+from thresher.tribunal.reported import decision_line
 
 
 def redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:
@@ -58,7 +64,8 @@ def dumped(model: BaseModel, *, indent: int | None = None) -> tuple[str, bool]:
 class _Kept:
     decision: Decision  # as decided: the report checks it is the same object
     redacted: Decision
-    line: str  # the journal line: ``redacted`` serialised
+    line: bytes  # the journal line, UTF-8: ``redacted`` as the report writes it
+    # (``decision_line``); a str of one "…" takes twice the bytes
     exact: bool  # ``line`` is pydantic's JSON, whose escapes ``_escaped`` reproduces
     known: int  # how many values the redactor knew before it redacted this copy
 
@@ -74,35 +81,48 @@ class DecisionJournal:
     def write(self, decision: Decision) -> None:
         known = self.redactor.known  # read first: values learned while redacting count
         redacted = self.redactor.model(decision)
-        self.write_redacted(decision, redacted, *dumped(redacted), known=known)
+        self.write_redacted(decision, redacted, *decision_line(redacted), known=known)
 
     def write_redacted(
         self, decision: Decision, redacted: Decision, line: str, exact: bool, *, known: int
     ) -> None:
         """A decision someone else redacted (a worker process of the parallel offline run):
-        ``line`` is ``redacted`` serialised (``exact``: by ``dumped`` with pydantic), and
-        ``known`` at most the values the redactor had when it redacted it."""
+        ``line`` is ``redacted`` as ``decision_line`` writes it (``exact``: by pydantic),
+        and ``known`` at most the values the redactor had when it redacted it."""
         self.handle.write(line + "\n")
         self.handle.flush()
-        self._kept[decision.finding.id] = _Kept(decision, redacted, line, exact, known)
+        self._kept[decision.finding.id] = _Kept(decision, redacted, _utf8(line), exact, known)
 
     def close(self) -> None:
         self.handle.close()
 
     def redacted(self, decisions: Sequence[Decision]) -> tuple[Decision, ...]:
         """Every decision redacted with all the redactor knows now (see the module docstring)."""
+        return tuple(decision for decision, _ in self.final(decisions))
+
+    def final(self, decisions: Sequence[Decision]) -> list[tuple[Decision, bytes]]:
+        """Every decision redacted with all the redactor knows now, with its report line
+        (``decision_line``, UTF-8): the journaled copy and line where no value learned
+        since can be in them."""
         kept = [self._kept.get(d.finding.id) for d in decisions]
         oldest = min((k.known for k in kept if k is not None), default=self.redactor.known)
         since = _Since((v for v, _ in self.redactor.learned_since(oldest)), oldest)
-        out: list[Decision] = []
+        out: list[tuple[Decision, bytes]] = []
         for decision, copy in zip(decisions, kept, strict=True):
             if copy is None or copy.decision is not decision:
-                out.append(self.redactor.model(decision))  # never journaled: redact it now
-            elif not copy.exact or since.found_in(copy.line, copy.known):
-                out.append(self.redactor.model(copy.redacted))
+                redacted = self.redactor.model(decision)  # never journaled: redact it now
+            elif not copy.exact or since.found_in_model(copy.redacted, copy.known):
+                redacted = self.redactor.model(copy.redacted)
             else:
-                out.append(copy.redacted)
-        return tuple(out)
+                out.append((copy.redacted, copy.line))
+                continue
+            out.append((redacted, _utf8(decision_line(redacted)[0])))
+        return out
+
+
+def _utf8(line: str) -> bytes:
+    # A lone surrogate (a YAML escape) is written as json.dumps wrote it: kept, not lost.
+    return line.encode("utf-8", "surrogatepass")
 
 
 class _Since:
@@ -123,6 +143,14 @@ class _Since:
         if len(automaton):
             automaton.make_automaton()
             self._automaton = automaton
+
+    def found_in_model(self, redacted: Decision, known: int) -> bool:
+        """Whether the redacted copy, panel included (the line may leave it out, but
+        SARIF and Markdown read it), holds a value learned after it knew ``known``."""
+        if not self._all and self._automaton is None:
+            return False  # nothing learned since: no need to serialise it
+        line, exact = dumped(redacted)
+        return not exact or self.found_in(line, known)
 
     def found_in(self, line: str, known: int) -> bool:
         """Whether ``line`` holds a value the redactor learned after it knew ``known``."""

@@ -46,6 +46,7 @@ from thresher.tribunal.checks import check_report
 from thresher.tribunal.decisions import DecisionError, ReportEntry
 from thresher.tribunal.fallbacks import Panel, valid_judgement
 from thresher.tribunal.files import SharedReads
+from thresher.tribunal.interned import Interner
 from thresher.tribunal.offline_calls import _READ_BY_RULES as _READ_BY_RULES
 from thresher.tribunal.offline_calls import _Call as _Call
 from thresher.tribunal.offline_calls import _Calls as _Calls
@@ -82,6 +83,7 @@ class OfflinePanel:
         # The panel's reads never reach a model: see ``Workspace.narrowed``.
         self.workspace = factory.workspace.narrowed() if factory.workspace is not None else None
         self.shared = SharedReads(self.workspace)
+        self._interner = Interner()
 
     def expect(self, findings: Sequence[Finding]) -> None:
         """The findings about to be decided: files holding several are read once."""
@@ -175,7 +177,11 @@ class OfflinePanel:
                 milliseconds=round((time.perf_counter() - started) * 1000, 2),
             )
         )
-        return Panel(entries, judge, name, Usage(), errors)
+        if finding.kind is FindingKind.SECRET:
+            self.shared.decided(finding.locations[0].path)
+        # Equal parts (compliance, checks, challenge) shared: the run keeps every one.
+        shared = self._interner
+        return Panel([shared(entry) for entry in entries], shared(judge), name, Usage(), errors)
 
     def _calls(
         self,

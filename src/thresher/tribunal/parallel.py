@@ -22,6 +22,7 @@ error in a worker stops the run as it does in the serial loop.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import multiprocessing
 import os
 import sys
@@ -40,7 +41,9 @@ from thresher.findings import Finding
 from thresher.llm.model import Model
 from thresher.scoring.policy import Escalate
 from thresher.tribunal.decisions import Decision
+from thresher.tribunal.interned import Interner
 from thresher.tribunal.journal import dumped
+from thresher.tribunal.reported import decision_line
 from thresher.tribunal.tribunal import Tribunal
 
 PARALLEL_FROM = 256  # findings: below this, forking costs more than it saves
@@ -57,7 +60,7 @@ class Decided:
 
     decision: Decision
     redacted: Decision  # ``decision`` redacted by the worker's redactor
-    line: str  # ``redacted`` serialised, for ``decisions.jsonl``
+    line: str  # ``redacted`` as ``decisions.jsonl`` and the report write it (``decision_line``)
     exact: bool  # ``line`` is pydantic's JSON (see ``thresher.tribunal.journal.dumped``)
     records: tuple[str, ...]  # its ``offline.jsonl`` lines
 
@@ -68,30 +71,32 @@ class _Wire:
 
     Pickling a decision rebuilds each of its thirty-odd nested models attribute by
     attribute, which cost the parent most of a second on the dev corpus while both
-    cores were deciding. The journal line is already the redacted copy as JSON, which
-    pydantic reads back in about half that time, and in the usual case (redaction
-    changed nothing) it is the decision too. Models cross the pipe only when the line
-    cannot stand for them: redaction changed the decision, or the line is not
-    pydantic's JSON.
+    cores were deciding. The redacted copy as JSON (``whole``: the journal line leaves an
+    offline decision's panel out, SARIF and Markdown read it) is read back by pydantic in
+    about half that time, and in the usual case (redaction changed nothing) it is the
+    decision too. Models cross the pipe only when the JSON cannot stand for them:
+    redaction changed the decision, or it is not pydantic's JSON.
     """
 
-    line: str
+    whole: str  # the redacted copy, all of it, as JSON
+    line: str  # the journal line
     exact: bool
     raw: Decision | None  # the decision, when redaction changed it
-    redacted: Decision | None  # the redacted copy, when ``line`` is not pydantic's JSON
+    redacted: Decision | None  # the redacted copy, when ``whole`` is not pydantic's JSON
     records: tuple[str, ...]
 
     @classmethod
     def of(cls, done: Decided) -> _Wire:
         raw = None if done.redacted is done.decision else done.decision
-        redacted = None if done.exact else done.redacted
-        return cls(done.line, done.exact, raw, redacted, done.records)
+        whole, exact = dumped(done.redacted)
+        redacted = None if exact else done.redacted
+        return cls(whole, done.line, done.exact, raw, redacted, done.records)
 
     def decided(self) -> Decided:
         redacted = self.redacted
         if redacted is None:
             try:
-                redacted = Decision.model_validate_json(self.line)
+                redacted = Decision.model_validate_json(self.whole)
             except ValidationError as exc:  # a model that does not read back what it wrote
                 raise OfflineWorkerError(
                     "a decision from a worker process of the offline run could not be read "
@@ -123,15 +128,18 @@ def offline_only(models: Mapping[AgentName, Model], escalate: Escalate) -> bool:
 
 
 def workers_for(findings: int, requested: int | None = None) -> int:
-    """Worker processes for ``findings`` offline decisions: 0 decides them in this
-    process. ``requested`` overrides the automatic choice (the cores this process may
-    use, and only for runs large enough to repay the fork)."""
+    """Worker processes for ``findings`` offline decisions besides this one, which
+    decides a share too: 0 decides them all here. ``requested`` overrides the automatic
+    choice: one per other core this process may use, from three cores, and only for runs
+    large enough to repay the fork. On two cores one worker saved no measurable time on
+    the dev corpus (the parent reads back, shares and journals its decisions) and cost
+    190 MB (issue 26: ``benchmarks/anchors.py``)."""
     if requested is not None:
         return max(0, requested)
     if "fork" not in multiprocessing.get_all_start_methods() or findings < PARALLEL_FROM:
         return 0
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return min(4, cores or 1) if (cores or 1) > 1 else 0
+    return min(4, cores or 1) - 1 if (cores or 1) > 2 else 0
 
 
 def decide_in_workers(
@@ -143,29 +151,35 @@ def decide_in_workers(
     workers: int,
     learn: Callable[[str, str], None],
     prepare: Callable[[Sequence[Finding]], None] | None = None,
+    here: bool = False,
 ) -> list[Decision]:
-    """Decide every finding in ``workers`` forked processes (see the module docstring).
+    """Decide every finding in this process and ``workers`` forked ones (see the module
+    docstring).
 
-    Each file's findings go to one worker, so a file holding many is read once, as in
-    this process; the files are spread so the workers get about as many findings each.
+    Each file's findings go to one process, so a file holding many is read once, as in
+    a serial run; the files are spread so the processes get about as many findings each.
     ``on_decided`` gets each finding in the serial run's order; ``learn`` each value a
     worker's redactor learned, with its redacted form, before the findings it came with.
-    ``prepare`` runs in each worker first, with the findings it will decide (their
-    offline assessments, into the tribunal's).
+    ``prepare`` runs in each process first, with the findings it will decide (their
+    offline assessments, into the tribunal's). With ``here`` this process decides a
+    share too, between reading the workers' slices, instead of only waiting for them:
+    one process fewer holds a copy of the run (the scan's choice, see ``workers_for``);
+    its redactor then learns what it detects itself, not through ``learn``.
     Returns the decisions in the order of ``findings``, as ``Tribunal.decide_all``.
     """
     if not findings:
         return []
     ordered = tuple(tribunal.order(findings))
     tribunal.offline_panel.expect(findings)  # once, for all: as the serial loop does
-    owner = _shards(ordered, workers)
+    # Share 0 is this process's (with ``here``): it decides too instead of waiting.
+    owner = _shards(ordered, workers + 1) if here else [w + 1 for w in _shards(ordered, workers)]
     job = _Job(tribunal, ordered, value_of, prepare)
     context = multiprocessing.get_context("fork")
     pipes: list[Connection] = []
     processes: list[BaseProcess] = []
     try:
-        for worker in range(workers):
-            indices = [i for i, w in enumerate(owner) if w == worker]
+        for worker in range(1, workers + 1):
+            indices = _by_file(ordered, [i for i, w in enumerate(owner) if w == worker])
             receive, send = context.Pipe(duplex=False)
             process = context.Process(target=_work, args=(job, indices, send), daemon=True)
             process.start()
@@ -174,25 +188,38 @@ def decide_in_workers(
             processes.append(process)
         # Read whichever worker has sent something (a worker whose pipe is full waits
         # until it is read), and pass on the findings in order as they are complete.
-        remaining = Counter(owner)
-        waiting: dict[int, _Wire] = {}
+        remaining = Counter(w - 1 for w in owner if w)
+        waiting: dict[int, Decided] = {}
         by_id: dict[str, Decision] = {}
-        next_index = 0
-        while next_index < len(ordered):
+        shared = _Shared()
+        state = {"next": 0}
+
+        def receive_ready(timeout: float | None) -> None:
             busy = [pipes[w] for w in range(workers) if remaining[w]]
-            for ready in wait(busy):
+            for ready in wait(busy, timeout) if busy else ():
                 assert isinstance(ready, Connection)
                 piece = _receive(ready)
                 remaining[pipes.index(ready)] -= len(piece.decided)
                 for value, form in piece.learned:
                     learn(value, form)
-                waiting.update(piece.decided)
-            while next_index in waiting:
-                done = waiting.pop(next_index).decided()
+                waiting.update((i, wire.decided()) for i, wire in piece.decided)
+            while state["next"] in waiting:
+                done = shared(waiting.pop(state["next"]))
                 by_id[done.decision.finding.id] = done.decision
                 on_decided(done)
-                next_index += 1
+                state["next"] += 1
+
+        own = _by_file(ordered, [i for i, w in enumerate(owner) if w == 0])
+        if own:
+            if prepare is not None:
+                prepare([ordered[i] for i in own])
+            for index in own:
+                waiting[index] = _decide_here(tribunal, ordered[index], value_of)
+                receive_ready(0)
+        while state["next"] < len(ordered):
+            receive_ready(None)
     finally:
+        tribunal.offline_panel.sink = None
         for started in processes:
             if started.is_alive():
                 started.terminate()
@@ -200,6 +227,38 @@ def decide_in_workers(
         for pipe in pipes:
             pipe.close()
     return [by_id[f.id] for f in findings]
+
+
+def _decide_here(
+    tribunal: Tribunal, finding: Finding, value_of: Callable[[str], str | None]
+) -> Decided:
+    """One finding of this process's share, decided as a worker decides it."""
+    records: list[str] = []
+    tribunal.offline_panel.sink = records.append
+    decision = asyncio.run(tribunal.decide_one(finding, value_of))
+    redacted = tribunal.factory.redactor.model(decision)
+    return Decided(decision, redacted, *decision_line(redacted), tuple(records))
+
+
+def _by_file(ordered: Sequence[Finding], indices: list[int]) -> list[int]:
+    """A process's share decided a file at a time (in the tribunal's order within one):
+    a file read once for its findings is let go after its last (``SharedReads``), and
+    the parent holds every decision until the report anyway, so passing them on in the
+    tribunal's order costs no more memory than deciding them in it."""
+    return sorted(indices, key=lambda i: (ordered[i].locations[0].path, i))
+
+
+class _Shared:
+    """Decisions read back from the workers, their equal parts shared
+    (``thresher.tribunal.interned``): the parent keeps every one until the report."""
+
+    def __init__(self) -> None:
+        self._interner = Interner()
+
+    def __call__(self, done: Decided) -> Decided:
+        decision = self._interner(done.decision)
+        redacted = decision if done.redacted is done.decision else self._interner(done.redacted)
+        return dataclasses.replace(done, decision=decision, redacted=redacted)
 
 
 def _shards(ordered: Sequence[Finding], workers: int) -> list[int]:
@@ -264,7 +323,7 @@ def _decide(job: _Job, indices: list[int]) -> _Slice:
             tribunal.offline_panel.sink = records.append
             decision = await tribunal.decide_one(finding, job.value_of)
             redacted = redactor.model(decision)
-            line, exact = dumped(redacted)
+            line, exact = decision_line(redacted)
             done = Decided(decision, redacted, line, exact, tuple(records))
             decided.append((index, _Wire.of(done)))
 

@@ -1,0 +1,76 @@
+"""One shared copy of each equal part of the decisions a run keeps until its report.
+
+A run keeps every decision in memory for the report, and an offline decision is mostly
+parts that thousands of others repeat: the same compliance, the same six report checks,
+the same challenge, the same escalation, the same validator result. Read back from a
+worker process's JSON, every one of them was a fresh object: about 24 KB a decision,
+150 MB on the dev corpus. ``Interner`` hands back the first of equal parts instead, so
+a decision holds only what is its own (about 10 KB).
+
+Parts are compared by their fields (those holding models by the identity of their own
+interned copy), so no model is hashed through pydantic; a part holding a dict or a list
+(a tool call's arguments) has no key and is kept as it is. Frozen models only: sharing
+a part is safe because nothing changes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+T = TypeVar("T")
+
+
+class Interner:
+    """Equal frozen models (and tuples of them) folded into one copy each."""
+
+    def __init__(self) -> None:
+        # The keys hold the ids of interned parts, which the values keep alive, so an
+        # id in a key never belongs to another object while the interner lives.
+        self._pool: dict[tuple[Any, ...], Any] = {}
+
+    def __call__(self, value: T) -> T:
+        """``value`` with every part equal to one seen before replaced by that one."""
+        return self._part(value)  # type: ignore[no-any-return]
+
+    def _part(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is tuple:
+            if not value:
+                return value
+            parts = tuple(self._nested(v) for v in value)
+            if any(a is not b for a, b in zip(parts, value, strict=True)):
+                value = parts
+            return self._pooled((tuple, *map(_typed_key, parts)), value)
+        if not isinstance(value, BaseModel):
+            return value
+        updates: dict[str, Any] = {}
+        key: list[Any] = [kind]
+        for name, old in value.__dict__.items():
+            new = self._nested(old)
+            if new is not old:
+                updates[name] = new
+            key.append(_key(new))
+        if updates:
+            value = value.model_copy(update=updates)
+        return self._pooled(tuple(key), value)
+
+    def _nested(self, value: Any) -> Any:
+        return self._part(value) if isinstance(value, BaseModel | tuple) else value
+
+    def _pooled(self, key: tuple[Any, ...], value: Any) -> Any:
+        try:
+            return self._pool.setdefault(key, value)
+        except TypeError:  # a dict or a list inside: not interned
+            return value
+
+
+def _key(value: Any) -> Any:
+    return id(value) if isinstance(value, BaseModel | tuple) else value
+
+
+def _typed_key(value: Any) -> Any:
+    """A tuple's item: its type too, so ``(1,)`` and ``(True,)`` stay apart (a model's
+    fields have their types fixed by the model)."""
+    return id(value) if isinstance(value, BaseModel | tuple) else (type(value), value)

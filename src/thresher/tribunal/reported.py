@@ -1,0 +1,142 @@
+"""A decision as the JSON report and ``decisions.jsonl`` write it (report schema 2.0).
+
+An offline decision used to carry the offline panel's synthetic reports, challenge and
+judgement: 2.4 KB of a 7 KB decision, repeating what the rationale and the assessment
+already say, while ``offline.jsonl`` in the run directory keeps the panel's evidence
+(its tool calls and ledger ids). So a decision the LLM tribunal did not take part in
+(``escalated`` false) is written without ``entries``, ``judge`` and ``judge_model``;
+an escalated one keeps them, since they are what a reviewer reads. Fields that hold
+their default (null, empty, zero usage, false) are left out, except ``escalated`` and
+the tags that say which kind of location or source a value is, and the assessment's top features are
+``[feature, contribution]`` pairs. Every decision is one compact line, so
+the report's ``decisions`` array is one line per decision and a report of thousands of
+decisions stays about 1.5 KB a decision.
+
+A line loads back with ``Decision.model_validate_json``: an omitted field takes its
+default, so the offline decision reads back without its panel and otherwise equal.
+In memory nothing changes: SARIF and Markdown still read the panel's winning report.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import re2  # type: ignore[import-untyped]
+from pydantic import BaseModel
+from pydantic_core import PydanticSerializationError
+
+from thresher.tribunal.decisions import Decision, RunReport
+
+# The offline panel, left out of a decision no model took part in.
+PANEL_FIELDS = frozenset({"entries", "judge", "judge_model"})
+# Written even at their default: the tags of the unions (a location's kind, a source's
+# type), and whether the LLM tribunal ran.
+_TAGS = frozenset({"kind", "type", "escalated"})
+
+Exclude = dict[Any, Any]
+
+# A feature weight as pydantic and ``json.dumps`` write it, compactly. Inside a JSON
+# string a quote is escaped, so this can only match the object itself; the feature
+# names are thresher's own (no quote or backslash).
+_WEIGHT = re2.compile(r'\{"feature":("[^"\\]*"),"contribution":([^,}]+)\}')
+
+
+def reported(decision: Decision) -> Decision:
+    """The decision as its line reads back: the offline panel dropped, unless escalated."""
+    if decision.escalated:
+        return decision
+    return decision.model_copy(update={"entries": (), "judge": None, "judge_model": None})
+
+
+def decision_line(decision: Decision) -> tuple[str, bool]:
+    """The decision as one compact JSON line, and whether pydantic's serialiser wrote it
+    (it refuses text it cannot encode as UTF-8, a lone surrogate; ``json.dumps`` writes
+    that instead, as ``thresher.tribunal.journal.dumped`` does)."""
+    exclude = _defaults(decision)
+    if not decision.escalated:
+        exclude.update(dict.fromkeys(PANEL_FIELDS, True))
+    try:
+        line, exact = decision.model_dump_json(exclude=exclude), True
+    except PydanticSerializationError:
+        data = decision.model_dump(mode="json", exclude=exclude)
+        line, exact = json.dumps(data, ensure_ascii=False, separators=(",", ":")), False
+    if decision.assessment is not None and decision.assessment.top_features:
+        line = _WEIGHT.sub(r"[\1,\2]", line)
+    return line, exact
+
+
+_EMPTY = '\n  "decisions": [],\n'
+
+
+def report_text(report: RunReport, lines: Sequence[bytes] | None = None) -> str:
+    """The JSON report: the run's fields indented, its decisions one line each
+    (``lines``: each decision's ``decision_line`` in UTF-8, when the caller has them
+    already), ending in a newline. Map-valued fields (``models``) are sorted by key, so
+    two runs with the same configuration write byte-identical headers.
+
+    Joined as UTF-8 bytes and decoded once: a text of thousands of decisions is built
+    without a copy per step (a str holding one "…" takes two bytes a character)."""
+    if lines is None:
+        lines = [decision_line(d)[0].encode("utf-8", "surrogatepass") for d in report.decisions]
+    header = report.model_copy(
+        update={"decisions": (), "models": dict(sorted(report.models.items()))}
+    )
+    try:  # pydantic's serialiser: several times faster than json.dumps
+        text = header.model_dump_json(indent=2)
+    except PydanticSerializationError:  # text it cannot encode (a lone surrogate)
+        text = json.dumps(header.model_dump(mode="json"), indent=2, ensure_ascii=False)
+    if not lines:
+        return text + "\n"
+    # The only top-level key at this indent; nested keys sit deeper, and a string
+    # value cannot hold a raw newline.
+    head, tail = text.split(_EMPTY, 1)
+    parts = [_utf8(head), b'\n  "decisions": [\n    ', b",\n    ".join(lines)]
+    parts += [b"\n  ],\n", _utf8(tail), b"\n"]
+    return b"".join(parts).decode("utf-8", "surrogatepass")
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _defaults(model: BaseModel) -> Exclude:
+    """The fields of ``model`` (and of the models inside it) that hold their default,
+    as pydantic's ``exclude`` reads them."""
+    exclude: Exclude = {}
+    for name, default in _omissible(type(model)):
+        value = getattr(model, name)
+        if default is not _REQUIRED and value == default:
+            exclude[name] = True
+        elif isinstance(value, BaseModel):
+            inner = _defaults(value)
+            if inner:
+                exclude[name] = inner
+        elif type(value) is tuple and value and isinstance(value[0], BaseModel):
+            items = {i: inner for i, item in enumerate(value) if (inner := _defaults(item))}
+            if items:
+                exclude[name] = items
+    return exclude
+
+
+_REQUIRED = object()
+_FIELDS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
+
+
+def _omissible(kind: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
+    """Each field of the model class with its default (``_REQUIRED`` for a field that
+    has none, or that is always written): worked out once a class, not once a value."""
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = tuple(
+            (
+                name,
+                _REQUIRED
+                if info.is_required() or name in _TAGS
+                else info.get_default(call_default_factory=True),
+            )
+            for name, info in kind.model_fields.items()
+        )
+        _FIELDS[kind] = fields
+    return fields
