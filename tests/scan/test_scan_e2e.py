@@ -143,7 +143,8 @@ def test_uncertain_escalates_only_what_the_offline_policy_cannot_settle(
     demo, _ = make_demo(tmp_path)
     # The widest band (0 < P(real) < 1): no probability is decisive, so what escalates
     # does not depend on how the shipped scorer was trained: everything but hard
-    # evidence. (A placeholder in a ``.example`` file scores below 0.0001.)
+    # evidence and what a fact settles (the placeholder in a ``.example`` file is a
+    # generic value in test scope: ``policy.Settled``).
     result = cli(
         "scan",
         "--root",
@@ -159,7 +160,12 @@ def test_uncertain_escalates_only_what_the_offline_policy_cannot_settle(
     escalated = {path for path, d in by_path.items() if d["escalated"]}
     # Hard evidence (a documentation value, a failed checksum) never reaches a model.
     hard_paths = {"docs/aws-setup.md", "tests/fixtures/test_github_client.py"}
-    assert escalated == set(by_path) - hard_paths
+    settled_paths = {"config/settings.example.env"}
+    assert escalated == set(by_path) - hard_paths - settled_paths
+    assert (
+        "no credential anyone issued"
+        in (by_path["config/settings.example.env"]["escalation"]["reason"])
+    )
     for path, decision in by_path.items():
         assert decision["escalated"] == decision["escalation"]["would_escalate"], path
         if path in escalated:
@@ -169,7 +175,8 @@ def test_uncertain_escalates_only_what_the_offline_policy_cannot_settle(
             # JSON schema 2.0: zero usage is the default, left out
             assert decision["decided_by"] == "heuristic" and "usage" not in decision
             assert "entries" not in decision  # no synthetic panel for an offline decision
-    hard = [d for d in report["decisions"] if not d["escalated"]]
-    assert {d["finding"]["locations"][0]["path"] for d in hard} == hard_paths
+    offline = [d for d in report["decisions"] if not d["escalated"]]
+    hard = [d for d in offline if d["finding"]["locations"][0]["path"] in hard_paths]
+    assert {d["finding"]["locations"][0]["path"] for d in offline} == hard_paths | settled_paths
     assert all(d["escalation"]["reason"].startswith("hard evidence") for d in hard)
-    assert report["summary"]["decided_without_model"] == len(hard)
+    assert report["summary"]["decided_without_model"] == len(offline)
