@@ -11,6 +11,7 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.toolspecs import ToolName
 from thresher.config.settings import AgentName, Settings
 from thresher.findings import Finding
+from thresher.llm.messages import ModelResponse
 from thresher.llm.testing import ScriptedModel, tool_response
 from thresher.redaction.redactor import Redactor
 
@@ -23,6 +24,23 @@ SLACK = Finding.model_validate(
         "locations": [{"path": "bot/settings.py", "line": 3}],
     }
 )
+
+
+def analysis_setup() -> tuple[Finding, str, SessionFactory, list[str]]:
+    """A GitHub-token finding, a factory whose redactor knows its value, and the skills
+    its analysis session requires."""
+    finding, secret = make_finding()
+    factory = SessionFactory(settings=Settings(), redactor=Redactor([secret]))
+    session = factory.build(AgentName.ANALYSIS, ScriptedModel([]), finding, secret)
+    return finding, secret, factory, list(session.info.required_skills)
+
+
+def one_call_then_submit(required: list[str]) -> list[ModelResponse]:
+    """A diligent model: every required skill and the finding in one turn, then submit."""
+    return [
+        tool_response(("skill", {"names": required}), ("get_finding", {"finding_id": "f-gh-1"})),
+        tool_response(("submit_report", REPORT)),
+    ]
 
 
 def offered(factory: SessionFactory, finding: Finding) -> tuple[str, set[str]]:
@@ -45,19 +63,8 @@ def test_a_type_specific_skill_is_offered_only_for_its_secret_type() -> None:
 
 
 def test_a_phase_loads_in_one_call_and_compliance_counts_it() -> None:
-    finding, secret = make_finding()
-    factory = SessionFactory(settings=Settings(), redactor=Redactor([secret]))
-    required = list(
-        factory.build(AgentName.ANALYSIS, ScriptedModel([]), finding, secret).info.required_skills
-    )
-    model = ScriptedModel(
-        [
-            tool_response(
-                ("skill", {"names": required}), ("get_finding", {"finding_id": "f-gh-1"})
-            ),
-            tool_response(("submit_report", REPORT)),
-        ]
-    )
+    finding, secret, factory, required = analysis_setup()
+    model = ScriptedModel(one_call_then_submit(required))
     session = factory.build(AgentName.ANALYSIS, model, finding, secret)
     outcome = asyncio.run(session.run())
     assert len(model.requests) == 2
@@ -70,11 +77,7 @@ def test_a_phase_loads_in_one_call_and_compliance_counts_it() -> None:
 
 
 def test_a_partial_list_leaves_the_rest_skipped() -> None:
-    finding, secret = make_finding()
-    factory = SessionFactory(settings=Settings(), redactor=Redactor([secret]))
-    required = list(
-        factory.build(AgentName.ANALYSIS, ScriptedModel([]), finding, secret).info.required_skills
-    )
+    finding, secret, factory, required = analysis_setup()
     model = ScriptedModel(
         [
             tool_response(("skill", {"names": required[:1]})),
@@ -90,11 +93,7 @@ def test_a_partial_list_leaves_the_rest_skipped() -> None:
 
 
 def test_bad_skill_arguments_go_back_to_the_model() -> None:
-    finding, secret = make_finding()
-    factory = SessionFactory(settings=Settings(), redactor=Redactor([secret]))
-    required = list(
-        factory.build(AgentName.ANALYSIS, ScriptedModel([]), finding, secret).info.required_skills
-    )
+    finding, secret, factory, required = analysis_setup()
     model = ScriptedModel(
         [
             tool_response(
@@ -115,19 +114,8 @@ def test_bad_skill_arguments_go_back_to_the_model() -> None:
 
 
 def test_the_challenger_is_shown_the_analysis_ledger_without_skill_texts() -> None:
-    finding, secret = make_finding()
-    factory = SessionFactory(settings=Settings(), redactor=Redactor([secret]))
-    required = list(
-        factory.build(AgentName.ANALYSIS, ScriptedModel([]), finding, secret).info.required_skills
-    )
-    model = ScriptedModel(
-        [
-            tool_response(
-                ("skill", {"names": required}), ("get_finding", {"finding_id": "f-gh-1"})
-            ),
-            tool_response(("submit_report", REPORT)),
-        ]
-    )
+    finding, secret, factory, required = analysis_setup()
+    model = ScriptedModel(one_call_then_submit(required))
     outcome = asyncio.run(factory.build(AgentName.ANALYSIS, model, finding, secret).run())
     review = outcome.ledger.for_review()
     assert [e["id"] for e in review] == [e.id for e in outcome.ledger.entries]

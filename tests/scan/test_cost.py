@@ -14,7 +14,7 @@ from typer.testing import Result
 
 from tests.agent_emulator import emulate_diligent
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
-from tests.scan.test_fail_closed import one_provider, operator_config
+from tests.scan.test_fail_closed import one_provider, operator_config, panel_config
 from tests.scan.test_scan_e2e import make_demo
 
 Cli = Callable[..., Result]
@@ -88,20 +88,13 @@ def test_cached_tokens_are_reported_per_agent_and_in_the_summary(
     operator_config(
         tmp_path,
         monkeypatch,
-        f"""
-[agents.analysis]
-model = "anthropic:claude-sonnet-4-5"
-[agents.challenger]
-model = "openai:gpt-4.1"
-[agents.judge]
-model = "gemini:gemini-2.5-pro"
-[providers.openai]
-base_url = "{openai_server.api_base}"
-[providers.anthropic]
-base_url = "{anthropic_server.base_url}"
-[providers.gemini]
-base_url = "{gemini_server.base_url}"
-""",
+        panel_config(
+            openai_server,
+            anthropic_server,
+            gemini_server,
+            analysis="anthropic",
+            challenger="openai",
+        ),
     )
     caches = {
         "analysis": emulate_diligent(anthropic_server),

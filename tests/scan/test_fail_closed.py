@@ -22,6 +22,40 @@ from tests.scan.test_scan_e2e import make_demo
 Cli = Callable[..., Result]
 
 
+_MODELS = {
+    "openai": "openai:gpt-4.1",
+    "anthropic": "anthropic:claude-sonnet-4-5",
+    "gemini": "gemini:gemini-2.5-pro",
+}
+
+
+def panel_config(
+    openai_server: OpenAIFake,
+    anthropic_server: AnthropicFake,
+    gemini_server: GeminiFake,
+    *,
+    analysis: str = "openai",
+    challenger: str = "anthropic",
+    judge: str = "gemini",
+    extra: str = "",
+) -> str:
+    """An operator's file putting each agent on one protocol's loopback fake."""
+    return f"""
+[agents.analysis]
+model = "{_MODELS[analysis]}"
+[agents.challenger]
+model = "{_MODELS[challenger]}"
+[agents.judge]
+model = "{_MODELS[judge]}"
+[providers.openai]
+base_url = "{openai_server.api_base}"
+[providers.anthropic]
+base_url = "{anthropic_server.base_url}"
+[providers.gemini]
+base_url = "{gemini_server.base_url}"
+{extra}"""
+
+
 def operator_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
     path = tmp_path / "ops.toml"
     path.write_text(text)
@@ -42,22 +76,9 @@ def test_a_dead_challenger_and_judge_cannot_clear_real_secrets(
     operator_config(
         tmp_path,
         monkeypatch,
-        f"""
-[agents.analysis]
-model = "openai:gpt-4.1"
-[agents.challenger]
-model = "anthropic:claude-sonnet-4-5"
-[agents.judge]
-model = "gemini:gemini-2.5-pro"
-[providers.openai]
-base_url = "{openai_server.api_base}"
-[providers.anthropic]
-base_url = "{anthropic_server.base_url}"
-[providers.gemini]
-base_url = "{gemini_server.base_url}"
-[http]
-max_attempts = 1
-""",
+        panel_config(
+            openai_server, anthropic_server, gemini_server, extra="[http]\nmax_attempts = 1\n"
+        ),
     )
     emulate(openai_server, "not_secret")  # a lone analysis that says "nothing to see"
 

@@ -60,14 +60,17 @@ class LineReader:
             return lines[number - 1][:MAX_LINE_CHARS]
         return ""
 
+    def _agrees(self, path: str, number: int, lines: list[str]) -> bool:
+        """Whether the disk's line is the one the scanner read: where the working tree is
+        not what was scanned, there is no context around it to read."""
+        known = self._scanned.get((path, number))
+        return known is None or (
+            number <= len(lines) and lines[number - 1][:MAX_LINE_CHARS] == known[:MAX_LINE_CHARS]
+        )
+
     def in_test_block(self, path: str, number: int) -> bool:
         lines = self.lines(path)
-        known = self._scanned.get((path, number))
-        if known is not None and (
-            number > len(lines) or lines[number - 1][:MAX_LINE_CHARS] != known[:MAX_LINE_CHARS]
-        ):
-            return False  # the working tree is not what was scanned: no context to read
-        return in_test_block(lines, number)
+        return self._agrees(path, number, lines) and in_test_block(lines, number)
 
     def in_docstring(self, path: str, number: int) -> bool:
         """Whether line ``number`` of a Python file is inside a docstring (parsed once a
@@ -75,10 +78,7 @@ class LineReader:
         if not python_source(path):
             return False
         lines = self.lines(path)
-        known = self._scanned.get((path, number))
-        if known is not None and (
-            number > len(lines) or lines[number - 1][:MAX_LINE_CHARS] != known[:MAX_LINE_CHARS]
-        ):
+        if not self._agrees(path, number, lines):
             return False
         docstrings = self._docstrings.get(path)
         if docstrings is None:

@@ -366,8 +366,8 @@ def escalation_for(
             f"{call.undeployed.described} and nothing says it was ever issued: evidence for "
             "a model to weigh, not a decisive call",
         )
-    if band.low < p < band.high and call.classification is not Classification.REAL:
-        why = settled(assessment)
+    if band.low < p < band.high:
+        why = settled(assessment) if call.classification is not Classification.REAL else None
         if why is not None:
             return Escalation(
                 policy=policy,
@@ -375,7 +375,6 @@ def escalation_for(
                 reason=f"P(real) = {p:.3f} is inside the uncertainty band {band}, but "
                 f"{why.described} is no credential anyone issued: decisive",
             )
-    if band.low < p < band.high:
         return Escalation(
             policy=policy,
             would_escalate=True,

@@ -99,13 +99,11 @@ def _stepped(text: str) -> bool:
     """Each character repeated the same number of times, the characters themselves
     sequential (``000011112222...ffff``)."""
     runs = [(ch, len(list(group))) for ch, group in itertools.groupby(text)]
-    sizes = {size for _, size in runs[1:-1]} or {runs[0][1]}
-    return (
-        len(runs) >= 4
-        and len(sizes) == 1
-        and min(sizes) >= 2
-        and _sequential("".join(ch for ch, _ in runs))
-    )
+    if len(runs) < 4:
+        return False
+    # The first and last runs may be cut short; the inner ones set the step.
+    sizes = {size for _, size in runs[1:-1]}
+    return len(sizes) == 1 and min(sizes) >= 2 and _sequential("".join(ch for ch, _ in runs))
 
 
 def _degenerate(text: str) -> str | None:
