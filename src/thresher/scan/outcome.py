@@ -29,9 +29,6 @@ from thresher.tribunal.decisions import (
 )
 from thresher.tribunal.fallbacks import Deadline
 
-# Requests a session usually needs (skills + evidence + submit), for dry-run estimates.
-_REQUESTS_PER_SESSION = 4
-
 
 class FailOn(StrEnum):
     REAL = "real"
@@ -183,7 +180,6 @@ def run_errors(decisions: list[Decision], deadline: Deadline | None) -> tuple[De
 def dry_run_plan(
     decisions: list[Decision],
     specs: dict[str, str],
-    request: ScanRequest,
     estimates: Mapping[AgentName, SessionEstimate] | None = None,
 ) -> list[AgentPlan]:
     """Per agent: findings a real run would escalate and the requests and input tokens
@@ -193,11 +189,10 @@ def dry_run_plan(
     for agent in AgentName:
         spec = specs[agent.value]
         offline = spec.startswith("heuristic:")
-        sessions = request.analyses if agent is not AgentName.JUDGE else 1
         count = 0 if offline else escalated
-        each = (estimates or {}).get(agent) or SessionEstimate(
-            requests=sessions * _REQUESTS_PER_SESSION
-        )
+        # ``estimate_plan`` covers every agent whenever a finding escalates; with none,
+        # nothing is sent and there is nothing per finding to estimate.
+        each = (estimates or {}).get(agent, SessionEstimate())
         plans.append(
             AgentPlan(
                 agent,

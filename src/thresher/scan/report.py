@@ -25,9 +25,7 @@ from thresher.tribunal.reported import report_text
 def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome:
     """Stage 6: the run report and the outcome the caller prints, writes and exits by."""
     request, decisions, deps = setup.request, triaged.decisions, gathered.dependencies
-    plan = (
-        dry_run_plan(decisions, setup.specs, request, triaged.estimates) if request.dry_run else []
-    )
+    plan = dry_run_plan(decisions, setup.specs, triaged.estimates) if request.dry_run else []
     usage = triaged.usage
     run_report = RunReport(
         tool_version=__version__,
