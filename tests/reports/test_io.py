@@ -103,3 +103,11 @@ def test_output_paths_are_checked_before_any_work(tmp_path: Path) -> None:
         check_output_path(tmp_path / "file" / "deeper" / "r.json", "--json")
     check_output_path(tmp_path / "new" / "nested" / "r.json", "--json")
     assert not (tmp_path / "new").exists()  # a check, not a write
+
+
+def test_bytes_are_written_as_they_are(tmp_path: Path) -> None:
+    """The JSON report is copied byte for byte (a lone surrogate a YAML escape made kept)."""
+    data = "caf\u00e9 \ud800\n".encode("utf-8", "surrogatepass")
+    target = tmp_path / "out" / "report.json"
+    write_atomic(target, data)
+    assert target.read_bytes() == data

@@ -329,8 +329,10 @@ def _write_outputs(state: RunState, outcome: ScanOutcome, outputs: Outputs) -> N
     from thresher.reports.vex import render_vex
 
     report = outcome.report
+    if outputs.json is not None:  # the run's report.json, byte for byte
+        write_atomic(outputs.json, outcome.report_bytes())
+        state.info(f"wrote {outputs.json}")
     for path, render in (
-        (outputs.json, _run_json(outcome)),
         (outputs.sarif, render_sarif),
         (outputs.markdown, render_markdown),
     ):

@@ -39,8 +39,9 @@ def check_output_path(path: Path, flag: str) -> None:
         raise UsageError(f"{flag} {path}: {parent} is not writable")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` all at once, creating parent directories.
+def write_atomic(path: Path, text: str | bytes) -> None:
+    """Write ``text`` (UTF-8; bytes as they are) to ``path`` all at once, creating parent
+    directories.
 
     A link is written through (the link stays); a pipe or device such as
     ``/dev/stdout`` is written to directly, since renaming a file over it would
@@ -59,8 +60,8 @@ def write_atomic(path: Path, text: str) -> None:
         # mkstemp creates 0600; a report is meant to be read by later CI steps and
         # holds no raw values, so keep the old file's mode or use a plain 0644.
         temp.chmod(path.stat().st_mode & 0o777 if path.is_file() else 0o644)
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(_encoded(text))
             stream.flush()
             os.fsync(stream.fileno())
         temp.replace(path)
@@ -75,10 +76,14 @@ def write_atomic(path: Path, text: str) -> None:
             temp.unlink(missing_ok=True)
 
 
-def _write_through(path: Path, text: str) -> None:
+def _encoded(text: str | bytes) -> bytes:
+    return text if isinstance(text, bytes) else text.encode("utf-8")
+
+
+def _write_through(path: Path, text: str | bytes) -> None:
     try:
-        with path.open("w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
+        with path.open("wb") as stream:
+            stream.write(_encoded(text))
     except OSError as exc:
         raise ReportWriteError(
             f"cannot write report {path}: {exc.strerror or exc}",

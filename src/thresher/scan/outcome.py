@@ -95,11 +95,19 @@ class ScanOutcome:
     exit_code: ExitCode
     run_dir: Path
     scan: ScanResult
-    # ``report`` as ``report.json`` holds it, which is what ``render_json`` writes: the
-    # CLI's ``--json`` reuses it rather than serialise thousands of decisions again.
-    report_json: str
     plan: list[AgentPlan] = field(default_factory=list)
     dependencies: DependencyScan | None = None
+
+    def report_bytes(self) -> bytes:
+        """``report`` as ``report.json`` in the run directory holds it, which is what
+        ``render_json`` writes: the CLI's ``--json`` copies it rather than serialise
+        thousands of decisions again, and the run keeps no copy of it in memory."""
+        return (self.run_dir / "report.json").read_bytes()
+
+    @property
+    def report_json(self) -> str:
+        """``report_bytes`` as text (a lone surrogate a YAML escape made kept as is)."""
+        return self.report_bytes().decode("utf-8", "surrogatepass")
 
 
 def exit_code_for(

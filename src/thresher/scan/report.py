@@ -19,7 +19,7 @@ from thresher.scan.gather import Gathered
 from thresher.scan.outcome import ScanOutcome, dry_run_plan, exit_code_for, run_errors, summarise
 from thresher.scan.setup import RunSetup
 from thresher.tribunal.decisions import HistorySummary, RunReport, RunUsage, ScanSummary
-from thresher.tribunal.reported import report_text
+from thresher.tribunal.reported import report_parts
 
 
 def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome:
@@ -56,11 +56,12 @@ def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome
     run_report = journal.redactor.model(run_report).model_copy(
         update={"decisions": tuple(decision for decision, _ in final)}
     )
-    report_json = report_text(run_report, [line for _, line in final])
+    parts = report_parts(run_report, [line for _, line in final])
     del final
     path = setup.run_dir / "report.json"
     try:
-        path.write_text(report_json, encoding="utf-8")
+        with path.open("wb") as handle:
+            handle.writelines(parts)
     except OSError as exc:
         raise RunDirError(
             f"cannot write {path}: {exc.strerror or exc}",
@@ -75,5 +76,4 @@ def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome
         scan=gathered.scan,
         plan=plan,
         dependencies=deps,
-        report_json=report_json,
     )

@@ -78,6 +78,13 @@ def report_text(report: RunReport, lines: Sequence[bytes] | None = None) -> str:
 
     Joined as UTF-8 bytes and decoded once: a text of thousands of decisions is built
     without a copy per step (a str holding one "…" takes two bytes a character)."""
+    return b"".join(report_parts(report, lines)).decode("utf-8", "surrogatepass")
+
+
+def report_parts(report: RunReport, lines: Sequence[bytes] | None = None) -> list[bytes]:
+    """``report_text`` as the UTF-8 pieces it joins, in order: a run writes them to
+    ``report.json`` one after another, so the report never exists whole in memory (on a
+    tree of thousands of findings it held the peak of a run's memory)."""
     if lines is None:
         lines = [decision_line(d)[0].encode("utf-8", "surrogatepass") for d in report.decisions]
     header = report.model_copy(
@@ -88,13 +95,14 @@ def report_text(report: RunReport, lines: Sequence[bytes] | None = None) -> str:
     except PydanticSerializationError:  # text it cannot encode (a lone surrogate)
         text = json.dumps(header.model_dump(mode="json"), indent=2, ensure_ascii=False)
     if not lines:
-        return text + "\n"
+        return [_utf8(text + "\n")]
     # The only top-level key at this indent; nested keys sit deeper, and a string
     # value cannot hold a raw newline.
     head, tail = text.split(_EMPTY, 1)
-    parts = [_utf8(head), b'\n  "decisions": [\n    ', b",\n    ".join(lines)]
-    parts += [b"\n  ],\n", _utf8(tail), b"\n"]
-    return b"".join(parts).decode("utf-8", "surrogatepass")
+    parts = [_utf8(head), b'\n  "decisions": [\n    ']
+    for index, line in enumerate(lines):
+        parts += [b",\n    ", line] if index else [line]
+    return [*parts, b"\n  ],\n", _utf8(tail), b"\n"]
 
 
 def _utf8(text: str) -> bytes:
