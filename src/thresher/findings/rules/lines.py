@@ -145,9 +145,9 @@ class LineFinder:
         return self._programs[number] is not None
 
     def lines(
-        self, text: str, chunk: Sequence[str], blocked: set[int]
+        self, text: str, chunk: Sequence[str], first: int, blocked: set[int]
     ) -> set[tuple[int, int]] | None:
-        """(position in ``chunk``, rule number) for each line that holds one of the
+        """(``first`` + position in ``chunk``, rule number) for each line that holds one of the
         rule's keywords (any line, for a rule without) and on which its pattern matches:
         the lines the rule's own run can find a value on. ``text`` is the chunk's lines
         joined by newlines; None when a line holds a newline (then ``lines`` cannot tell)."""
@@ -164,7 +164,7 @@ class LineFinder:
                     held = lowered[starts[line] : starts[line + 1] - 1]
                     if not any(needle in held for needle in needles):
                         continue
-                found.add((line, number))
+                found.add((first + line, number))
         return found
 
     def _active(self, lowered: bytes, blocked: set[int]) -> set[int]:

@@ -116,7 +116,7 @@ class Rulebook:
         """Every value the rules find on ``lines[i]`` for ``i`` in ``indices``."""
         if not self._rules or not len(indices):
             return []
-        chunk = [lines[i] for i in indices]
+        chunk = list(map(lines.__getitem__, indices))
         text = "\n".join(chunk)
         blocked = {n for n in self._by_path if not self._rules[n].path.search(path)}
         todo = self._located(text, chunk, indices.start, blocked)
@@ -161,9 +161,9 @@ class Rulebook:
         """(line index, rule number) for the rules the finder handles: each line that
         holds one of the rule's keywords (any line, for a rule without) and that the
         rule can match on (``lines.LineFinder``)."""
-        found = self._finder.lines(text, chunk, blocked)
+        found = self._finder.lines(text, chunk, first, blocked)
         if found is not None:
-            return {(first + at, number) for at, number in found}
+            return found
         # A line holds a newline (the scanner's never do): each line holding a keyword.
         todo: set[tuple[int, int]] = set()
         for at, line in enumerate(chunk):
