@@ -143,3 +143,21 @@ def test_lines_holding_a_newline_still_find_their_values() -> None:
     assert found(book.scan("a.txt", text, range(3))) == found(
         reference.scan("a.txt", text, range(3))
     )
+
+
+def test_a_rule_reads_only_between_its_first_and_last_keyword() -> None:
+    """Lines before the first keyword and after the last hold none: not searched, and
+    the lines between are each still gated by their own keyword."""
+    rule = Rule(id="t", pattern=r"=(?P<secret>[a-z0-9]{8,})", keywords=("token",))
+    text = ["x=abcd1234", "token=abcd1235", "y=abcd1236", "TOKEN=abcd1237", "z=abcd1238"]
+    with line_by_line():
+        reference = Rulebook([rule])
+    got = found(Rulebook([rule]).scan("a.txt", text, range(5)))
+    assert got == [(1, "t", "abcd1235"), (3, "t", "abcd1237")]
+    assert got == found(reference.scan("a.txt", text, range(5)))
+    chunk = ["aa", "bb key", "cc", "dd"]
+    joined = "\n".join(chunk)
+    starts = line_starts(joined, chunk, joined.encode())
+    assert starts is not None
+    program = line_program(r"[a-z]{2}")
+    assert list(matching_lines(program, joined.encode(), starts, (4, 11))) == [1, 2]

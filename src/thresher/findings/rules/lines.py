@@ -69,10 +69,16 @@ def line_starts(text: str, chunk: Sequence[str], encoded: bytes) -> list[int] | 
     return list(accumulate(map((1).__add__, map(len, parts)), initial=0))
 
 
-def matching_lines(program: Any, encoded: bytes, starts: Sequence[int]) -> Iterator[int]:
+def matching_lines(
+    program: Any, encoded: bytes, starts: Sequence[int], span: tuple[int, int] | None = None
+) -> Iterator[int]:
     """The lines (positions in ``starts``) on which ``program`` (a ``line_program``)
-    matches, in order; each line once."""
+    matches, in order; each line once. ``span``: only the lines from the one holding
+    its first offset to the one holding its last."""
     position, end = 0, len(encoded)
+    if span is not None:
+        position = starts[bisect_right(starts, span[0]) - 1]
+        end = min(end, starts[bisect_right(starts, span[1])] - 1)
     while position <= end:
         match = program.search(encoded, position, end)
         if match is None:
@@ -139,6 +145,7 @@ class LineFinder:
             for keyword in rule.keywords:
                 self._by_keyword.setdefault(keyword, []).append(number)
         self._set = KeywordSet(list(self._by_keyword))
+        self._all_needles = tuple(keyword.encode() for keyword in self._by_keyword)
 
     def handles(self, number: int) -> bool:
         """Whether ``lines`` finds rule ``number``'s lines (else: run it line by line)."""
@@ -157,9 +164,19 @@ class LineFinder:
             return None
         lowered = encoded.lower()  # ASCII letters only, as the keywords are
         found: set[tuple[int, int]] = set()
-        for number in self._active(lowered, blocked):
+        present = self._set.present(lowered)
+        # Where each keyword is first and last: absent keywords are never searched for.
+        spans: dict[bytes, tuple[int, int] | None] = {}
+        if present is not None:
+            spans = dict.fromkeys(self._all_needles, None)
+            for keyword in present:
+                spans.pop(keyword.encode(), None)
+        for number in self._active(present, blocked):
             needles = self._needles[number]
-            for line in matching_lines(self._programs[number], encoded, starts):
+            span = _keyword_span(lowered, needles, spans) if needles else None
+            if needles and span is None:
+                continue
+            for line in matching_lines(self._programs[number], encoded, starts, span):
                 if needles:
                     held = lowered[starts[line] : starts[line + 1] - 1]
                     if not any(needle in held for needle in needles):
@@ -167,9 +184,9 @@ class LineFinder:
                 found.add((first + line, number))
         return found
 
-    def _active(self, lowered: bytes, blocked: set[int]) -> set[int]:
-        """The rules that may match in a text: a keyword of theirs is in it, or none."""
-        present = self._set.present(lowered)
+    def _active(self, present: frozenset[str] | None, blocked: set[int]) -> set[int]:
+        """The rules that may match in a text (``present``: its keywords, None when
+        unknown): a keyword of theirs is in it, or they have none."""
         if present is None:
             chosen = {n for n, program in enumerate(self._programs) if program is not None}
         else:
@@ -177,3 +194,20 @@ class LineFinder:
             for keyword in present:
                 chosen.update(self._by_keyword[keyword])
         return chosen - blocked
+
+
+def _keyword_span(
+    lowered: bytes, needles: Sequence[bytes], spans: dict[bytes, tuple[int, int] | None]
+) -> tuple[int, int] | None:
+    """From the first to the last offset of any of ``needles`` in ``lowered``, or None
+    when none is there: a rule's lines lie between (``spans`` keeps each needle's)."""
+    first, last = -1, -1
+    for needle in needles:
+        if needle not in spans:
+            at = lowered.find(needle)
+            spans[needle] = None if at < 0 else (at, lowered.rfind(needle))
+        span = spans[needle]
+        if span is not None:
+            first = span[0] if first < 0 else min(first, span[0])
+            last = max(last, span[1])
+    return None if first < 0 else (first, last)
