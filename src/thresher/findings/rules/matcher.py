@@ -24,11 +24,11 @@ from thresher.findings.options import compile_rule_pattern
 from thresher.findings.re2_classes import searchable
 from thresher.findings.rules.blocks import block_default
 from thresher.findings.rules.book import STRUCTURED, Rule, RuleKind
+from thresher.findings.rules.lines import LineFinder
 from thresher.findings.rules.manifests import Entry, secret_entries
 from thresher.findings.rules.values import (
     entropy,
-    key_holds,
-    key_words,
+    key_named,
     literal_file,
     passes,
     plausible,
@@ -62,8 +62,9 @@ class _Compiled:
     group: str | int
     wanted: tuple[tuple[str, ...], ...]  # key_words, each split into its words
     index: int  # the value group's number
+    key_index: int | None  # the key group's number, or None without a key group
     path: Any  # RE2 on the path, or None
-    multiline: Any  # the pattern with ^ and $ at line ends: a whole text's prefilter
+    multiline: Any  # (?m) pattern: a whole text's prefilter, for an unlocated rule without keywords
 
 
 class Rulebook:
@@ -72,19 +73,30 @@ class Rulebook:
     def __init__(self, rules: Iterable[Rule]) -> None:
         import ahocorasick  # type: ignore[import-not-found]  # lazy: a C extension
 
+        chosen = list(rules)
+        self._finder = LineFinder(chosen)
         self._rules: list[_Compiled] = []
-        self._ungated: list[int] = []
-        gates: dict[str, list[int]] = {}
-        for rule in rules:
+        self._ungated: list[int] = []  # rules without keywords the finder does not handle
+        self._by_path: list[int] = []  # rules that run on some files only
+        gates: dict[str, list[int]] = {}  # keyword -> rules the finder does not handle
+        for number, rule in enumerate(chosen):
             program = rule.compiled()
             wanted = tuple(tuple(words.lower().split()) for words in rule.key_words)
             path = rule.compiled_path()
-            lines = compile_rule_pattern("(?m)" + rule.pattern) if not rule.keywords else None
+            located = self._finder.handles(number)
+            lines = None
+            if not located and not rule.keywords:
+                lines = compile_rule_pattern("(?m)" + rule.pattern)
             group = rule.group(program)
             index = group if isinstance(group, int) else program.groupindex[group]
-            compiled = _Compiled(rule, program, group, wanted, index, path, lines)
-            self._rules.append(compiled)
-            number = len(self._rules) - 1
+            key_index = program.groupindex[rule.key_group] if rule.key_group else None
+            self._rules.append(
+                _Compiled(rule, program, group, wanted, index, key_index, path, lines)
+            )
+            if path is not None:
+                self._by_path.append(number)
+            if located:
+                continue
             if not rule.keywords:
                 self._ungated.append(number)
             for keyword in rule.keywords:
@@ -104,10 +116,13 @@ class Rulebook:
         """Every value the rules find on ``lines[i]`` for ``i`` in ``indices``."""
         if not self._rules or not len(indices):
             return []
-        chunk = [lines[i] for i in indices]
+        chunk = list(map(lines.__getitem__, indices))
         text = "\n".join(chunk)
-        starts = list(accumulate((len(line) + 1 for line in chunk), initial=0))
-        todo = self._gated(text, starts, indices.start)
+        blocked = {n for n in self._by_path if not self._rules[n].path.search(path)}
+        todo = self._located(text, chunk, indices.start, blocked)
+        if self._automaton is not None or self._ungated:
+            starts = list(accumulate((len(line) + 1 for line in chunk), initial=0))
+            todo |= self._gated(text, starts, indices.start)
         if self._ungated:
             searched = searchable(text)
             for number in self._ungated:
@@ -118,12 +133,11 @@ class Rulebook:
                     last = bisect_right(starts, max(match.start(), match.end() - 1)) - 1
                     todo.update((indices.start + i, number) for i in range(first, last + 1))
         literal = literal_file(path)
-        allowed = {n for n, c in enumerate(self._rules) if c.path is None or c.path.search(path)}
         hits: list[RuleHit] = []
         structured: dict[int, Rule] = {}
         reach: dict[str, int] = {}  # block-default rules: the last line a block read
         for index, number in sorted(todo):
-            if number not in allowed:
+            if number in blocked:
                 continue
             compiled = self._rules[number]
             if compiled.rule.kind in STRUCTURED:
@@ -141,8 +155,30 @@ class Rulebook:
             hits.sort(key=lambda hit: hit.index)
         return hits
 
+    def _located(
+        self, text: str, chunk: Sequence[str], first: int, blocked: set[int]
+    ) -> set[tuple[int, int]]:
+        """(line index, rule number) for the rules the finder handles: each line that
+        holds one of the rule's keywords (any line, for a rule without) and that the
+        rule can match on (``lines.LineFinder``)."""
+        found = self._finder.lines(text, chunk, first, blocked)
+        if found is not None:
+            return found
+        # A line holds a newline (the scanner's never do): each line holding a keyword.
+        todo: set[tuple[int, int]] = set()
+        for at, line in enumerate(chunk):
+            lowered = line.translate(_ASCII_LOWER)
+            for number, compiled in enumerate(self._rules):
+                keywords = compiled.rule.keywords
+                if self._finder.handles(number) and (
+                    not keywords or any(keyword in lowered for keyword in keywords)
+                ):
+                    todo.add((first + at, number))
+        return todo
+
     def _gated(self, text: str, starts: list[int], first: int) -> set[tuple[int, int]]:
-        """(line index, rule number) for each line holding one of the rule's keywords."""
+        """(line index, rule number) for each line holding one of the rule's keywords,
+        for the rules the finder does not handle (see ``lines.line_program``)."""
         if self._automaton is None:
             return set()
         lowered = text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
@@ -190,7 +226,7 @@ class Rulebook:
 
     @staticmethod
     def _value(compiled: _Compiled, match: Any, literal: bool) -> str | None:
-        raw = match.group(compiled.group)
+        raw = match.group(compiled.index)
         if raw == "" and compiled.rule.kind is RuleKind.ASSIGNMENT:
             # An empty value group marks where the value starts: the rest of the line
             # is read here, not by a counted repetition in the pattern (a large RE2
@@ -200,8 +236,8 @@ class Rulebook:
         if not raw:
             return None
         rule = compiled.rule
-        key = match.group(rule.key_group) if rule.key_group is not None else ""
-        if compiled.wanted and not key_holds(key_words(key or ""), compiled.wanted):
+        key = match.group(compiled.key_index) if compiled.key_index is not None else ""
+        if compiled.wanted and not key_named(key or "", compiled.wanted):
             return None
         match rule.kind:
             case RuleKind.TOKEN | RuleKind.PEM_BLOCK:
@@ -212,7 +248,7 @@ class Rulebook:
             case RuleKind.ASSIGNMENT:
                 if raw[:1] in ("=", "~", ":"):  # ``==``, ``=~``, ``::``: not an assignment
                     return None
-                named = compiled.program.groupindex.get(rule.key_group or "")
+                named = compiled.key_index
                 start = match.start(named) if named is not None else 0
                 if start > 0 and match.string[start - 1] in "?&#":
                     return None  # a URL's query parameter: url-query-credential reads it
@@ -246,8 +282,8 @@ def _block_value(
     quoted literal that passes the value filters, else None. A block is not opened on a
     line an earlier block of this rule already read to (see ``rules.blocks``)."""
     rule = compiled.rule
-    key = match.group(rule.key_group) if rule.key_group is not None else ""
-    if compiled.wanted and not key_holds(key_words(key or ""), compiled.wanted):
+    key = match.group(compiled.key_index) if compiled.key_index is not None else ""
+    if compiled.wanted and not key_named(key or "", compiled.wanted):
         return index, None
     if index < reach.get(rule.id, -1):
         return index, None

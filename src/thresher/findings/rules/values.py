@@ -298,3 +298,20 @@ def key_holds(words: tuple[str, ...], wanted: tuple[tuple[str, ...], ...]) -> bo
         if size > 1 and joined.endswith("".join(run)):
             return True
     return False
+
+
+# Keys longer than this are not remembered: the cache holds what it was asked about.
+_REMEMBERED_KEY = 128
+
+
+def key_named(key: str, wanted: tuple[tuple[str, ...], ...]) -> bool:
+    """``key_holds(key_words(key), wanted)``: a file repeats its keys, and a rule asks
+    about every key it matches, so an ordinary key's answer is remembered."""
+    if len(key) > _REMEMBERED_KEY:
+        return key_holds(key_words(key), wanted)
+    return _key_named(key, wanted)
+
+
+@lru_cache(maxsize=8192)
+def _key_named(key: str, wanted: tuple[tuple[str, ...], ...]) -> bool:
+    return key_holds(key_words(key), wanted)

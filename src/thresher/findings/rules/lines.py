@@ -1,0 +1,213 @@
+"""Which lines of a text each rule can match on, found in RE2's C loop, not line by line.
+
+Running a rule's pattern on each line that holds one of its keywords costs a call
+into RE2 per (line, rule): most of a scan's time, and nearly all of it on lines where
+the pattern matches nothing. Here patterns run over the whole text instead, compiled so
+that they match exactly what they match on each line alone: ``(?m)`` makes ``^`` and
+``$`` a line's ends, and RE2's ``never_nl`` keeps every match inside one line (no class,
+``\\s`` or ``[^x]`` included, ever matches the newline). One search finds the next line
+a pattern matches on; the next search starts at the line after it. Every search is RE2
+over text no match can leave a line of, so a pattern reads the text once, linear
+whatever it holds, in one call per line it matches on, plus one.
+
+A rule whose pattern means something else on a whole text (``\\A``, ``\\z``, ``(?-m)``,
+the byte class ``\\C``) is not handled here (``handles``); the matcher runs it line by
+line, as before.
+
+Which rules may run on a text is asked of one RE2 set of all keywords over the
+lower-cased text; a line of a rule with keywords must hold one of them.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate
+from typing import Any
+
+from thresher.findings.re2_classes import searchable
+from thresher.findings.rules.book import Rule
+
+# What makes a pattern mean something else on a whole text than on one line.
+_WHOLE_TEXT = re.compile(r"\\[AzC]|\(\?[A-Za-z]*-[A-Za-z]*m")
+_MAX_MEM = 32 << 20  # as ``options.compile_rule_pattern``: the rule's own budget
+
+
+def _options(*, lines: bool) -> Any:
+    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
+    options = re2.Options()
+    options.log_errors = False
+    options.max_mem = _MAX_MEM
+    if lines:
+        options.never_nl = True  # no match crosses a line's end
+        options.never_capture = True  # only where it starts is read: no submatches
+    return options
+
+
+def line_program(pattern: str) -> Any:
+    """``pattern`` compiled to find, in a whole text, the lines it matches on alone;
+    None when it cannot mean the same there (see the module docstring)."""
+    import re2
+
+    if _WHOLE_TEXT.search(pattern):
+        return None
+    try:
+        return re2.compile("(?m)" + pattern, _options(lines=True))
+    except (re2.error, TypeError, UnicodeEncodeError):
+        return None
+
+
+def line_starts(text: str, chunk: Sequence[str], encoded: bytes) -> list[int] | None:
+    """Where each line of ``chunk`` starts in ``encoded`` (``text``, the lines joined by
+    newlines, as UTF-8), and one past the end; None when a line holds a newline."""
+    if text.count("\n") != len(chunk) - 1:
+        return None
+    # ASCII: a character is a byte. Each line's size takes its newline too.
+    parts: Iterable[str | bytes] = chunk if len(encoded) == len(text) else encoded.split(b"\n")
+    return list(accumulate(map((1).__add__, map(len, parts)), initial=0))
+
+
+def matching_lines(
+    program: Any, encoded: bytes, starts: Sequence[int], span: tuple[int, int] | None = None
+) -> Iterator[int]:
+    """The lines (positions in ``starts``) on which ``program`` (a ``line_program``)
+    matches, in order; each line once. ``span``: only the lines from the one holding
+    its first offset to the one holding its last."""
+    position, end = 0, len(encoded)
+    if span is not None:
+        position = starts[bisect_right(starts, span[0]) - 1]
+        end = min(end, starts[bisect_right(starts, span[1])] - 1)
+    while position <= end:
+        match = program.search(encoded, position, end)
+        if match is None:
+            return
+        line = bisect_right(starts, match.start()) - 1
+        yield line
+        position = starts[line + 1]
+
+
+class KeywordSet:
+    """All rules' keywords as one RE2 set: one pass over a lower-cased text says which
+    keywords it holds. ``present`` gives None when it cannot tell (the set did not
+    compile, or RE2 ran out of memory on this text): then every rule may run."""
+
+    def __init__(self, keywords: Sequence[str]) -> None:
+        import re2
+
+        self._keywords = tuple(keywords)
+        self._set: Any = None
+        self._sentinel = -1
+        if not self._keywords:
+            return
+        try:
+            candidate = re2.Set.SearchSet(_options(lines=False))
+            for keyword in self._keywords:
+                candidate.Add(re2.escape(keyword))
+            # Matches every text: a result without it means the search failed.
+            self._sentinel = candidate.Add("")
+            candidate.Compile()
+        except (re2.error, TypeError, UnicodeEncodeError):
+            return
+        self._set = candidate
+
+    def present(self, lowered: bytes) -> frozenset[str] | None:
+        """The keywords ``lowered`` holds, or None when unknown."""
+        if not self._keywords:
+            return frozenset()
+        if self._set is None:
+            return None
+        found = self._set.Match(lowered) or ()
+        if self._sentinel not in found:
+            return None
+        return frozenset(self._keywords[i] for i in found if i != self._sentinel)
+
+
+class LineFinder:
+    """For a rule book: the (line, rule) pairs of a text worth a rule's exact run."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self._programs = [
+            None
+            if any("\n" in keyword for keyword in rule.keywords)
+            else line_program(rule.pattern)
+            for rule in rules
+        ]
+        self._needles = [tuple(keyword.encode() for keyword in rule.keywords) for rule in rules]
+        self._keywordless: list[int] = []
+        self._by_keyword: dict[str, list[int]] = {}
+        for number, rule in enumerate(rules):
+            if self._programs[number] is None:
+                continue
+            if not rule.keywords:
+                self._keywordless.append(number)
+            for keyword in rule.keywords:
+                self._by_keyword.setdefault(keyword, []).append(number)
+        self._set = KeywordSet(list(self._by_keyword))
+        self._all_needles = tuple(keyword.encode() for keyword in self._by_keyword)
+
+    def handles(self, number: int) -> bool:
+        """Whether ``lines`` finds rule ``number``'s lines (else: run it line by line)."""
+        return self._programs[number] is not None
+
+    def lines(
+        self, text: str, chunk: Sequence[str], first: int, blocked: set[int]
+    ) -> set[tuple[int, int]] | None:
+        """(``first`` + position in ``chunk``, rule number) for each line that holds one of the
+        rule's keywords (any line, for a rule without) and on which its pattern matches:
+        the lines the rule's own run can find a value on. ``text`` is the chunk's lines
+        joined by newlines; None when a line holds a newline (then ``lines`` cannot tell)."""
+        encoded = (text if text.isascii() else searchable(text)).encode()
+        starts = line_starts(text, chunk, encoded)
+        if starts is None:
+            return None
+        lowered = encoded.lower()  # ASCII letters only, as the keywords are
+        found: set[tuple[int, int]] = set()
+        present = self._set.present(lowered)
+        # Where each keyword is first and last: absent keywords are never searched for.
+        spans: dict[bytes, tuple[int, int] | None] = {}
+        if present is not None:
+            spans = dict.fromkeys(self._all_needles, None)
+            for keyword in present:
+                spans.pop(keyword.encode(), None)
+        for number in self._active(present, blocked):
+            needles = self._needles[number]
+            span = _keyword_span(lowered, needles, spans) if needles else None
+            if needles and span is None:
+                continue
+            for line in matching_lines(self._programs[number], encoded, starts, span):
+                if needles:
+                    held = lowered[starts[line] : starts[line + 1] - 1]
+                    if not any(needle in held for needle in needles):
+                        continue
+                found.add((first + line, number))
+        return found
+
+    def _active(self, present: frozenset[str] | None, blocked: set[int]) -> set[int]:
+        """The rules that may match in a text (``present``: its keywords, None when
+        unknown): a keyword of theirs is in it, or they have none."""
+        if present is None:
+            chosen = {n for n, program in enumerate(self._programs) if program is not None}
+        else:
+            chosen = set(self._keywordless)
+            for keyword in present:
+                chosen.update(self._by_keyword[keyword])
+        return chosen - blocked
+
+
+def _keyword_span(
+    lowered: bytes, needles: Sequence[bytes], spans: dict[bytes, tuple[int, int] | None]
+) -> tuple[int, int] | None:
+    """From the first to the last offset of any of ``needles`` in ``lowered``, or None
+    when none is there: a rule's lines lie between (``spans`` keeps each needle's)."""
+    first, last = -1, -1
+    for needle in needles:
+        if needle not in spans:
+            at = lowered.find(needle)
+            spans[needle] = None if at < 0 else (at, lowered.rfind(needle))
+        span = spans[needle]
+        if span is not None:
+            first = span[0] if first < 0 else min(first, span[0])
+            last = max(last, span[1])
+    return None if first < 0 else (first, last)
