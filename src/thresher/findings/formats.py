@@ -45,7 +45,9 @@ def parsable(text: str) -> bool:
     every blank as a start), with the class spelled as Python's; each run's length is
     counted in characters, as the Python regex counts it."""
     cost = 0
-    for run in _blank_run().finditer(searchable(text).encode()):
+    # An ASCII text has no surrogate to replace (the search for one reads it all).
+    data = text.encode("ascii") if text.isascii() else searchable(text).encode()
+    for run in _blank_run().finditer(data):
         cost += len(run.group().decode()) ** 2
         if cost > PARSE_BUDGET:
             return False

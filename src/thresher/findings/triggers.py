@@ -38,7 +38,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate, pairwise
+from itertools import accumulate, repeat
+from operator import add
 from typing import Any
 
 from detect_secrets.plugins import keyword as keyword_plugin
@@ -264,7 +265,7 @@ class Prefilter:
         ``_linear_form``); a hit's byte offset is mapped to its line through the lines'
         byte offsets."""
         text = "\n".join(lines)
-        starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
+        starts = [0, *accumulate(map(add, map(len, lines[:-1]), repeat(1)))]
         folded = fold(text)
         plain: dict[bool, str] = {False: text, True: folded}
         encoded: dict[bool, tuple[bytes, list[int]]] = {}
@@ -273,7 +274,7 @@ class Prefilter:
             linear = self._linear[number]
             if linear is not None:
                 if compiled.lowered not in encoded:
-                    encoded[compiled.lowered] = _utf8(plain[compiled.lowered], starts)
+                    encoded[compiled.lowered] = _utf8(plain[compiled.lowered], starts, lines)
                 data, offsets = encoded[compiled.lowered]
                 position = 0
                 while (start := linear.first(data, position)) >= 0:
@@ -355,16 +356,24 @@ class _Linear:
         return start
 
 
-def _utf8(text: str, starts: list[int]) -> tuple[bytes, list[int]]:
+def _utf8(text: str, starts: list[int], lines: Sequence[str]) -> tuple[bytes, list[int]]:
     """``text`` as RE2 reads it, and the byte offset of each line start in ``starts``.
+
+    ``text`` is ``lines`` joined by newlines, or its fold (the same length, line for
+    line, and ASCII where the line is). Only a line that is not ASCII is longer in
+    bytes than in characters; only those are encoded to count by how much.
 
     A lone surrogate (a YAML escape can make one) becomes U+FFFD, which no trigger
     class holds either, and which is three bytes long, as the surrogate is."""
     if text.isascii():
         return text.encode("ascii"), starts
-    offsets = [0]
-    for begin, end in pairwise(starts):
-        offsets.append(offsets[-1] + len(text[begin:end].encode("utf-8", "surrogatepass")))
+    longer = [0] * len(starts)
+    for index in [i for i, line in enumerate(lines) if not line.isascii()]:
+        if index + 1 < len(longer):
+            begin = starts[index]
+            piece = text[begin : begin + len(lines[index])]
+            longer[index + 1] = len(piece.encode("utf-8", "surrogatepass")) - len(piece)
+    offsets = list(map(add, starts, accumulate(longer)))
     return searchable(text).encode(), offsets
 
 
