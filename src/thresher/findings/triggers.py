@@ -48,6 +48,7 @@ from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 from thresher.findings.re2_classes import compile_re2, searchable
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
+_MAX_PLANS = 4096  # sets of triggers whose checks are kept (a real scan meets dozens)
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,7 @@ class Prefilter:
             self._exact.append({k: tuple(v) for k, v in exact.items()})
             for trigger in exact:
                 self._by_trigger[trigger].append(number)
+        self._plans: dict[frozenset[int], list[tuple[Any, tuple[re.Pattern[str], ...]]]] = {}
 
     def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
         """(index, plugins to run) for every line some plugin could match on.
@@ -243,20 +245,37 @@ class Prefilter:
         out: list[tuple[int, list[Any]]] = []
         for index, triggers in sorted(self._flag(lines).items()):
             line = lines[index].rstrip()
-            numbers = sorted({n for t in triggers for n in self._by_trigger[t]})
             chosen = [
-                self.plugins[n]
-                for n in numbers
-                if any(
-                    regex.search(line)
-                    for trigger, regexes in self._exact[n].items()
-                    if trigger in triggers
-                    for regex in regexes
-                )
+                plugin
+                for plugin, regexes in self._checks(frozenset(triggers))
+                if any(regex.search(line) for regex in regexes)
             ]
             if chosen:
                 out.append((index, chosen))
         return out
+
+    def _checks(self, triggers: frozenset[int]) -> list[tuple[Any, tuple[re.Pattern[str], ...]]]:
+        """For a set of triggers that hit a line: each plugin they stand for, in the
+        plugins' order, with the exact regexes behind those triggers (kept per set:
+        a scan meets few distinct sets)."""
+        checks = self._plans.get(triggers)
+        if checks is None:
+            numbers = sorted({n for t in triggers for n in self._by_trigger[t]})
+            checks = [
+                (
+                    self.plugins[n],
+                    tuple(
+                        regex
+                        for trigger, regexes in self._exact[n].items()
+                        if trigger in triggers
+                        for regex in regexes
+                    ),
+                )
+                for n in numbers
+            ]
+            if len(self._plans) < _MAX_PLANS:
+                self._plans[triggers] = checks
+        return checks
 
     def _flag(self, lines: Sequence[str]) -> dict[int, set[int]]:
         """Each line some trigger hits, with the triggers (positions in ``_all``).
