@@ -22,7 +22,7 @@ from detect_secrets.settings import get_plugins
 
 from thresher.findings import triggers
 from thresher.findings.engine import detect_secrets_session
-from thresher.findings.triggers import Prefilter, _min_entropy_length, fold
+from thresher.findings.triggers import Prefilter, fold, min_entropy_length
 
 
 def test_every_default_plugin_has_a_trigger_for_this_detect_secrets() -> None:
@@ -51,8 +51,8 @@ def test_fold_keeps_length_and_maps_every_case_insensitive_match() -> None:
 
 def test_entropy_bound() -> None:
     """No string shorter than the bound can exceed the plugin's limit."""
-    assert _min_entropy_length(4.5) == 23
-    assert _min_entropy_length(3.0) == 8
+    assert min_entropy_length(4.5) == 23
+    assert min_entropy_length(3.0) == 8
     b64, hexa = Base64HighEntropyString(), HexHighEntropyString()
     best_b64 = (string.ascii_letters + string.digits)[:22]
     assert b64.calculate_shannon_entropy(best_b64) <= 4.5

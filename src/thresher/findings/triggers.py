@@ -148,7 +148,7 @@ def keyword_fingerprint() -> str:
 KEYWORD_FINGERPRINT = "ad34f8e60ed84eec"
 
 
-def _min_entropy_length(limit: float) -> int:
+def min_entropy_length(limit: float) -> int:
     """The shortest length whose log2 reaches ``limit``: anything shorter cannot pass."""
     length = 1
     while math.log2(length) < limit - _MARGIN:
@@ -160,7 +160,7 @@ def _entropy_specs(plugin: HighEntropyStringsPlugin) -> tuple[_Spec, ...] | None
     charset = re.escape(plugin.charset)
     if plugin.regex.pattern != "([\\'\"])([" + charset + "]+)(\\1)":
         return None
-    minimum = _min_entropy_length(plugin.entropy_limit)
+    minimum = min_entropy_length(plugin.entropy_limit)
     return (_Spec(f"(?P<q>['\"])[{charset}]{{{minimum},}}(?P=q)"),)
 
 
