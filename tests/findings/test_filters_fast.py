@@ -25,6 +25,9 @@ def lines() -> list[str]:
             text = path.read_bytes()[:20_000].decode("utf-8", "replace")
             found += [line for line in text.splitlines() if line.strip()][:80]
     pieces = ["x", "=", ":", "!", "(", ")", "[", "]", " ", "a.b", "get_key", "'v'", "\v", "-"]
+    # Where Python's classes and RE2's differ: Unicode blanks and word characters, a
+    # lone surrogate, line separators other than the newline.
+    pieces += ["\u3000", "\x1c", "\u00e9", "\u0663", "\u2028", "\ud800", "\t", "\x85", "_"]
     built = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 12))) for _ in range(5000)]
     return found + built + [
         "secret = get_secret_key()", "secret = request.headers['apikey']", ")x = y(",

@@ -20,8 +20,9 @@ from detect_secrets.plugins.high_entropy_strings import (
 from detect_secrets.plugins.keyword import KeywordDetector
 from detect_secrets.settings import get_plugins
 
+from thresher.findings import triggers
 from thresher.findings.engine import detect_secrets_session
-from thresher.findings.triggers import Prefilter, _min_entropy_length, fold
+from thresher.findings.triggers import Prefilter, fold, min_entropy_length
 
 
 def test_every_default_plugin_has_a_trigger_for_this_detect_secrets() -> None:
@@ -50,8 +51,8 @@ def test_fold_keeps_length_and_maps_every_case_insensitive_match() -> None:
 
 def test_entropy_bound() -> None:
     """No string shorter than the bound can exceed the plugin's limit."""
-    assert _min_entropy_length(4.5) == 23
-    assert _min_entropy_length(3.0) == 8
+    assert min_entropy_length(4.5) == 23
+    assert min_entropy_length(3.0) == 8
     b64, hexa = Base64HighEntropyString(), HexHighEntropyString()
     best_b64 = (string.ascii_letters + string.digits)[:22]
     assert b64.calculate_shannon_entropy(best_b64) <= 4.5
@@ -74,6 +75,24 @@ def test_lines_without_any_trigger_are_skipped_and_plugins_are_selected() -> Non
     assert "GitHubTokenDetector" in names[1]
     assert "KeywordDetector" in names[3]
     assert "GitHubTokenDetector" not in names[3]
+
+
+def test_the_checks_kept_per_set_of_triggers_change_no_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lines = [
+        'token = "ghp_' + "a1B2" * 9 + '"\n',
+        'password = "hunter22x"\n',
+        'aws_key = "AKIA' + "A" * 16 + '"  # 10.0.0.1\n',
+        'password = "hunter22x"\n',
+    ]
+    with detect_secrets_session():
+        kept = Prefilter(get_plugins())
+        first, again = kept.candidate_lines(lines), kept.candidate_lines(lines)
+        monkeypatch.setattr(triggers, "_MAX_PLANS", 0)
+        unkept = Prefilter(get_plugins())
+        assert unkept.candidate_lines(lines) == first == again
+        assert not unkept._plans and kept._plans
 
 
 def test_an_unknown_plugin_disables_the_prefilter() -> None:

@@ -283,11 +283,11 @@ class Engine:
         handle = cast(NamedIO, _NamedText(text, path))
         if not parsable(text):
             return self._process(handle.readlines(), path), True
-        lines = transformed(handle, eager=False) or handle.readlines()
+        lines = transformed(handle, text, eager=False) or handle.readlines()
         found = self._process(lines, path)
         if not found:
             handle.seek(0)
-            eager = transformed(handle, eager=True)
+            eager = transformed(handle, text, eager=True)
             if eager:
                 found = self._process(eager, path)
         return found, False

@@ -91,13 +91,31 @@ class _Found:
 
 
 class Twin:
-    """An RE2 program standing in for one of the plugin's regexes (``search`` only)."""
+    """An RE2 program standing in for one of the plugin's regexes (``search`` only).
+
+    An ASCII line (nearly all) is searched through the program's own ``Match``, whose
+    byte offsets are then the line's character offsets: the binding's ``search``
+    builds a match object and maps every offset from bytes to characters, several
+    times the cost of the search itself on a short line."""
 
     def __init__(self, original: Pattern[str], program: Any) -> None:
+        import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
         self.original = original
         self._program = program
+        self._match = program._regexp.Match
+        self._unanchored = re2._Anchor.UNANCHORED
 
     def search(self, string: str) -> _Found | None:
+        if string.isascii():
+            data = string.encode("ascii")
+            spans = self._match(self._unanchored, data, 0, len(data))
+            if spans[0][0] < 0:
+                return None
+            for start, end in spans[1:]:
+                if start >= 0:
+                    return _Found(string[start:end])
+            return None
         match = self._program.search(searchable(string))
         if match is None:
             return None

@@ -17,6 +17,12 @@ changes:
   allow one or more, and no value they report holds a blank, so they report the same
   values; each start then costs a bounded number of steps.
 
+The high-entropy plugins keep their regex; they build a ``PotentialSecret`` (and its
+hash) for every quoted run on the line, then keep those whose entropy passes the
+limit: on most lines, none. Their stand-in first asks whether any run can pass (a run
+shorter than ``2 ** limit`` never can: its entropy is at most the log of its length)
+and answers an empty set at once when none does; otherwise the plugin runs as it is.
+
 ``tests/findings/test_plugins_re2.py`` compares every stand-in with its original.
 """
 
@@ -28,6 +34,11 @@ from functools import cache
 from typing import Any
 
 from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.high_entropy_strings import (
+    Base64HighEntropyString,
+    HexHighEntropyString,
+    HighEntropyStringsPlugin,
+)
 
 from thresher.findings import triggers
 from thresher.findings.keyword_re2 import keyword_stand_in
@@ -128,6 +139,40 @@ def _spaced_stand_in(plugin: RegexBasedDetector) -> Any:
     return _copy(plugin, Spaced)
 
 
+def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
+    minimum = triggers.min_entropy_length(plugin.entropy_limit)
+
+    class Gated(type(plugin)):  # type: ignore[misc]
+        """The plugin, answering at once on a line where no value can pass."""
+
+        def analyze_line(
+            self,
+            filename: str,
+            line: str,
+            line_number: int = 0,
+            context: Any = None,
+            enable_eager_search: bool = False,
+            **kwargs: Any,
+        ) -> set[Any]:
+            if not enable_eager_search and not any(
+                len(value) >= minimum and self.calculate_shannon_entropy(value) > self.entropy_limit
+                for value in self.analyze_string(line)
+            ):
+                return set()
+            found: set[Any] = super().analyze_line(
+                filename=filename,
+                line=line,
+                line_number=line_number,
+                context=context,
+                enable_eager_search=enable_eager_search,
+                **kwargs,
+            )
+            return found
+
+    Gated.__name__ = Gated.__qualname__ = type(plugin).__name__
+    return _copy(plugin, Gated)
+
+
 def _copy(plugin: Any, cls: Any) -> Any:
     """An instance of ``cls`` carrying the plugin's own settings."""
     clone = cls.__new__(cls)
@@ -147,6 +192,8 @@ def stand_ins(plugins: Iterable[Any]) -> dict[int, Any]:
             continue
         if name == "KeywordDetector":
             replacement = keyword_stand_in(plugin)
+        elif type(plugin) in (Base64HighEntropyString, HexHighEntropyString):
+            replacement = _entropy_stand_in(plugin)
         elif not isinstance(plugin, RegexBasedDetector) or not triggers.known_regexes(plugin):
             replacement = None
         elif name in _SPACED:

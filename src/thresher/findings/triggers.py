@@ -38,7 +38,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from itertools import accumulate, pairwise
+from itertools import accumulate, repeat
+from operator import add
 from typing import Any
 
 from detect_secrets.plugins import keyword as keyword_plugin
@@ -47,6 +48,7 @@ from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 from thresher.findings.re2_classes import compile_re2, searchable
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
+_MAX_PLANS = 4096  # sets of triggers whose checks are kept (a real scan meets dozens)
 
 
 @dataclass(frozen=True)
@@ -146,7 +148,7 @@ def keyword_fingerprint() -> str:
 KEYWORD_FINGERPRINT = "ad34f8e60ed84eec"
 
 
-def _min_entropy_length(limit: float) -> int:
+def min_entropy_length(limit: float) -> int:
     """The shortest length whose log2 reaches ``limit``: anything shorter cannot pass."""
     length = 1
     while math.log2(length) < limit - _MARGIN:
@@ -158,7 +160,7 @@ def _entropy_specs(plugin: HighEntropyStringsPlugin) -> tuple[_Spec, ...] | None
     charset = re.escape(plugin.charset)
     if plugin.regex.pattern != "([\\'\"])([" + charset + "]+)(\\1)":
         return None
-    minimum = _min_entropy_length(plugin.entropy_limit)
+    minimum = min_entropy_length(plugin.entropy_limit)
     return (_Spec(f"(?P<q>['\"])[{charset}]{{{minimum},}}(?P=q)"),)
 
 
@@ -227,6 +229,7 @@ class Prefilter:
             self._exact.append({k: tuple(v) for k, v in exact.items()})
             for trigger in exact:
                 self._by_trigger[trigger].append(number)
+        self._plans: dict[frozenset[int], list[tuple[Any, tuple[re.Pattern[str], ...]]]] = {}
 
     def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
         """(index, plugins to run) for every line some plugin could match on.
@@ -242,20 +245,37 @@ class Prefilter:
         out: list[tuple[int, list[Any]]] = []
         for index, triggers in sorted(self._flag(lines).items()):
             line = lines[index].rstrip()
-            numbers = sorted({n for t in triggers for n in self._by_trigger[t]})
             chosen = [
-                self.plugins[n]
-                for n in numbers
-                if any(
-                    regex.search(line)
-                    for trigger, regexes in self._exact[n].items()
-                    if trigger in triggers
-                    for regex in regexes
-                )
+                plugin
+                for plugin, regexes in self._checks(frozenset(triggers))
+                if any(regex.search(line) for regex in regexes)
             ]
             if chosen:
                 out.append((index, chosen))
         return out
+
+    def _checks(self, triggers: frozenset[int]) -> list[tuple[Any, tuple[re.Pattern[str], ...]]]:
+        """For a set of triggers that hit a line: each plugin they stand for, in the
+        plugins' order, with the exact regexes behind those triggers (kept per set:
+        a scan meets few distinct sets)."""
+        checks = self._plans.get(triggers)
+        if checks is None:
+            numbers = sorted({n for t in triggers for n in self._by_trigger[t]})
+            checks = [
+                (
+                    self.plugins[n],
+                    tuple(
+                        regex
+                        for trigger, regexes in self._exact[n].items()
+                        if trigger in triggers
+                        for regex in regexes
+                    ),
+                )
+                for n in numbers
+            ]
+            if len(self._plans) < _MAX_PLANS:
+                self._plans[triggers] = checks
+        return checks
 
     def _flag(self, lines: Sequence[str]) -> dict[int, set[int]]:
         """Each line some trigger hits, with the triggers (positions in ``_all``).
@@ -264,7 +284,7 @@ class Prefilter:
         ``_linear_form``); a hit's byte offset is mapped to its line through the lines'
         byte offsets."""
         text = "\n".join(lines)
-        starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
+        starts = [0, *accumulate(map(add, map(len, lines[:-1]), repeat(1)))]
         folded = fold(text)
         plain: dict[bool, str] = {False: text, True: folded}
         encoded: dict[bool, tuple[bytes, list[int]]] = {}
@@ -273,7 +293,7 @@ class Prefilter:
             linear = self._linear[number]
             if linear is not None:
                 if compiled.lowered not in encoded:
-                    encoded[compiled.lowered] = _utf8(plain[compiled.lowered], starts)
+                    encoded[compiled.lowered] = _utf8(plain[compiled.lowered], starts, lines)
                 data, offsets = encoded[compiled.lowered]
                 position = 0
                 while (start := linear.first(data, position)) >= 0:
@@ -355,16 +375,24 @@ class _Linear:
         return start
 
 
-def _utf8(text: str, starts: list[int]) -> tuple[bytes, list[int]]:
+def _utf8(text: str, starts: list[int], lines: Sequence[str]) -> tuple[bytes, list[int]]:
     """``text`` as RE2 reads it, and the byte offset of each line start in ``starts``.
+
+    ``text`` is ``lines`` joined by newlines, or its fold (the same length, line for
+    line, and ASCII where the line is). Only a line that is not ASCII is longer in
+    bytes than in characters; only those are encoded to count by how much.
 
     A lone surrogate (a YAML escape can make one) becomes U+FFFD, which no trigger
     class holds either, and which is three bytes long, as the surrogate is."""
     if text.isascii():
         return text.encode("ascii"), starts
-    offsets = [0]
-    for begin, end in pairwise(starts):
-        offsets.append(offsets[-1] + len(text[begin:end].encode("utf-8", "surrogatepass")))
+    longer = [0] * len(starts)
+    for index in [i for i, line in enumerate(lines) if not line.isascii()]:
+        if index + 1 < len(longer):
+            begin = starts[index]
+            piece = text[begin : begin + len(lines[index])]
+            longer[index + 1] = len(piece.encode("utf-8", "surrogatepass")) - len(piece)
+    offsets = list(map(add, starts, accumulate(longer)))
     return searchable(text).encode(), offsets
 
 
