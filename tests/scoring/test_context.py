@@ -7,6 +7,8 @@ import random
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from tests.gitrepo import git
 from thresher.findings.model import Finding, Location
 from thresher.scoring.context import (
@@ -196,3 +198,32 @@ def test_a_fixture_named_only_by_a_fixture_that_tests_load_is_test_material(
         "configs/certs/key.pem": Referenced.TESTS_ONLY,
         "configs/certs/prod-key.pem": Referenced.CODE,
     }
+
+
+def test_references_find_names_that_overlap_or_recur(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every mention counts, however the names overlap in the text (``server.key`` inside
+    ``my-server.key.bak``, ``app.conf`` right after ``tls.conf``), with or without RE2's
+    pass ahead of the automaton (it refuses an alternation too large for its memory)."""
+    from thresher.scoring import references as refs
+
+    (tmp_path / "certs").mkdir()
+    for name in ("server.key", "key.pem1", "tls.conf", "app.conf"):
+        (tmp_path / "certs" / name).write_text("key", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    filler = "config " * 5000
+    (tmp_path / "tests" / "t_test.py").write_text(
+        f'{filler}load("my-server.key.bak") x="/tls.confapp.conf" "_key.pem1"', encoding="utf-8"
+    )
+    (tmp_path / "run.sh").write_text(f"{filler}cat server.key\n{filler}", encoding="utf-8")
+    wanted = ["certs/server.key", "certs/key.pem1", "certs/tls.conf", "certs/app.conf"]
+    expected = {
+        "certs/server.key": Referenced.CODE,  # run.sh; the test's mention is another name's
+        "certs/key.pem1": Referenced.NOWHERE,  # "_key.pem1" is another name's tail
+        "certs/tls.conf": Referenced.TESTS_ONLY,
+        "certs/app.conf": Referenced.NOWHERE,  # "confapp.conf": a tail, not a name
+    }
+    assert references(tmp_path, wanted) == expected
+    monkeypatch.setattr(refs, "_finder", lambda names: None)
+    assert references(tmp_path, wanted) == expected

@@ -109,3 +109,34 @@ def test_the_features_carry_the_docstring_placement() -> None:
     assert features(ctx)[PLACEMENT_FEATURES[Placement.DOCUMENTATION]] == 1.0
     deployed = CandidateContext(value=token, rule_id="generic-token", path=ctx.path, line=ctx.line)
     assert PLACEMENT_FEATURES[Placement.DOCUMENTATION] not in features(deployed)
+
+
+def test_docstrings_of_definitions_nested_in_any_statement_are_found() -> None:
+    """The walk descends through statement bodies only: a ``def`` under ``if``, ``try``,
+    ``with``, a loop or ``match`` still has its docstring found, as ``ast.walk`` found it."""
+    source = (
+        "if True:\n"  # 1
+        "    def a():\n"
+        '        """in if"""\n'  # 3
+        "else:\n"
+        "    class B:\n"
+        '        """in else"""\n'  # 6
+        "try:\n"
+        "    pass\n"
+        "except Exception:\n"
+        "    def c():\n"
+        '        """in except"""\n'  # 11
+        "finally:\n"
+        "    def d():\n"
+        '        """in finally"""\n'  # 14
+        "for x in y:\n"
+        "    with z:\n"
+        "        async def e():\n"
+        '            """in with"""\n'  # 18
+        "match v:\n"
+        "    case 1:\n"
+        "        def f():\n"
+        '            """in case"""\n'  # 22
+        'g = lambda: """not a docstring"""\n'  # 23
+    )
+    assert docstring_lines(source.split("\n")) == frozenset({3, 6, 11, 14, 18, 22})

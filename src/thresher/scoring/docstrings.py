@@ -23,6 +23,9 @@ from collections.abc import Sequence
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 
 _WITH_DOCSTRINGS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+# The fields of a node that hold statements (or, for ``try`` and ``match``, the clauses
+# that do): every place a ``def`` or a ``class`` can be written.
+_BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def python_source(path: str) -> bool:
@@ -38,15 +41,21 @@ def docstring_lines(lines: Sequence[str]) -> frozenset[int]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return frozenset()
     numbers: set[int] = set()
-    for node in ast.walk(tree):
-        if not isinstance(node, _WITH_DOCSTRINGS) or not node.body:
-            continue
-        first = node.body[0]
-        if (
-            isinstance(first, ast.Expr)
-            and isinstance(first.value, ast.Constant)
-            and isinstance(first.value.value, str)
-            and first.end_lineno is not None
-        ):
-            numbers.update(range(first.lineno, first.end_lineno + 1))
+    # Only statements hold a docstring's owner (no expression contains a ``def`` or a
+    # ``class``), so the walk descends through statement bodies alone: ``ast.walk`` would
+    # visit every expression node too, several times as many.
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, _WITH_DOCSTRINGS) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+                and first.end_lineno is not None
+            ):
+                numbers.update(range(first.lineno, first.end_lineno + 1))
+        for field in _BODIES:
+            pending.extend(getattr(node, field, ()))
     return frozenset(numbers)

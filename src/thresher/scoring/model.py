@@ -13,6 +13,7 @@ dependency-free and well under a millisecond per candidate.
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 from functools import cache
@@ -244,15 +245,18 @@ class Scorer:
                 # A split can move the score because a feature is absent: say so.
                 label = name if row[j] else f"no {name}"
                 pulls[label] = pulls.get(label, 0.0) + contribution
-        ranked = sorted(
-            ((c, n) for n, c in pulls.items() if abs(c) >= 5e-4), key=lambda p: (-abs(p[0]), p[1])
+        # The strongest first, by name on a tie (names are unique: ``c`` never compares).
+        ranked = heapq.nsmallest(
+            _TOP, [(-abs(c), n, c) for n, c in pulls.items() if abs(c) >= 5e-4]
         )
         return Assessment(
             p_real=round(calibrated, 4),
             p_test=round((1 - calibrated) * share, 4),
             p_not_secret=round((1 - calibrated) * (1 - share), 4),
+            # Built from a name and a float as they are: no validation to repeat.
             top_features=tuple(
-                FeatureWeight(feature=n, contribution=round(c, 3)) for c, n in ranked[:_TOP]
+                FeatureWeight.model_construct(feature=n, contribution=round(c, 3))
+                for _, n, c in ranked
             ),
             scorer=self.name,
             only_tests_reference=bool(vector.get(TESTS_ONLY_FEATURE)),

@@ -11,9 +11,10 @@ The pass is bounded (files over ``MAX_FILE_BYTES`` are skipped, at most
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
 import ahocorasick  # type: ignore[import-not-found]
 
@@ -25,6 +26,9 @@ from thresher.git import scope as gitscope
 # to this size; the total below bounds the pass.
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
+# RE2's memory for the alternation of the names looked for (thousands fit); beyond, the
+# automaton reads every byte as it would without RE2.
+_FINDER_MAX_MEM = 64 << 20
 MIN_NAME_LENGTH = 5  # shorter basenames ("a.pem") match too much text to mean anything
 
 # Files whose candidates are keys, certificates or tokens kept as files.
@@ -126,6 +130,8 @@ def _referrers(
     for name in by_name:
         automaton.add_word(name, name)
     automaton.make_automaton()
+    finder = _finder(by_name)
+    longest = max(map(len, by_name))
     referrers: dict[str, set[str]] = {name: set() for name in by_name}
     budget = MAX_TOTAL_BYTES
     complete = True
@@ -144,10 +150,60 @@ def _referrers(
         if b"\0" in data[:4096]:
             continue
         text = data.decode("latin-1")
-        for end, name in automaton.iter(text):
-            start = end - len(name) + 1
-            # A whole file name, not the tail of another (``prod-key.pem`` is no
-            # mention of ``key.pem``).
-            if start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "-_"):
-                referrers[name].add(item.path)
+        stretches = ((0, len(text)),) if finder is None else _windows(finder, data, longest)
+        for begin, stop in stretches:
+            for end, name in automaton.iter(text, begin, stop):
+                start = end - len(name) + 1
+                # A whole file name, not the tail of another (``prod-key.pem`` is no
+                # mention of ``key.pem``).
+                if start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "-_"):
+                    referrers[name].add(item.path)
     return {path: referrers[name] for name, owners in by_name.items() for path in owners}, complete
+
+
+class _Finder(Protocol):
+    def finditer(self, data: bytes) -> Iterator[_Match]: ...
+
+
+class _Match(Protocol):
+    def span(self) -> tuple[int, int]: ...
+
+
+def _finder(names: Iterable[str]) -> _Finder | None:
+    """One RE2 alternation of the names, matched on the file's bytes (latin-1: one
+    character per byte, as the automaton reads them); None when RE2 refuses it (too many
+    names for its memory), and the automaton reads every byte as before."""
+    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension, not needed at start
+
+    options = re2.Options()
+    options.log_errors = False
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.max_mem = _FINDER_MAX_MEM
+    pattern = b"|".join(re2.escape(name.encode("latin-1")) for name in names)
+    try:
+        finder: _Finder = re2.compile(pattern, options)
+    except re2.error:
+        return None
+    return finder
+
+
+def _windows(finder: _Finder, data: bytes, longest: int) -> Iterator[tuple[int, int]]:
+    """The stretches of ``data`` where a name may occur, for the automaton to read.
+
+    RE2's leftmost matches do not overlap, but every occurrence of a name starts inside
+    one of them (the scan resumes where a match ends and finds the leftmost start), so
+    it lies within ``longest`` characters after a match's start. Overlapping stretches
+    are merged, so no byte is read twice and the automaton's state is never cut short:
+    the same occurrences as one pass over the whole file, at RE2's speed.
+    """
+    begin = stop = -1
+    for match in finder.finditer(data):
+        start, end = match.span()
+        reach = min(len(data), end + longest - 1)
+        if start > stop:
+            if stop >= 0:
+                yield begin, stop
+            begin = start
+        stop = max(stop, reach)
+    if stop >= 0:
+        yield begin, stop

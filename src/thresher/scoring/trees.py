@@ -15,7 +15,10 @@ features that moved it, as the logistic scorer's weights did.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
+from operator import getitem
+from typing import cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -90,7 +93,14 @@ class Forest:
         self._thresholds = tuple(thresholds)
         self._classes = tuple(tree.klass for tree in trees)
         self._values = tuple(tree.leaf for tree in trees)
-        self._paths = tuple(_leaf_paths(tree, margin[tree.klass]) for tree in trees)
+        paths = tuple(_leaf_paths(tree, margin[tree.klass]) for tree in trees)
+        # Per tree, per leaf: the features of its path, and their changes, apart.
+        self._paths_f: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+            tuple(path[0] for path in leaves) for leaves in paths
+        )
+        self._paths_c: tuple[tuple[tuple[float, ...], ...], ...] = tuple(
+            tuple(path[1] for path in leaves) for leaves in paths
+        )
 
     def _expression(self, tree: Tree, node: int, thresholds: list[float]) -> str:
         if node < 0:
@@ -102,18 +112,22 @@ class Forest:
         return f"({low} if r[{int(tree.feature[node])}] <= T[{index}] else {high})"
 
     def evaluate(self, row: Sequence[float], classes: int) -> tuple[list[float], dict[int, float]]:
-        """Raw class scores and each feature's share of the margin along the paths."""
+        """Raw class scores and each feature's share of the margin along the paths.
+
+        The shares are summed in the order of the trees and, within a tree, of its path,
+        one interpreted step per split: the paths reached are chained, not walked."""
         scores = [0.0] * classes
-        acc = [0.0] * len(row)
         leaves = self._leaves(row, self._thresholds)
-        for klass, values, paths, leaf in zip(
-            self._classes, self._values, self._paths, leaves, strict=True
-        ):
+        for klass, values, leaf in zip(self._classes, self._values, leaves, strict=True):
             scores[klass] += values[leaf]
-            features, changes = paths[leaf]
-            for feature, change in zip(features, changes, strict=True):
-                acc[feature] += change
-        return scores, {j: share for j, share in enumerate(acc) if share}
+        acc = [0.0] * len(row)
+        # ``getitem`` in C picks each tree's leaf's path (typeshed cannot type the pair).
+        features = cast(list[int], list(chain.from_iterable(map(getitem, self._paths_f, leaves))))
+        changes = cast(Iterable[float], chain.from_iterable(map(getitem, self._paths_c, leaves)))
+        for feature, change in zip(features, changes, strict=True):
+            acc[feature] += change
+        # Only the features split on can hold a share: a tenth of the row, in its order.
+        return scores, {j: acc[j] for j in sorted(set(features)) if acc[j]}
 
 
 def _leaf_paths(tree: Tree, weight: float) -> tuple[tuple[tuple[int, ...], tuple[float, ...]], ...]:
