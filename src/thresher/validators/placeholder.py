@@ -8,6 +8,7 @@ sequential) body.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import re
@@ -57,8 +58,13 @@ def _published(text: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def is_documentation_value(value: str) -> bool:
-    """A vendor's published example value, whole or as a key-like run inside the value."""
+    """A vendor's published example value, whole or as a key-like run inside the value.
+
+    Remembered for the last values asked about: the placeholder check asks twice about
+    each value (directly, then through ``placeholder_reason``), and each asking hashes
+    every key-like run inside it."""
     if _published(value):
         return True
     if len(value) > _MAX_EMBEDDING:
