@@ -29,12 +29,18 @@ class Interner:
         # The keys hold the ids of interned parts, which the values keep alive, so an
         # id in a key never belongs to another object while the interner lives.
         self._pool: dict[tuple[Any, ...], Any] = {}
+        # The interned parts by id (the pool keeps them alive): a part handed back before
+        # (a finding kind's compliance, a check every decision shares) comes back as it
+        # is, without walking its fields again.
+        self._held: dict[int, Any] = {}
 
     def __call__(self, value: T) -> T:
         """``value`` with every part equal to one seen before replaced by that one."""
         return self._part(value)  # type: ignore[no-any-return]
 
     def _part(self, value: Any) -> Any:
+        if self._held.get(id(value)) is value:
+            return value
         kind = type(value)
         if kind is tuple:
             if not value:
@@ -61,9 +67,11 @@ class Interner:
 
     def _pooled(self, key: tuple[Any, ...], value: Any) -> Any:
         try:
-            return self._pool.setdefault(key, value)
+            pooled = self._pool.setdefault(key, value)
         except TypeError:  # a dict or a list inside: not interned
             return value
+        self._held[id(pooled)] = pooled
+        return pooled
 
 
 def _key(value: Any) -> Any:

@@ -54,8 +54,10 @@ def decision_line(decision: Decision) -> tuple[str, bool]:
     """The decision as one compact JSON line, and whether pydantic's serialiser wrote it
     (it refuses text it cannot encode as UTF-8, a lone surrogate; ``json.dumps`` writes
     that instead, as ``thresher.tribunal.journal.dumped`` does)."""
-    exclude = _defaults(decision)
-    if not decision.escalated:
+    if decision.escalated:
+        exclude = _defaults(decision)
+    else:  # the panel is left out whole: what of it holds its default does not matter
+        exclude = _defaults(decision, PANEL_FIELDS)
         exclude.update(dict.fromkeys(PANEL_FIELDS, True))
     try:
         line, exact = decision.model_dump_json(exclude=exclude), True
@@ -129,11 +131,14 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def _defaults(model: BaseModel) -> Exclude:
+def _defaults(model: BaseModel, skip: frozenset[str] = frozenset()) -> Exclude:
     """The fields of ``model`` (and of the models inside it) that hold their default,
-    as pydantic's ``exclude`` reads them."""
+    as pydantic's ``exclude`` reads them; fields of ``model`` named in ``skip`` are not
+    looked at."""
     exclude: Exclude = {}
     for name, default in _omissible(type(model)):
+        if name in skip:
+            continue
         value = getattr(model, name)
         if default is not _REQUIRED and value == default:
             exclude[name] = True
