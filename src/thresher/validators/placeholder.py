@@ -104,6 +104,11 @@ def _sequential(text: str) -> bool:
 def _stepped(text: str) -> bool:
     """Each character repeated the same number of times, the characters themselves
     sequential (``000011112222...ffff``)."""
+    # The second run must repeat its character, or it sets a step of one: most values
+    # end here, before their runs are counted one character at a time.
+    second = len(text) - len(text.lstrip(text[:1]))
+    if second + 1 >= len(text) or text[second + 1] != text[second]:
+        return False
     runs = [(ch, len(list(group))) for ch, group in itertools.groupby(text)]
     if len(runs) < 4:
         return False
