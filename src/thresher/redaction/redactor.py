@@ -52,6 +52,11 @@ _PREFIX = re.compile(
 _MIN_LENGTH = 4
 _PENDING_MAX = 256  # learned values matched apart before the main automaton is rebuilt
 _CACHE_SIZE = 4096
+# The text cache holds more: an offline run redacts some 20,000 distinct short texts (ids,
+# paths, rationales), and a path or a rule's text recurs findings apart. Its characters
+# are bounded instead, so windows of files read once cannot grow it past a few MB.
+_TEXT_CACHE_SIZE = 32768
+_TEXT_CACHE_CHARS = 4 * 1024 * 1024
 _CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
 _FRESH_CHECKS = 32  # values learned since a text was cached that are looked for in it
 _ANYWHERE_LENGTH = 12
@@ -186,6 +191,7 @@ class Redactor:
         # (``_fresh``), since a value that does not occur adds no span.
         self._cache: dict[str, tuple[str, int]] = {}
         self._order: list[str] = []  # the values in the order they were added
+        self._cached_chars = 0  # the texts' characters in ``_cache`` (its keys), about
         # What the detector found in a text. Unlike ``_cache`` it holds across learned
         # values: detection does not depend on them, and it is the costly part.
         self._detections: dict[str, list[Found]] = {}
@@ -205,6 +211,7 @@ class Redactor:
                     self._order.append(value)
                 elif old != form:
                     self._cache.clear()  # a known value's form changed: every entry may hold it
+                    self._cached_chars = 0
                 self._values[value] = form
                 if len(self._pending) > _PENDING_MAX:
                     self._automaton, self._pending = None, []  # fold them into the main one
@@ -307,8 +314,11 @@ class Redactor:
         known = len(self._order)  # read first: values learned while redacting count
         cached = self._redact(text)
         if len(text) <= _CACHE_TEXT_CHARS:
-            if len(self._cache) >= _CACHE_SIZE:
+            chars = self._cached_chars + len(text)
+            if len(self._cache) >= _TEXT_CACHE_SIZE or chars > _TEXT_CACHE_CHARS:
                 self._cache.clear()
+                chars = len(text)
+            self._cached_chars = chars
             self._cache[text] = (cached, known)
         return cached
 

@@ -45,7 +45,7 @@ class Interner:
         if kind is tuple:
             if not value:
                 return value
-            parts = tuple(self._nested(v) for v in value)
+            parts = tuple(self._part(v) if _is_part(v) else v for v in value)
             if any(a is not b for a, b in zip(parts, value, strict=True)):
                 value = parts
             return self._pooled((tuple, *map(_typed_key, parts)), value)
@@ -53,17 +53,18 @@ class Interner:
             return value
         updates: dict[str, Any] = {}
         key: list[Any] = [kind]
+        # Inline rather than a call a field: a decision has some thirty parts to walk.
         for name, old in value.__dict__.items():
-            new = self._nested(old)
-            if new is not old:
-                updates[name] = new
-            key.append(_key(new))
+            if _is_part(old):
+                new = self._part(old)
+                if new is not old:
+                    updates[name] = new
+                key.append(id(new) if _is_part(new) else new)
+            else:
+                key.append(old)
         if updates:
             value = value.model_copy(update=updates)
         return self._pooled(tuple(key), value)
-
-    def _nested(self, value: Any) -> Any:
-        return self._part(value) if isinstance(value, BaseModel | tuple) else value
 
     def _pooled(self, key: tuple[Any, ...], value: Any) -> Any:
         try:
@@ -74,11 +75,20 @@ class Interner:
         return pooled
 
 
-def _key(value: Any) -> Any:
-    return id(value) if isinstance(value, BaseModel | tuple) else value
+_PARTS: dict[type, bool] = {}  # a per-process memo of classes, never of values
+
+
+def _is_part(value: Any) -> bool:
+    """Whether ``value`` is interned as a part (a model or a tuple), worked out once a
+    class: the check through pydantic's metaclass is slow."""
+    kind: type = type(value)
+    part = _PARTS.get(kind)
+    if part is None:
+        part = _PARTS[kind] = issubclass(kind, BaseModel | tuple)
+    return part
 
 
 def _typed_key(value: Any) -> Any:
     """A tuple's item: its type too, so ``(1,)`` and ``(True,)`` stay apart (a model's
     fields have their types fixed by the model)."""
-    return id(value) if isinstance(value, BaseModel | tuple) else (type(value), value)
+    return id(value) if _is_part(value) else (type(value), value)
