@@ -52,7 +52,13 @@ _PREFIX = re.compile(
 _MIN_LENGTH = 4
 _PENDING_MAX = 256  # learned values matched apart before the main automaton is rebuilt
 _CACHE_SIZE = 4096
+# The text cache holds more: an offline run redacts some 20,000 distinct short texts (ids,
+# paths, rationales), and a path or a rule's text recurs findings apart. Its characters
+# are bounded instead, so windows of files read once cannot grow it past a few MB.
+_TEXT_CACHE_SIZE = 32768
+_TEXT_CACHE_CHARS = 4 * 1024 * 1024
 _CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
+_FRESH_CHECKS = 32  # values learned since a text was cached that are looked for in it
 _ANYWHERE_LENGTH = 12
 # A detected value this long is remembered for the rest of the run. Longer ones are not:
 # they are not quoted from memory, and a long periodic value ("password=" x 6000)
@@ -179,7 +185,13 @@ class Redactor:
         # for it, and taking the lock to rebuild the same tuple cost as much as matching
         # a short text.
         self._automata: tuple[Any, ...] | None = None
-        self._cache: dict[str, str] = {}
+        # A text's redacted form, and how many values were known when it was redacted.
+        # Learning a value does not clear it (detection learns about one a finding): an
+        # entry is still right while none of the values learned since occurs in its text
+        # (``_fresh``), since a value that does not occur adds no span.
+        self._cache: dict[str, tuple[str, int]] = {}
+        self._order: list[str] = []  # the values in the order they were added
+        self._cached_chars = 0  # the texts' characters in ``_cache`` (its keys), about
         # What the detector found in a text. Unlike ``_cache`` it holds across learned
         # values: detection does not depend on them, and it is the costly part.
         self._detections: dict[str, list[Found]] = {}
@@ -190,15 +202,20 @@ class Redactor:
 
     def add(self, value: str, redacted: str | None = None) -> None:
         if len(value) >= _MIN_LENGTH:
+            form = redacted or redact_value(value)
             with self._lock:
-                if value not in self._values:
+                old = self._values.get(value)
+                if old is None:
                     self._pending.append(value)
                     self._pending_automaton = None
-                self._values[value] = redacted or redact_value(value)
+                    self._order.append(value)
+                elif old != form:
+                    self._cache.clear()  # a known value's form changed: every entry may hold it
+                    self._cached_chars = 0
+                self._values[value] = form
                 if len(self._pending) > _PENDING_MAX:
                     self._automaton, self._pending = None, []  # fold them into the main one
                 self._automata = None
-                self._cache.clear()
 
     def __bool__(self) -> bool:
         return bool(self._values) or self._detector is not None
@@ -289,14 +306,34 @@ class Redactor:
         if not text or not (self._values or self._detector is not None):  # ``not self``
             return text
         # Prompts, skill bodies and catalogs repeat in every session: remember them.
-        cached = self._cache.get(text)
-        if cached is None:
-            cached = self._redact(text)
-            if len(text) <= _CACHE_TEXT_CHARS:
-                if len(self._cache) >= _CACHE_SIZE:
-                    self._cache.clear()
-                self._cache[text] = cached
+        entry = self._cache.get(text)
+        if entry is not None:
+            cached, known = entry
+            if known == len(self._order) or self._fresh(text, cached, known):
+                return cached
+        known = len(self._order)  # read first: values learned while redacting count
+        cached = self._redact(text)
+        if len(text) <= _CACHE_TEXT_CHARS:
+            chars = self._cached_chars + len(text)
+            if len(self._cache) >= _TEXT_CACHE_SIZE or chars > _TEXT_CACHE_CHARS:
+                self._cache.clear()
+                chars = len(text)
+            self._cached_chars = chars
+            self._cache[text] = (cached, known)
         return cached
+
+    def _fresh(self, text: str, cached: str, known: int) -> bool:
+        """Whether no value added after the first ``known`` occurs in ``text``: then its
+        redaction is what it was. Few values are learned between two redactions of one
+        text; past ``_FRESH_CHECKS`` of them the text is redacted again instead."""
+        since = self._order[known:]
+        if len(since) > _FRESH_CHECKS:
+            return False
+        for value in since:
+            if value in text:
+                return False
+        self._cache[text] = (cached, known + len(since))
+        return True
 
     def data(self, value: Any) -> Any:
         """Redact string values anywhere inside dicts, lists and tuples.

@@ -29,17 +29,23 @@ class Interner:
         # The keys hold the ids of interned parts, which the values keep alive, so an
         # id in a key never belongs to another object while the interner lives.
         self._pool: dict[tuple[Any, ...], Any] = {}
+        # The interned parts by id (the pool keeps them alive): a part handed back before
+        # (a finding kind's compliance, a check every decision shares) comes back as it
+        # is, without walking its fields again.
+        self._held: dict[int, Any] = {}
 
     def __call__(self, value: T) -> T:
         """``value`` with every part equal to one seen before replaced by that one."""
         return self._part(value)  # type: ignore[no-any-return]
 
     def _part(self, value: Any) -> Any:
+        if self._held.get(id(value)) is value:
+            return value
         kind = type(value)
         if kind is tuple:
             if not value:
                 return value
-            parts = tuple(self._nested(v) for v in value)
+            parts = tuple(self._part(v) if _is_part(v) else v for v in value)
             if any(a is not b for a, b in zip(parts, value, strict=True)):
                 value = parts
             return self._pooled((tuple, *map(_typed_key, parts)), value)
@@ -47,30 +53,42 @@ class Interner:
             return value
         updates: dict[str, Any] = {}
         key: list[Any] = [kind]
+        # Inline rather than a call a field: a decision has some thirty parts to walk.
         for name, old in value.__dict__.items():
-            new = self._nested(old)
-            if new is not old:
-                updates[name] = new
-            key.append(_key(new))
+            if _is_part(old):
+                new = self._part(old)
+                if new is not old:
+                    updates[name] = new
+                key.append(id(new) if _is_part(new) else new)
+            else:
+                key.append(old)
         if updates:
             value = value.model_copy(update=updates)
         return self._pooled(tuple(key), value)
 
-    def _nested(self, value: Any) -> Any:
-        return self._part(value) if isinstance(value, BaseModel | tuple) else value
-
     def _pooled(self, key: tuple[Any, ...], value: Any) -> Any:
         try:
-            return self._pool.setdefault(key, value)
+            pooled = self._pool.setdefault(key, value)
         except TypeError:  # a dict or a list inside: not interned
             return value
+        self._held[id(pooled)] = pooled
+        return pooled
 
 
-def _key(value: Any) -> Any:
-    return id(value) if isinstance(value, BaseModel | tuple) else value
+_PARTS: dict[type, bool] = {}  # a per-process memo of classes, never of values
+
+
+def _is_part(value: Any) -> bool:
+    """Whether ``value`` is interned as a part (a model or a tuple), worked out once a
+    class: the check through pydantic's metaclass is slow."""
+    kind: type = type(value)
+    part = _PARTS.get(kind)
+    if part is None:
+        part = _PARTS[kind] = issubclass(kind, BaseModel | tuple)
+    return part
 
 
 def _typed_key(value: Any) -> Any:
     """A tuple's item: its type too, so ``(1,)`` and ``(True,)`` stay apart (a model's
     fields have their types fixed by the model)."""
-    return id(value) if isinstance(value, BaseModel | tuple) else (type(value), value)
+    return id(value) if _is_part(value) else (type(value), value)

@@ -8,6 +8,7 @@ sequential) body.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import re
@@ -57,8 +58,13 @@ def _published(text: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=1024)
 def is_documentation_value(value: str) -> bool:
-    """A vendor's published example value, whole or as a key-like run inside the value."""
+    """A vendor's published example value, whole or as a key-like run inside the value.
+
+    Remembered for the last values asked about: the placeholder check asks twice about
+    each value (directly, then through ``placeholder_reason``), and each asking hashes
+    every key-like run inside it."""
     if _published(value):
         return True
     if len(value) > _MAX_EMBEDDING:
@@ -98,6 +104,11 @@ def _sequential(text: str) -> bool:
 def _stepped(text: str) -> bool:
     """Each character repeated the same number of times, the characters themselves
     sequential (``000011112222...ffff``)."""
+    # The second run must repeat its character, or it sets a step of one: most values
+    # end here, before their runs are counted one character at a time.
+    second = len(text) - len(text.lstrip(text[:1]))
+    if second + 1 >= len(text) or text[second + 1] != text[second]:
+        return False
     runs = [(ch, len(list(group))) for ch, group in itertools.groupby(text)]
     if len(runs) < 4:
         return False
