@@ -8,7 +8,6 @@ sequential) body.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import itertools
 import re
@@ -58,13 +57,8 @@ def _published(text: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=1024)
 def is_documentation_value(value: str) -> bool:
-    """A vendor's published example value, whole or as a key-like run inside the value.
-
-    Remembered for the last values asked about: the placeholder check asks twice about
-    each value (directly, then through ``placeholder_reason``), and each asking hashes
-    every key-like run inside it."""
+    """A vendor's published example value, whole or as a key-like run inside the value."""
     if _published(value):
         return True
     if len(value) > _MAX_EMBEDDING:
@@ -140,6 +134,12 @@ def placeholder_reason(value: str) -> str | None:
     stripped = value.strip().strip("\"'`")
     if is_documentation_value(stripped):
         return "a vendor's published documentation example value"
+    return _undocumented_reason(stripped)
+
+
+def _undocumented_reason(stripped: str) -> str | None:
+    """``placeholder_reason`` of a stripped value known not to be a documentation value:
+    the check asks that first, and asking again hashed every key-like run twice."""
     if _REFERENCE.match(stripped):
         return "a reference to an environment variable or secret store, not a value"
     match = _PLACEHOLDER.search(stripped) or _WORDS.search(stripped)
@@ -199,13 +199,14 @@ class PlaceholderValidator(Validator):
                     "a reference in the file's own interpolation syntax, not a value",
                 )
             ]
-        if is_documentation_value(value.strip().strip("\"'`")):
+        stripped = value.strip().strip("\"'`")
+        if is_documentation_value(stripped):
             return [
                 self.invalid(
                     CheckKind.DOCUMENTATION, "a vendor's published documentation example value"
                 )
             ]
-        reason = placeholder_reason(value)
+        reason = _undocumented_reason(stripped)
         if reason:
             return [self.invalid(CheckKind.PLACEHOLDER, reason)]
         return [self.valid(CheckKind.PLACEHOLDER, "no placeholder or documentation pattern found")]
