@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from thresher.config.settings import Settings
+from thresher.memory import release_freed
 from thresher.scan.assess import assessment
 from thresher.scan.decide import decide
 from thresher.scan.files import open_journal
@@ -56,12 +57,14 @@ def run_scan(
     setup = RunSetup.start(request, settings, environ)
     try:
         gathered = gather(request, observer)
+        release_freed()  # the files detection read: its high-water mark is not kept
         assessed = assessment(
             gathered,
             request.root,
             scorer or shipped_scorer(),
             workers=setup.workers(len(gathered.findings), offline_workers),
         )
+        release_freed()  # the scorer's pass over every file (``scoring.references``)
         journal = open_journal(
             setup.run_dir, relative_to=None if request.runs_dir.is_absolute() else Path.cwd()
         )
@@ -69,4 +72,5 @@ def run_scan(
         setup.close_models()  # the triage that would close them never starts
         raise
     triaged = decide(setup, gathered, assessed, journal, observer)
+    release_freed()
     return report(setup, gathered, triaged)

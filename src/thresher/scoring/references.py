@@ -21,6 +21,7 @@ import ahocorasick  # type: ignore[import-not-found]
 from thresher.findings.filekind import FileKind, file_kind, in_test_scope
 from thresher.findings.options import ScanError
 from thresher.git import scope as gitscope
+from thresher.memory import release_freed
 
 # Test files grow large (a Go package's tests in one 800 kB file): they are read whole up
 # to this size; the total below bounds the pass.
@@ -158,6 +159,9 @@ def _referrers(
                 # mention of ``key.pem``).
                 if start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "-_"):
                     referrers[name].add(item.path)
+    # Every file was read whole, as bytes and text: give the freed heap back before the
+    # scorer's own allocations stack on top of this pass's high-water mark.
+    release_freed()
     return {path: referrers[name] for name, owners in by_name.items() for path in owners}, complete
 
 
