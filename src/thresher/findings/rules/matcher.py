@@ -1,14 +1,18 @@
-"""Running a rule book over a file's lines: an Aho-Corasick gate, then RE2.
+"""Running a rule book over a file's lines: a keyword gate, then RE2 on the lines it can match.
 
-Most lines of a repository hold none of the rules' keywords, so the text is searched
-once for all keywords of all rules together (Aho-Corasick, linear in the text), and a
-rule's pattern runs only on the lines where one of its own keywords occurs. Patterns
-are RE2: linear in the line whatever it holds, and lines are already bounded by the
-engine's caps. A rule without keywords (an operator's custom rule may have none)
-searches the whole text once, in RE2's C loop, and runs on the lines it hits. Work in
-Python per line is bounded too: an assignment reads at most ``_VALUE_WINDOW``
-characters after its key, and one rule reads at most ``_MATCHES_PER_LINE`` matches on
-one line, so a hostile minified line costs what an ordinary one does.
+Most lines of a repository hold none of the rules' keywords, and most lines holding one
+match no pattern. So one RE2 set of every keyword says which rules may run on a text,
+and each of those finds the lines it matches on in one RE2 pass over the text between
+its first and last keyword (``findings.rules.lines``); a rule's pattern then runs only on
+a line that both matches and holds one of its own keywords. A pattern the whole-text
+pass cannot stand in for (``\\A``, ``(?-m)``) falls back to an Aho-Corasick gate on the
+keywords, line by line. Patterns are RE2: linear in the line whatever it holds, and
+lines are already bounded by the engine's caps. A rule without keywords (an operator's
+custom rule may have none) searches the whole text once, in RE2's C loop, and runs on
+the lines it hits. Work in Python per line is bounded too: an assignment reads at most
+``_VALUE_WINDOW`` characters after its key, and one rule reads at most
+``_MATCHES_PER_LINE`` matches on one line, so a hostile minified line costs what an
+ordinary one does.
 """
 
 from __future__ import annotations
