@@ -22,7 +22,8 @@ PACKAGE = SRC / "thresher"
 ROOT = "thresher"  # the package's own __init__ (``__version__``)
 
 # Lowest first. Why each sits where it does:
-# - errors, names: vocabulary every layer uses; resources reads bundled assets.
+# - errors, names: vocabulary every layer uses; memory hands freed heap back to the OS;
+#   resources reads bundled assets.
 # - redaction below findings: a finding's fields are redacted by ``Structural``.
 # - config and git above findings: settings carry custom rules (``findings.rules``);
 #   listing files raises findings' ``ScanError`` and reports their ``Skipped``.
@@ -33,7 +34,7 @@ ROOT = "thresher"  # the package's own __init__ (``__version__``)
 # - tribunal above agents; reports above tribunal (they render its decisions); the scan
 #   use case above both tribunal and sources; ci, triage and evaluation run the scan.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    (ROOT, "errors", "names"),
+    (ROOT, "errors", "names", "memory"),
     ("resources",),
     ("redaction",),
     ("findings",),

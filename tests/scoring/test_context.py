@@ -227,3 +227,17 @@ def test_references_find_names_that_overlap_or_recur(
     assert references(tmp_path, wanted) == expected
     monkeypatch.setattr(refs, "_finder", lambda names: None)
     assert references(tmp_path, wanted) == expected
+
+
+def test_references_in_a_file_dense_with_names(tmp_path: Path) -> None:
+    """A file naming fixtures hundreds of times (past the matches RE2 reports one by
+    one, the automaton reads the rest whole): a mention at its very end still counts."""
+    (tmp_path / "certs").mkdir()
+    for name in ("server.key", "client.key"):
+        (tmp_path / "certs" / name).write_text("key", encoding="utf-8")
+    (tmp_path / "tests").mkdir()
+    listing = "load('server.key')\n" * 500
+    (tmp_path / "tests" / "t_test.py").write_text(listing, encoding="utf-8")
+    (tmp_path / "run.sh").write_text(listing + "cat client.key\n", encoding="utf-8")
+    found = references(tmp_path, ["certs/server.key", "certs/client.key"])
+    assert found == {"certs/server.key": Referenced.CODE, "certs/client.key": Referenced.CODE}

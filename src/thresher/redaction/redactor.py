@@ -24,7 +24,6 @@ keeps them without a list of special cases of its own.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import logging
 import re
@@ -32,16 +31,16 @@ import sys
 import threading
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, MutableMapping
-from datetime import date, datetime
 from enum import Enum
-from types import UnionType
-from typing import Any, Final, Literal, TypeVar, Union, final, get_args, get_origin
+from typing import Any, TypeVar
 
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 
 from thresher.redaction.detector import Detector, Found
+from thresher.redaction.fields import Structural as Structural
+from thresher.redaction.fields import is_model as _is_model
+from thresher.redaction.fields import text_fields as _text_fields
 
 # Only well-known provider prefixes are shown: they identify the token type and are
 # public. Any other leading text (a human-chosen password's first word) stays hidden.
@@ -75,33 +74,6 @@ T = TypeVar("T")
 _PLAIN = (Enum, int, float, type(None))
 # The exact types of the commonest such leaves, checked by identity before ``_PLAIN``.
 _LEAVES: frozenset[type] = frozenset({int, float, bool, type(None)})
-
-
-@final
-class _StructuralMarker:
-    """The type of ``Structural``; one instance, compared by identity."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "Structural"
-
-
-Structural: Final = _StructuralMarker()
-"""Field metadata: ``rule_id: Annotated[str, Structural]`` is never redacted.
-
-For ids, rule and model names, paths, fingerprints and names from a closed set that
-is typed as ``str``. Enum and ``Literal`` fields are structural by their type and
-need no marker; free text (rationales, claims, details, messages) must not carry it.
-
-Why a marker on the field rather than a set of key names checked in the dumped
-JSON: a key name means different things in different models (``name`` is a check
-in one and a tool in another; ``path`` is structure in a location but free text a
-model chose in a tool's arguments), and a set kept apart from the models drifts
-when a field is added. The marker sits on the declaration, is checked by mypy like
-any annotation, and leaves the models' JSON schemas unchanged. A marked field of a
-model type (``source``) is structural as a whole.
-"""
 
 
 def redact_value(value: str) -> str:
@@ -208,7 +180,6 @@ class Redactor:
                 if old is None:
                     self._pending.append(value)
                     self._pending_automaton = None
-                    self._order.append(value)
                 elif old != form:
                     self._cache.clear()  # a known value's form changed: every entry may hold it
                     self._cached_chars = 0
@@ -216,6 +187,10 @@ class Redactor:
                 if len(self._pending) > _PENDING_MAX:
                     self._automaton, self._pending = None, []  # fold them into the main one
                 self._automata = None
+                if old is None:
+                    # Counted last: a text that counts this value (``text`` reads the count
+                    # first) is matched with automata rebuilt after it was added.
+                    self._order.append(value)
 
     def __bool__(self) -> bool:
         return bool(self._values) or self._detector is not None
@@ -443,52 +418,12 @@ class Redactor:
             return list(self._values.items())[known:]
 
 
-@functools.cache
-def _is_model(kind: type) -> bool:
-    """``isinstance(value, BaseModel)`` for a value of type ``kind``, once per class: the
-    check through pydantic's metaclass cost more than the walk's other steps together."""
-    return issubclass(kind, BaseModel)
-
-
-@functools.cache
-def _text_fields(model: type[BaseModel]) -> tuple[str, ...]:
-    """The fields of ``model`` that redaction walks; every message and ledger entry of a
-    run is redacted, so this is worked out once per class."""
-    return tuple(
-        name
-        for name, info in model.model_fields.items()
-        if not _is_structural(info) and _may_hold_text(info.annotation)
-    )
-
-
 def _automaton_of(values: Iterable[str]) -> Any:
     automaton = ahocorasick.Automaton()
     for value in values:
         automaton.add_word(value, value)
     automaton.make_automaton()
     return automaton
-
-
-_NO_TEXT: tuple[type, ...] = (bool, int, float, datetime, date, type(None))
-
-
-def _may_hold_text(annotation: Any) -> bool:
-    """False for a field whose type holds no text whatever its value (numbers, dates,
-    enums, and unions or sequences of them): a report holds thousands of them and
-    walking each cost time for nothing. Anything else may, and is walked."""
-    if isinstance(annotation, type):
-        return not issubclass(annotation, (*_NO_TEXT, Enum))  # a StrEnum member is structure
-    origin = get_origin(annotation)
-    if origin is Literal:
-        return False
-    if origin in (Union, UnionType, tuple, list, frozenset, set):
-        return any(_may_hold_text(a) for a in get_args(annotation) if a is not Ellipsis)
-    return True
-
-
-def _is_structural(info: FieldInfo) -> bool:
-    """Whether a model field is structure that redaction leaves as it is."""
-    return get_origin(info.annotation) is Literal or any(m is Structural for m in info.metadata)
 
 
 class RedactingLogger(logging.LoggerAdapter[logging.Logger]):

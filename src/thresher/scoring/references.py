@@ -3,8 +3,9 @@ from a deployed one.
 
 A PEM key under ``certs/`` or a JWT in a config fixture looks deployable from its
 path alone; what gives it away is that only test code ever names the file. One
-pass over the repository's text files with an Aho-Corasick automaton finds every
-file that mentions any of the basenames asked about, however many there are.
+pass over the repository's text files finds every file that mentions any of the
+basenames asked about, however many there are: RE2 finds where a name may be, and an
+Aho-Corasick automaton reads only those stretches.
 The pass is bounded (files over ``MAX_FILE_BYTES`` are skipped, at most
 ``MAX_TOTAL_BYTES`` are read) so a huge repository cannot stall a scan.
 """
@@ -30,6 +31,8 @@ MAX_TOTAL_BYTES = 64 * 1024 * 1024
 # RE2's memory for the alternation of the names looked for (thousands fit); beyond, the
 # automaton reads every byte as it would without RE2.
 _FINDER_MAX_MEM = 64 << 20
+# Matches RE2 reports in one file before the automaton reads the rest of it whole.
+_WINDOW_MATCHES = 64
 MIN_NAME_LENGTH = 5  # shorter basenames ("a.pem") match too much text to mean anything
 
 # Files whose candidates are keys, certificates or tokens kept as files.
@@ -199,15 +202,23 @@ def _windows(finder: _Finder, data: bytes, longest: int) -> Iterator[tuple[int, 
     it lies within ``longest`` characters after a match's start. Overlapping stretches
     are merged, so no byte is read twice and the automaton's state is never cut short:
     the same occurrences as one pass over the whole file, at RE2's speed.
+
+    Each match costs a Python object, so a file dense with names (a listing of every
+    fixture) would cost more than the automaton alone: past ``_WINDOW_MATCHES`` matches
+    the last stretch runs to the end of the file, which the automaton reads in one go.
     """
     begin = stop = -1
-    for match in finder.finditer(data):
+    for count, match in enumerate(finder.finditer(data)):
         start, end = match.span()
         reach = min(len(data), end + longest - 1)
+        if count == _WINDOW_MATCHES:
+            reach = len(data)
         if start > stop:
             if stop >= 0:
                 yield begin, stop
             begin = start
         stop = max(stop, reach)
+        if count == _WINDOW_MATCHES:
+            break
     if stop >= 0:
         yield begin, stop
