@@ -54,9 +54,9 @@ log = logging.getLogger(__name__)
 
 # Below this much text, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 256 * 1024
-_QUEUED = 2  # batches submitted per worker process: the next waits while one runs
+_QUEUED = 1  # batches a worker process holds: it gets the next between two of this one's files
 _MIN_BATCH_BYTES = 64 * 1024
-_BATCHES_PER_WORKER = 6
+_BATCHES_PER_WORKER = 12
 
 
 @dataclass(frozen=True)
@@ -315,8 +315,9 @@ def _shared_run(
 
     This process scans too instead of waiting: one process fewer holds a copy of the
     interpreter and detect-secrets (peak memory, all processes summed), and no core
-    idles. ``QUEUED`` batches wait per worker, so it never idles while this process is
-    busy with one.
+    idles. Between two of its files it hands a worker whose batch is done the next one,
+    so a worker holds one batch at a time (``_QUEUED``): at the end no core waits on a
+    batch that sat queued behind another.
     """
     results: list[list[FileOutcome] | None] = [None] * len(batches)
     pending = deque(range(len(batches)))
@@ -328,21 +329,24 @@ def _shared_run(
     ) as pool:
         running: dict[Future[list[FileOutcome]], int] = {}
 
-        def refill() -> None:
+        def collect_and_refill() -> None:
+            for future in [f for f in running if f.done()]:
+                results[running.pop(future)] = future.result()
             while pending and len(running) < _QUEUED * helpers:
                 index = pending.popleft()
                 running[pool.submit(scan_batch, batches[index])] = index
 
-        refill()
+        collect_and_refill()
         if pending:
             with detect_secrets_session(honour_pragmas=limits.honour_pragmas):
                 engine = limits.engine(rules)
                 while pending:
                     index = pending.pop()
-                    results[index] = [engine.scan_job(job) for job in batches[index]]
-                    for future in [f for f in running if f.done()]:
-                        results[running.pop(future)] = future.result()
-                    refill()
+                    outcomes: list[FileOutcome] = []
+                    for job in batches[index]:
+                        outcomes.append(engine.scan_job(job))
+                        collect_and_refill()
+                    results[index] = outcomes
         for future, index in running.items():
             results[index] = future.result()
     return [outcome for batch in results if batch is not None for outcome in batch]
