@@ -141,3 +141,24 @@ def test_the_trailer_strip_agrees_with_the_regex_it_replaces() -> None:
     for _ in range(50_000):
         value = "".join(rng.choice(atoms) for _ in range(rng.randint(0, 12))).strip()
         assert without_trailer(value) == re.sub(r"\s+(\\|#.*)$", "", value), repr(value)
+
+
+def test_entropy_plugins_run_as_they_are_under_another_release(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The entropy stand-ins answer early only for the source they were proved against:
+    another detect-secrets release runs its own plugins unchanged."""
+    from thresher.findings import plugins_re2
+
+    entropy = ("Base64HighEntropyString", "HexHighEntropyString")
+    with detect_secrets_session():
+        plugins = list(get_plugins())
+        names = {type(p).__name__ for p in plugins if id(p) in stand_ins(plugins)}
+        assert set(entropy) <= names
+        plugins_re2._known_entropy_sources.cache_clear()
+        monkeypatch.setattr(plugins_re2, "_ENTROPY_SOURCES", ("another", "release"))
+        try:
+            names = {type(p).__name__ for p in plugins if id(p) in stand_ins(plugins)}
+        finally:
+            plugins_re2._known_entropy_sources.cache_clear()
+    assert not set(entropy) & names

@@ -139,7 +139,33 @@ def _spaced_stand_in(plugin: RegexBasedDetector) -> Any:
     return _copy(plugin, Spaced)
 
 
+# The sources the entropy stand-in's early answer was proved against: another release
+# may keep values ``analyze_line`` drops, and the stand-in is then left out.
+_ENTROPY_SOURCES = ("eb176c2d81693235", "697232dc06eea437")
+
+
+@cache
+def _known_entropy_sources() -> bool:
+    import hashlib
+    import inspect
+
+    from detect_secrets.plugins import high_entropy_strings
+    from detect_secrets.plugins.base import BasePlugin
+
+    try:
+        sources = (
+            inspect.getsource(high_entropy_strings),
+            inspect.getsource(BasePlugin.analyze_line),
+        )
+    except (OSError, TypeError):
+        return False
+    digests = tuple(hashlib.sha256(text.encode()).hexdigest()[:16] for text in sources)
+    return digests == _ENTROPY_SOURCES
+
+
 def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
+    if not _known_entropy_sources():
+        return None
     minimum = triggers.min_entropy_length(plugin.entropy_limit)
 
     class Gated(type(plugin)):  # type: ignore[misc]
@@ -184,7 +210,8 @@ def stand_ins(plugins: Iterable[Any]) -> dict[int, Any]:
     """``id(plugin)`` -> what to run in its place; plugins left out run as they are.
 
     Only for the detect-secrets release the prefilter was written against: its
-    fingerprints say the regexes are the ones analysed here."""
+    fingerprints say the regexes are the ones analysed here, and the entropy plugins'
+    source digests (``_ENTROPY_SOURCES``) that their code is."""
     out: dict[int, Any] = {}
     for plugin in plugins:
         name = type(plugin).__name__
