@@ -96,18 +96,24 @@ class Twin:
     An ASCII line (nearly all) is searched through the program's own ``Match``, whose
     byte offsets are then the line's character offsets: the binding's ``search``
     builds a match object and maps every offset from bytes to characters, several
-    times the cost of the search itself on a short line."""
+    times the cost of the search itself on a short line. Both are google-re2's private
+    names: a release without them searches every line through the public ``search``."""
 
     def __init__(self, original: Pattern[str], program: Any) -> None:
         import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
 
         self.original = original
         self._program = program
-        self._match = program._regexp.Match
-        self._unanchored = re2._Anchor.UNANCHORED
+        self._match: Any = None
+        self._unanchored: Any = None
+        try:
+            self._match = program._regexp.Match
+            self._unanchored = re2._Anchor.UNANCHORED
+        except AttributeError:
+            self._match = None
 
     def search(self, string: str) -> _Found | None:
-        if string.isascii():
+        if self._match is not None and string.isascii():
             data = string.encode("ascii")
             spans = self._match(self._unanchored, data, 0, len(data))
             if spans[0][0] < 0:
