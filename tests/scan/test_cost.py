@@ -14,7 +14,7 @@ from typer.testing import Result
 
 from tests.agent_emulator import emulate_diligent
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
-from tests.scan.test_fail_closed import one_provider, operator_config, panel_config
+from tests.scan.panel import one_provider, operator_config, panel_config
 from tests.scan.test_scan_e2e import make_demo
 
 Cli = Callable[..., Result]

@@ -17,51 +17,10 @@ from typer.testing import Result
 from tests.agent_emulator import emulate
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
 from tests.fakes.wire import CapturedRequest, Reply
+from tests.scan.panel import one_provider, operator_config, panel_config
 from tests.scan.test_scan_e2e import make_demo
 
 Cli = Callable[..., Result]
-
-
-_MODELS = {
-    "openai": "openai:gpt-4.1",
-    "anthropic": "anthropic:claude-sonnet-4-5",
-    "gemini": "gemini:gemini-2.5-pro",
-}
-
-
-def panel_config(
-    openai_server: OpenAIFake,
-    anthropic_server: AnthropicFake,
-    gemini_server: GeminiFake,
-    *,
-    analysis: str = "openai",
-    challenger: str = "anthropic",
-    judge: str = "gemini",
-    extra: str = "",
-) -> str:
-    """An operator's file putting each agent on one protocol's loopback fake."""
-    return f"""
-[agents.analysis]
-model = "{_MODELS[analysis]}"
-[agents.challenger]
-model = "{_MODELS[challenger]}"
-[agents.judge]
-model = "{_MODELS[judge]}"
-[providers.openai]
-base_url = "{openai_server.api_base}"
-[providers.anthropic]
-base_url = "{anthropic_server.base_url}"
-[providers.gemini]
-base_url = "{gemini_server.base_url}"
-{extra}"""
-
-
-def operator_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str) -> None:
-    path = tmp_path / "ops.toml"
-    path.write_text(text)
-    monkeypatch.setenv("THRESHER_CONFIG", str(path))
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
-        monkeypatch.setenv(name, "loopback-test-key")
 
 
 @pytest.mark.slow
@@ -152,18 +111,6 @@ def test_the_run_deadline_bounds_a_silent_provider(
         assert decision["errors"][0]["stage"] == "deadline"
     assert report["errors"][0]["error"] == "RunDeadlineExceeded"
     assert "--timeout 2 s expired" in result.stderr
-
-
-def one_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: OpenAIFake) -> None:
-    agents = "".join(
-        f'[agents.{a}]\nmodel = "openai:gpt-4.1"\n' for a in ("analysis", "challenger", "judge")
-    )
-    operator_config(
-        tmp_path,
-        monkeypatch,
-        f'{agents}[providers.openai]\nbase_url = "{server.api_base}"\n'
-        "[http]\nmax_attempts = 1\nbreaker_failures = 3\n",
-    )
 
 
 def test_max_tokens_10_sends_nothing_and_says_so(

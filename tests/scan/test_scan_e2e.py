@@ -17,6 +17,7 @@ from typer.testing import Result
 
 from tests.agent_emulator import emulate
 from tests.fakes.servers import AnthropicFake, GeminiFake, OpenAIFake
+from tests.scan.panel import operator_config, panel_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = ROOT.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
@@ -51,24 +52,9 @@ def providers(
     anthropic_server: AnthropicFake,
     gemini_server: GeminiFake,
 ) -> list:  # type: ignore[type-arg]
-    (tmp_path / "thresher.toml").write_text(f"""
-[agents.analysis]
-model = "openai:gpt-4.1"
-[agents.challenger]
-model = "anthropic:claude-sonnet-4-5"
-[agents.judge]
-model = "gemini:gemini-2.5-pro"
-[providers.openai]
-base_url = "{openai_server.api_base}"
-[providers.anthropic]
-base_url = "{anthropic_server.base_url}"
-[providers.gemini]
-base_url = "{gemini_server.base_url}"
-""")
-    # The operator's file: a repository's own could not set hosts (README, Security model).
-    monkeypatch.setenv("THRESHER_CONFIG", str(tmp_path / "thresher.toml"))
-    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
-        monkeypatch.setenv(name, "loopback-test-key")
+    operator_config(
+        tmp_path, monkeypatch, panel_config(openai_server, anthropic_server, gemini_server)
+    )
     for server in (openai_server, anthropic_server, gemini_server):
         emulate(server)
     return [openai_server, anthropic_server, gemini_server]
