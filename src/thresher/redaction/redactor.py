@@ -53,7 +53,8 @@ _PENDING_MAX = 256  # learned values matched apart before the main automaton is 
 _CACHE_SIZE = 4096
 # The text cache holds more: an offline run redacts some 20,000 distinct short texts (ids,
 # paths, rationales), and a path or a rule's text recurs findings apart. Its characters
-# are bounded instead, so windows of files read once cannot grow it past a few MB.
+# are bounded instead (keys and their redacted texts: tens of MB at worst), so windows of
+# files read once cannot grow it without bound.
 _TEXT_CACHE_SIZE = 32768
 _TEXT_CACHE_CHARS = 4 * 1024 * 1024
 _CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
@@ -408,14 +409,15 @@ class Redactor:
 
     @property
     def known(self) -> int:
-        """How many values the redactor knows; it only grows (``learned_since``)."""
-        return len(self._values)
+        """How many values the redactor knows; it only grows (``learned_since``). Counted
+        as ``add`` counts them, last: a value counted is one the automata match."""
+        return len(self._order)
 
     def learned_since(self, known: int) -> list[tuple[str, str]]:
         """The values added after ``known`` was read, with their redacted forms: what a
         text redacted then may still hold."""
         with self._lock:
-            return list(self._values.items())[known:]
+            return [(value, self._values[value]) for value in self._order[known:]]
 
 
 def _automaton_of(values: Iterable[str]) -> Any:

@@ -53,7 +53,7 @@ class Interner:
             return value
         updates: dict[str, Any] = {}
         key: list[Any] = [kind]
-        # Inline rather than a call a field: a decision has some thirty parts to walk.
+        # Inline rather than a call per field: a decision has some thirty parts to walk.
         for name, old in value.__dict__.items():
             if _is_part(old):
                 new = self._part(old)

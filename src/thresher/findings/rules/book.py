@@ -83,7 +83,7 @@ class Check(StrEnum):
 
 class Rule(BaseModel):
     """One detector. ``keywords`` gate it: the pattern runs only on lines that hold one
-    of them (case-insensitive, Aho-Corasick over the whole text); a rule without
+    of them (case-insensitive, one RE2 set over the whole text: ``rules.lines``); a rule without
     keywords runs on every line."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")

@@ -11,8 +11,8 @@ over text no match can leave a line of, so a pattern reads the text once, linear
 whatever it holds, in one call per line it matches on, plus one.
 
 A rule whose pattern means something else on a whole text (``\\A``, ``\\z``, ``(?-m)``,
-the byte class ``\\C``) is not handled here (``handles``); the matcher runs it line by
-line, as before.
+the byte class ``\\C``), or one with a newline in a keyword, is not handled here
+(``handles``); the matcher runs it line by line, as before.
 
 Which rules may run on a text is asked of one RE2 set of all keywords over the
 lower-cased text; a line of a rule with keywords must hold one of them.
@@ -26,12 +26,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any
 
+from thresher.findings.options import _RULE_MAX_MEM
 from thresher.findings.re2_classes import searchable
 from thresher.findings.rules.book import Rule
 
 # What makes a pattern mean something else on a whole text than on one line.
 _WHOLE_TEXT = re.compile(r"\\[AzC]|\(\?[A-Za-z]*-[A-Za-z]*m")
-_MAX_MEM = 32 << 20  # as ``options.compile_rule_pattern``: the rule's own budget
 
 
 def _options(*, lines: bool) -> Any:
@@ -39,7 +39,7 @@ def _options(*, lines: bool) -> Any:
 
     options = re2.Options()
     options.log_errors = False
-    options.max_mem = _MAX_MEM
+    options.max_mem = _RULE_MAX_MEM  # as ``compile_rule_pattern``: the rule's own budget
     if lines:
         options.never_nl = True  # no match crosses a line's end
         options.never_capture = True  # only where it starts is read: no submatches

@@ -63,7 +63,6 @@ class RuleHit:
 class _Compiled:
     rule: Rule
     program: Any
-    group: str | int
     wanted: tuple[tuple[str, ...], ...]  # key_words, each split into its words
     index: int  # the value group's number
     key_index: int | None  # the key group's number, or None without a key group
@@ -94,9 +93,7 @@ class Rulebook:
             group = rule.group(program)
             index = group if isinstance(group, int) else program.groupindex[group]
             key_index = program.groupindex[rule.key_group] if rule.key_group else None
-            self._rules.append(
-                _Compiled(rule, program, group, wanted, index, key_index, path, lines)
-            )
+            self._rules.append(_Compiled(rule, program, wanted, index, key_index, path, lines))
             if path is not None:
                 self._by_path.append(number)
             if located:
