@@ -16,12 +16,23 @@ from __future__ import annotations
 import heapq
 import json
 import math
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from types import MappingProxyType
+from typing import Annotated, Any, Final
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
 
 from thresher.errors import ThresherError, UsageError
 from thresher.findings.filekind import FileKind
@@ -45,11 +56,16 @@ class ScorerError(UsageError):
     """The scorer artifact is missing, unreadable or not a thresher scorer."""
 
 
+# Serialisation context under which a ``FeatureWeight`` is written as a pair.
+AS_PAIRS: Final = MappingProxyType({"feature_pairs": True})
+
+
 class FeatureWeight(BaseModel):
     """One feature's pull on the real-vs-rest log-odds in one decision.
 
-    Read also as a ``[feature, contribution]`` pair: the JSON report writes it so
-    (``thresher.tribunal.reported``), a fifth of an offline decision's bytes otherwise.
+    Read also as a ``[feature, contribution]`` pair, and written so under the ``AS_PAIRS``
+    context: the JSON report does (``thresher.tribunal.reported``), a fifth of an offline
+    decision's bytes otherwise.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -63,6 +79,13 @@ class FeatureWeight(BaseModel):
         if isinstance(data, list | tuple) and len(data) == 2:
             return {"feature": data[0], "contribution": data[1]}
         return data
+
+    @model_serializer(mode="wrap")
+    def _as_pair(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
+        context = info.context
+        if isinstance(context, Mapping) and context.get("feature_pairs"):
+            return [self.feature, self.contribution]
+        return handler(self)
 
 
 class Assessment(BaseModel):

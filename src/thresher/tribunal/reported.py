@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
 
+from thresher.scoring.model import AS_PAIRS
 from thresher.tribunal.decisions import Decision, RunReport
 
 # The offline panel, left out of a decision no model took part in.
@@ -35,12 +36,6 @@ PANEL_FIELDS = frozenset({"entries", "judge", "judge_model"})
 _TAGS = frozenset({"kind", "type", "escalated"})
 
 Exclude = dict[Any, Any]
-
-# A feature weight as pydantic and ``json.dumps`` write it, compactly. Inside a JSON
-# string a quote is escaped, so this can only begin at the object itself; the feature
-# names are thresher's own (no quote or backslash).
-_FEATURE = '{"feature":"'
-_CONTRIBUTION = ',"contribution":'
 
 
 def reported(decision: Decision) -> Decision:
@@ -60,41 +55,10 @@ def decision_line(decision: Decision) -> tuple[str, bool]:
         exclude = _defaults(decision, PANEL_FIELDS)
         exclude.update(dict.fromkeys(PANEL_FIELDS, True))
     try:
-        line, exact = decision.model_dump_json(exclude=exclude), True
+        return decision.model_dump_json(exclude=exclude, context=AS_PAIRS), True
     except PydanticSerializationError:
-        data = decision.model_dump(mode="json", exclude=exclude)
-        line, exact = json.dumps(data, ensure_ascii=False, separators=(",", ":")), False
-    if decision.assessment is not None and decision.assessment.top_features:
-        line = _weights_as_pairs(line)
-    return line, exact
-
-
-def _weights_as_pairs(line: str) -> str:
-    """Every ``{"feature":"NAME","contribution":X}`` in ``line`` as ``["NAME",X]``: what
-    ``re.sub(r'\\{"feature":("[^"\\\\]*"),"contribution":([^,}]+)\\}', r"[\\1,\\2]", line)``
-    writes, found with ``str.find`` (RE2's ``sub`` from Python split the whole line, a
-    tenth of a millisecond a decision)."""
-    out: list[str] = []
-    cursor = at = 0
-    while (at := line.find(_FEATURE, at)) >= 0:
-        name_at = at + len(_FEATURE)
-        quote = line.find('"', name_at)
-        if quote < 0:
-            break
-        value_at = quote + 1 + len(_CONTRIBUTION)
-        if "\\" in line[name_at:quote] or not line.startswith(_CONTRIBUTION, quote + 1):
-            at += 1
-            continue
-        comma, brace = line.find(",", value_at), line.find("}", value_at)
-        if brace <= value_at or 0 <= comma < brace:  # no closing brace, or a comma first
-            at += 1
-            continue
-        out += (line[cursor:at], "[", line[name_at - 1 : quote + 1], ",", line[value_at:brace], "]")
-        cursor = at = brace + 1
-    if not out:
-        return line
-    out.append(line[cursor:])
-    return "".join(out)
+        data = decision.model_dump(mode="json", exclude=exclude, context=AS_PAIRS)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")), False
 
 
 _EMPTY = '\n  "decisions": [],\n'
