@@ -87,3 +87,18 @@ def test_values_json_escapes_never_reach_any_artifact_of_an_offline_run(tmp_path
     forms |= {json.dumps(value, ensure_ascii=True)[1:-1] for value in ODD}
     for text in written:
         assert not any(form in text for form in forms)
+
+
+def test_long_values_sharing_their_first_characters_are_each_redacted_whole() -> None:
+    """The automaton holds a value's first characters only: the rest is checked where
+    they match, so two keys that start alike are each found, and their shared start
+    alone is not mistaken for either."""
+    head = "-----BEGIN PRIVATE KEY-----\n" + random_secret(60)
+    first, second = head + random_secret(400, 1), head + random_secret(400, 2)
+    redactor = Redactor([first, second])
+    text = f"a={first}\nb={second}\nc={head}!"
+    out = redactor.text(text)
+    assert first not in out and second not in out
+    assert out.count(redact_value(first)) == 1 and out.count(redact_value(second)) == 1
+    assert out.endswith(f"c={head}!")  # the shared start alone is no value
+    assert redactor.text(first[:-1]) == first[:-1]  # nor a value cut short

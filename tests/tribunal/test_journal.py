@@ -65,3 +65,26 @@ def test_a_decision_never_journaled_is_redacted_for_the_report() -> None:
     journal = DecisionJournal(io.StringIO(), Redactor([value]))
     (redacted,) = journal.redacted([_decision(1, value)])
     assert value not in redacted.model_dump_json()
+
+
+def test_a_decision_no_report_shows_with_its_panel_is_kept_as_its_line_reads_back() -> None:
+    """With ``panel_shown`` saying no, the run keeps the redacted copy without the
+    offline panel (what the line holds anyway), and the report still redacts it with
+    every value learned later."""
+    late = random_secret(24, seed=4)
+    handle = io.StringIO()
+    redactor = Redactor([])
+    journal = DecisionJournal(handle, redactor, panel_shown=lambda d: d.finding.id == "f-1")
+    decisions = [_decision(n, late).model_copy(update={"judge_model": "heuristic"}) for n in (1, 2)]
+    kept = [journal.write(d) for d in decisions]
+    assert kept[0] is decisions[0]  # shown with its panel: kept whole
+    assert kept[1].judge_model is None and kept[1].entries == () and kept[1].judge is None
+    assert kept[1].model_copy(update={"judge_model": "heuristic"}) == decisions[1]
+    line = handle.getvalue().splitlines()[1]
+    assert Decision.model_validate_json(line) == kept[1]  # the line reads back as kept
+    redactor.add(late)
+
+    final = journal.final(kept)
+
+    assert late not in "".join(d.model_dump_json() + bytes(b).decode() for d, b in final)
+    assert final[1][0].rationale == f"it says {redact_value(late)}"

@@ -60,6 +60,7 @@ _TEXT_CACHE_CHARS = 4 * 1024 * 1024
 _CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
 _FRESH_CHECKS = 32  # values learned since a text was cached that are looked for in it
 _ANYWHERE_LENGTH = 12
+_AUTOMATON_CHARS = 64  # characters of a value its automaton holds (``_automaton_of``)
 # A detected value this long is remembered for the rest of the run. Longer ones are not:
 # they are not quoted from memory, and a long periodic value ("password=" x 6000)
 # would make the automaton's pass quadratic.
@@ -216,10 +217,13 @@ class Redactor:
             return []
         spans: list[tuple[int, int, str]] = []
         for automaton in self._compiled():
-            for last, value in automaton.iter(text):
-                start, end = last - len(value) + 1, last + 1
-                if _bounded(text, start, end, value):
-                    spans.append((start, end, self._values[value]))
+            for last, (length, values) in automaton.iter(text):
+                start = last - length + 1
+                for value in values:  # those whose first ``length`` characters end here
+                    end = start + len(value)
+                    whole = len(value) == length or text.startswith(value, start)
+                    if whole and _bounded(text, start, end, value):
+                        spans.append((start, end, self._values[value]))
         return spans
 
     def _detected(self, text: str, forms: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
@@ -421,9 +425,16 @@ class Redactor:
 
 
 def _automaton_of(values: Iterable[str]) -> Any:
-    automaton = ahocorasick.Automaton()
+    """An automaton of the values' first ``_AUTOMATON_CHARS`` characters, each with the values
+    that start so (``_known`` checks the rest where one matches). A node a character
+    held every value whole: the private keys and certificates of a run (a kilobyte or
+    more each) made it 20 MB on the dev corpus; prefixes keep it a few."""
+    by_prefix: dict[str, list[str]] = {}
     for value in values:
-        automaton.add_word(value, value)
+        by_prefix.setdefault(value[:_AUTOMATON_CHARS], []).append(value)
+    automaton = ahocorasick.Automaton()
+    for prefix, starting in by_prefix.items():
+        automaton.add_word(prefix, (len(prefix), tuple(starting)))
     automaton.make_automaton()
     return automaton
 

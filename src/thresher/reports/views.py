@@ -32,7 +32,10 @@ VERDICT_ICONS = {
 }
 
 
-def risk_key(decision: Decision) -> tuple[int, int, int, float, str, str]:
+RiskKey = tuple[int, int, int, float, str, str]
+
+
+def risk_key(decision: Decision) -> RiskKey:
     """Sort key, highest risk first: verdict, risk level, severity, then confidence.
 
     The finding id breaks ties so that the order — and thus which results survive

@@ -10,6 +10,7 @@ this process, at most ``concurrency`` at once.
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
@@ -20,8 +21,11 @@ from thresher.agents.sessions import SessionFactory
 from thresher.agents.workspace import Workspace
 from thresher.config.settings import AgentName
 from thresher.findings import Finding, FindingKind
+from thresher.findings.results import Verdict
 from thresher.llm.messages import Usage
 from thresher.redaction.redactor import Redactor
+from thresher.reports.markdown import MAX_ROWS
+from thresher.reports.views import RiskKey, risk_key
 from thresher.scan.assess import Assessed, is_public_word
 from thresher.scan.files import open_offline_record
 from thresher.scan.gather import Gathered
@@ -36,11 +40,45 @@ from thresher.tribunal.tribunal import Tribunal, TribunalOptions
 from thresher.validators import ValidatorRegistry
 
 
+class PanelShown:
+    """Which decisions a report shows with their panel, so the run keeps them whole.
+
+    SARIF, the annotations and Markdown's findings read the winning report of every
+    decision that needs action, and of every escalated one; Markdown's summary reads
+    it for the first ``MAX_ROWS`` dismissed findings, riskiest first (``by_risk``).
+    A dependency's view reads its panel too. Any other dismissed decision is shown by
+    no report with its panel (the JSON report never writes an offline panel), so the
+    run keeps it without one (``DecisionJournal``): about two-thirds of what the run
+    held per finding. A decision is kept whole while it is among the first
+    ``MAX_ROWS`` dismissed ones so far, so every one the summary lists is whole.
+    """
+
+    def __init__(self, rows: int = MAX_ROWS) -> None:
+        self._rows = rows
+        self._first: list[RiskKey] = []  # the first ``rows`` dismissed so far, in order
+
+    def __call__(self, decision: Decision) -> bool:
+        escalation = decision.escalation
+        if (
+            decision.verdict is not Verdict.FALSE_POSITIVE
+            or decision.escalated
+            or decision.finding.kind is not FindingKind.SECRET
+            or (escalation is not None and escalation.would_escalate)
+        ):
+            return True
+        key = risk_key(decision)
+        if len(self._first) >= self._rows and key >= self._first[-1]:
+            return False
+        bisect.insort(self._first, key)
+        del self._first[self._rows :]
+        return True
+
+
 @dataclass(frozen=True)
 class Triaged:
     """What stage 5 hands the report: every decision, in the order of the findings."""
 
-    decisions: list[Decision]
+    decisions: list[Decision]  # as the journal keeps them (``PanelShown``)
     usage: Usage  # every request the run sent, also those that failed or stopped it
     journal: DecisionJournal  # the redacted copy of each decision, and the redactor
     by_agent: dict[AgentName, Usage] = field(default_factory=dict)  # the same, per agent
@@ -66,7 +104,7 @@ def decide(
         detector=setup.detector,
     )
     tribunal = _tribunal(setup, gathered, assessed, redactor, run_meter)
-    decisions_journal = DecisionJournal(journal, redactor)
+    decisions_journal = DecisionJournal(journal, redactor, panel_shown=PanelShown())
     findings = gathered.findings
     workers = assessed.workers
     record = open_offline_record(setup.run_dir / "offline.jsonl") if workers else None
@@ -154,9 +192,10 @@ async def _decide_here(
 ) -> list[Decision]:
     """The findings decided in this process; the models closed after the last."""
 
-    def decided(decision: Decision) -> None:
-        journal.write(decision)
+    def decided(decision: Decision) -> Decision:
+        kept = journal.write(decision)
         observer.decided(decision)
+        return kept
 
     try:
         return await tribunal.decide_all(gathered.findings, gathered.value_of, decided)
@@ -177,7 +216,7 @@ def _decide_in_workers(
     redactor = journal.redactor
     known = redactor.known  # what every worker knows when it forks
 
-    def decided(done: Decided) -> None:
+    def decided(done: Decided) -> Decision:
         try:
             record.writelines(line + "\n" for line in done.records)
         except OSError as exc:
@@ -185,8 +224,11 @@ def _decide_in_workers(
                 f"cannot write {record.name}: {exc.strerror or exc}",
                 hint="check free space and permissions of the run directory",
             ) from exc
-        journal.write_redacted(done.decision, done.redacted, done.line, done.exact, known=known)
+        kept = journal.write_redacted(
+            done.decision, done.redacted, done.line, done.exact, known=known
+        )
         observer.decided(done.decision)
+        return kept
 
     findings, value_of = candidates
     return decide_in_workers(

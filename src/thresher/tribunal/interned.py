@@ -11,6 +11,13 @@ Parts are compared by their fields (those holding models by the identity of thei
 interned copy), so no model is hashed through pydantic; a part holding a dict or a list
 (a tool call's arguments) has no key and is kept as it is. Frozen models only: sharing
 a part is safe because nothing changes it.
+
+The pool holds at most ``POOL_SIZE`` parts and starts afresh past it. Most parts are a
+decision's own (its report, its rationale) and the run may let them go with the decision
+(``thresher.tribunal.journal`` keeps a dismissed decision without its panel): a pool that
+kept every part it saw held every panel of the run. The parts thousands of decisions
+repeat are few; after a fresh start each is pooled again on its next use, so a run
+holds a copy of one per start at most.
 """
 
 from __future__ import annotations
@@ -20,6 +27,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 T = TypeVar("T")
+
+POOL_SIZE = 4096  # parts pooled before the pool starts afresh (see the module docstring)
 
 
 class Interner:
@@ -68,9 +77,17 @@ class Interner:
 
     def _pooled(self, key: tuple[Any, ...], value: Any) -> Any:
         try:
-            pooled = self._pool.setdefault(key, value)
+            pooled = self._pool.get(key)
         except TypeError:  # a dict or a list inside: not interned
             return value
+        if pooled is None:
+            if len(self._pool) >= POOL_SIZE:
+                # Both at once: ``_held`` may not outlive the parts ``_pool`` keeps alive.
+                # A key pooled after this names its parts by id too, and they live as
+                # long as the value it keeps (which holds them).
+                self._pool.clear()
+                self._held.clear()
+            pooled = self._pool[key] = value
         self._held[id(pooled)] = pooled
         return pooled
 

@@ -16,12 +16,19 @@ The journal line is the decision as the report writes it (``thresher.tribunal.re
 one compact line, an offline decision without its panel), so the report reuses the
 line itself, not only the redacted copy: ``final`` hands the report each decision with
 its line.
+
+What the run keeps of a decision until its report is the journal's to say: with
+``panel_shown`` the journal keeps whole only the decisions a report will show with their
+panel (see ``thresher.scan.decide``), and of every other one its redacted copy as its
+line reads back (``reported``: the offline panel dropped). ``write`` returns what it kept,
+and the run holds that, not the decision: a dismissed offline decision's panel is most
+of its memory, and nothing renders it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -31,7 +38,7 @@ from pydantic_core import PydanticSerializationError, to_json
 
 from thresher.redaction.redactor import Redactor
 from thresher.tribunal.decisions import Decision
-from thresher.tribunal.reported import decision_line
+from thresher.tribunal.reported import decision_line, reported
 
 
 def redacted_json(redactor: Redactor, model: BaseModel, *, indent: int | None = None) -> str:
@@ -73,25 +80,43 @@ class _Kept:
 class DecisionJournal:
     """``decisions.jsonl``, and the redacted copy of each decision for the report."""
 
-    def __init__(self, handle: TextIO, redactor: Redactor) -> None:
+    def __init__(
+        self,
+        handle: TextIO,
+        redactor: Redactor,
+        *,
+        panel_shown: Callable[[Decision], bool] | None = None,
+    ) -> None:
+        """``panel_shown`` tells a decision a report shows with its panel; None: every one
+        (see the module docstring)."""
         self.handle = handle
         self.redactor = redactor
         self._kept: dict[str, _Kept] = {}
+        self._panel_shown = panel_shown
 
-    def write(self, decision: Decision) -> None:
+    def write(self, decision: Decision) -> Decision:
+        """Journal ``decision``; returns what the run keeps of it until the report."""
         known = self.redactor.known  # read first: values learned while redacting count
         redacted = self.redactor.model(decision)
-        self.write_redacted(decision, redacted, *decision_line(redacted), known=known)
+        return self.write_redacted(decision, redacted, *decision_line(redacted), known=known)
 
     def write_redacted(
         self, decision: Decision, redacted: Decision, line: str, exact: bool, *, known: int
-    ) -> None:
+    ) -> Decision:
         """A decision someone else redacted (a worker process of the parallel offline run):
         ``line`` is ``redacted`` as ``decision_line`` writes it (``exact``: by pydantic),
-        and ``known`` at most the values the redactor had when it redacted it."""
+        and ``known`` at most the values the redactor had when it redacted it. Returns
+        what the run keeps of it: the decision, or its redacted copy without the panel."""
         self.handle.write(line + "\n")
         self.handle.flush()
+        if not decision.escalated and not self._shown(decision):
+            # The line leaves the panel out too: it reads back as this copy.
+            decision = redacted = reported(redacted)
         self._kept[decision.finding.id] = _Kept(decision, redacted, _utf8(line), exact, known)
+        return decision
+
+    def _shown(self, decision: Decision) -> bool:
+        return self._panel_shown is None or self._panel_shown(decision)
 
     def close(self) -> None:
         self.handle.close()

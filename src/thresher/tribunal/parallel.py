@@ -146,7 +146,7 @@ def decide_in_workers(
     tribunal: Tribunal,
     findings: Sequence[Finding],
     value_of: Callable[[str], str | None],
-    on_decided: Callable[[Decided], None],
+    on_decided: Callable[[Decided], Decision | None],
     *,
     workers: int,
     learn: Callable[[str, str], None],
@@ -158,7 +158,8 @@ def decide_in_workers(
 
     Each file's findings go to one process, so a file holding many is read once, as in
     a serial run; the files are spread so the processes get about as many findings each.
-    ``on_decided`` gets each finding in the serial run's order; ``learn`` each value a
+    ``on_decided`` gets each finding in the serial run's order (what it returns, when
+    not None, is kept and returned in the decision's place); ``learn`` each value a
     worker's redactor learned, with its redacted form, before the findings it came with.
     ``prepare`` runs in each process first, with the findings it will decide (their
     offline assessments, into the tribunal's). With ``here`` this process decides a
@@ -205,8 +206,7 @@ def decide_in_workers(
                 waiting.update((i, wire.decided()) for i, wire in piece.decided)
             while state["next"] in waiting:
                 done = shared(waiting.pop(state["next"]))
-                by_id[done.decision.finding.id] = done.decision
-                on_decided(done)
+                by_id[done.decision.finding.id] = on_decided(done) or done.decision
                 state["next"] += 1
 
         own = _by_file(ordered, [i for i, w in enumerate(owner) if w == 0])

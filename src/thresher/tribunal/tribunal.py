@@ -122,9 +122,13 @@ class Tribunal:
         self,
         findings: Sequence[Finding],
         value_of: Callable[[str], str | None],
-        on_decided: Callable[[Decision], None] | None = None,
+        on_decided: Callable[[Decision], Decision | None] | None = None,
     ) -> list[Decision]:
-        """Decide every finding, highest risk first, at most ``concurrency`` at once."""
+        """Decide every finding, highest risk first, at most ``concurrency`` at once.
+
+        ``on_decided`` gets each decision as it is made; what it returns, when not
+        None, is what this keeps and returns in its place (the scan's journal keeps a
+        dismissed decision without its panel)."""
         ordered = self.order(findings)
         gate = asyncio.Semaphore(max(1, self.options.concurrency))
 
@@ -132,7 +136,7 @@ class Tribunal:
             async with gate:
                 decision = await self.decide_one(finding, value_of)
             if on_decided is not None:
-                on_decided(decision)
+                return on_decided(decision) or decision
             return decision
 
         if not findings:
@@ -155,9 +159,9 @@ class Tribunal:
         for task in pending:
             assert deadline is not None  # only a deadline leaves tasks pending
             expired = self._expired(tasks[task], deadline)
-            by_id[expired.finding.id] = expired
             if on_decided is not None:
-                on_decided(expired)
+                expired = on_decided(expired) or expired
+            by_id[expired.finding.id] = expired
         return [by_id[f.id] for f in findings]
 
     @staticmethod
