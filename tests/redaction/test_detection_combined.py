@@ -1,5 +1,6 @@
-"""Detection runs its rules combined, a few to a pattern, on short texts: it finds
-exactly what every rule run on its own finds."""
+"""Detection gates its rules on short texts, by one pass of the rule set or, when the
+set cannot tell, by the rules combined a few to a pattern: either way it finds exactly
+what every rule run on its own finds."""
 
 from __future__ import annotations
 
@@ -46,11 +47,35 @@ def _lines(rng: random.Random) -> list[str]:
 
 
 def _every_rule(detector: Detector) -> Detector:
-    """The detector with nothing combined: each rule runs on every text, the slow path."""
-    slow = Detector.__new__(Detector)
-    slow.__dict__.update(detector.__dict__)
+    """The detector with no gate: each rule runs on every text, the slow path."""
+    slow = _without_set(detector)
     slow._combined = None
     return slow
+
+
+def _without_set(detector: Detector) -> Detector:
+    """The detector gated by its combined patterns only (the rule set did not compile)."""
+    other = Detector.__new__(Detector)
+    other.__dict__.update(detector.__dict__)
+    other._set = None
+    return other
+
+
+class _FailingSet:
+    """A rule set whose search fails as RE2's does when its DFA runs out of memory:
+    no pattern reported, not even the one that matches every text."""
+
+    def Match(self, data: bytes) -> list[int]:  # RE2's name
+        return []
+
+
+def test_a_failed_rule_set_search_falls_back_to_the_combined_patterns() -> None:
+    detector = Detector(is_public=is_public_word)
+    failing = _without_set(detector)
+    failing._set = _FailingSet()
+    text = f"api_key = '{rand(32, 7)}'\n" + pem(3).splitlines()[1]
+    assert detector.find(text) == failing.find(text) == _every_rule(detector).find(text)
+    assert detector.find(text)  # something to find, or the test proves nothing
 
 
 @pytest.mark.slow
@@ -59,7 +84,7 @@ def test_combined_rules_find_what_each_rule_finds(custom: tuple[tuple[str, str],
     """Generated code and configuration, short and long, of every plugin's shape and the
     provider formats, with and without a custom rule in front."""
     detector = Detector(custom, is_public=is_public_word)
-    slow = _every_rule(detector)
+    slow, no_set = _every_rule(detector), _without_set(detector)
     rng = random.Random(len(custom))
     combined = 0
     for _ in range(400):
@@ -68,10 +93,10 @@ def test_combined_rules_find_what_each_rule_finds(custom: tuple[tuple[str, str],
             lines.append(f"ACME = acme_{rand(16, rng.randrange(1000), 'abcdef0123456789')}")
         text = "\n".join(lines[: rng.randint(1, len(lines))])
         assert detector.find(text) == slow.find(text)
-        # Cut to the combined path's bound, anywhere: inside a value, a key block, a line.
+        # Cut to the gated path's bound, anywhere: inside a value, a key block, a line.
         short = text[: rng.randint(1, _COMBINED_MAX_BYTES)]
         combined += len(short.encode("utf-8", errors="replace")) <= _COMBINED_MAX_BYTES
-        assert detector.find(short) == slow.find(short)
+        assert detector.find(short) == slow.find(short) == no_set.find(short)
     assert combined >= 300  # most of the cut texts took the combined path
 
 
