@@ -51,6 +51,7 @@ def build(
     escalate: Escalate = Escalate.UNCERTAIN,
     validators: ValidatorRegistry | None = None,
     line: int = 12,
+    validated: dict[str, tuple[ValidationResult, ...]] | None = None,
 ) -> tuple[Tribunal, Finding, Path]:
     root = repo_with(tmp_path, "app/settings.py", value)
     if path != "app/settings.py":
@@ -84,6 +85,7 @@ def build(
         assessments={"f-1": offline} if offline is not None else None,
         scorer=SCORER,
         offline_record=run_dir / "offline.jsonl",
+        validated=validated,
     )
     return tribunal, finding, run_dir
 
@@ -170,6 +172,33 @@ def test_a_live_validator_is_asked_once_per_finding_offline(tmp_path: Path) -> N
     assert [v.validator for v in decision.validations] == ["counting-live"]
     assert decision.entries[0].challenge is not None
     assert "counting-live: unknown" in decision.entries[0].challenge.verification_result
+
+
+def test_the_assessments_validations_are_reused_unless_live_checks_may_run(
+    tmp_path: Path,
+) -> None:
+    """The scorer's assessment ran the offline validators on every value already: a run
+    without live checks takes their results instead of validating each value again."""
+    value = github_token(seed=42)
+    tribunal, finding, _ = build(tmp_path / "offline", "app/settings.py", value)
+    done = tuple(tribunal.factory.validators.validate(value, finding))
+    assert done  # the offline validators have something to say about a GitHub token
+    marked = tuple(r.model_copy(update={"detail": f"{r.detail} (assessed)"}) for r in done)
+    tribunal, finding, _ = build(
+        tmp_path / "reused", "app/settings.py", value, validated={"f-1": marked}
+    )
+    assert asyncio.run(tribunal.decide(finding, value)).validations == marked
+
+    live = CountingLiveValidator()
+    tribunal, finding, _ = build(
+        tmp_path / "live",
+        "app/settings.py",
+        value,
+        validators=ValidatorRegistry([live]),
+        validated={"f-1": marked},
+    )
+    decision = asyncio.run(tribunal.decide(finding, value))
+    assert live.calls == 1 and [v.validator for v in decision.validations] == ["counting-live"]
 
 
 def test_an_escalated_finding_keeps_its_llm_sessions_and_transcripts(tmp_path: Path) -> None:

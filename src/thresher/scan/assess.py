@@ -1,6 +1,8 @@
 """Stage 4 of a scan: the offline scorer's assessment of every secret found.
 
-A run decided in this process assesses every finding here, before the tribunal starts.
+A run decided in this process assesses every finding here, before the tribunal starts,
+and hands it the offline validators' results the assessments were built from: the
+tribunal validates a value again only when live checks may run.
 A run decided by worker processes leaves it to them: each assesses the findings it
 decides, after the fork, so the scorer's contexts are not a second pass over every
 finding. Also here: which values are public words, never redacted.
@@ -9,7 +11,7 @@ finding. Also here: which values are public words, never redacted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from thresher.findings import Finding
@@ -19,6 +21,7 @@ from thresher.scan.gather import Gathered
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer
 from thresher.sources.scan import ScanResult
+from thresher.validators.base import ValidationResult
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,8 @@ class Assessed:
     scorer: Scorer
     assessments: dict[str, Assessment]  # empty when ``workers`` assess their own
     workers: int  # worker processes that decide the findings; 0: this process
+    # The offline validators' results, by finding (of those assessed here).
+    validations: dict[str, tuple[ValidationResult, ...]] = field(default_factory=dict)
 
     def of(self, findings: Sequence[Finding] | None = None) -> dict[str, Assessment]:
         """The assessments of ``findings`` (all the scan's when None)."""
@@ -39,9 +44,11 @@ class Assessed:
 
 def assessment(gathered: Gathered, root: Path, scorer: Scorer, *, workers: int) -> Assessed:
     """Stage 4: every finding assessed now, unless ``workers`` will decide (and assess)."""
-    return Assessed(
-        gathered.scan, root, scorer, {} if workers else assess(gathered.scan, root, scorer), workers
-    )
+    if workers:
+        return Assessed(gathered.scan, root, scorer, {}, workers)
+    contexts, checks = scan_contexts(gathered.scan, root)
+    assessments = {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
+    return Assessed(gathered.scan, root, scorer, assessments, workers, checks)
 
 
 def assess(

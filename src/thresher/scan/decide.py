@@ -180,6 +180,7 @@ def _tribunal(
         assessments=assessed.assessments,
         scorer=assessed.scorer,
         offline_record=setup.run_dir / "offline.jsonl",
+        validated=assessed.validations,
     )
 
 

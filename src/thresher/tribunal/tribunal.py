@@ -102,15 +102,20 @@ class Tribunal:
         assessments: Mapping[str, Assessment] | None = None,
         scorer: Scorer | None = None,
         offline_record: Path | None = None,
+        validated: Mapping[str, tuple[ValidationResult, ...]] | None = None,
     ) -> None:
         """``offline_record``: the file (``offline.jsonl``) that gets one line per finding
-        the offline panel decided; ``None`` keeps no record."""
+        the offline panel decided; ``None`` keeps no record. ``validated``: the offline
+        validators' results of the findings' values (the scorer's assessment made them),
+        reused when the factory's validators are those offline ones."""
         self.factory = factory
         self.models = dict(models)
         self.options = options
         self.heuristic = HeuristicModel()
         self.offline_panel = OfflinePanel(factory, offline_record)
         self.assessments = dict(assessments or {})
+        offline = factory.validators.offline_only()
+        self._validated = dict(validated or {}) if offline else {}
         self.point = (scorer or shipped_scorer()).operating_point
         self.band = options.band or Band.of(self.point)
 
@@ -228,9 +233,12 @@ class Tribunal:
     async def decide(self, finding: Finding, value: str | None) -> Decision:
         validators = self.factory.validators
         secret = finding.kind is FindingKind.SECRET
-        validations = (
-            tuple(await validators.validate_async(value, finding)) if value and secret else ()
-        )
+        validations: tuple[ValidationResult, ...] = ()
+        if value and secret:
+            known = self._validated.pop(finding.id, None)
+            if known is None:
+                known = tuple(await validators.validate_async(value, finding))
+            validations = known
         call, escalation = self.offline(finding, validations)
         assessment = self.assessments.get(finding.id) if secret else None
         # The heuristic panel without replaying its sessions (see tribunal.offline).

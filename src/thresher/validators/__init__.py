@@ -93,6 +93,11 @@ class ValidatorRegistry:
             validators += live_validators(endpoints, transport=transport, timeout=timeout)
         return cls(validators, live_concurrency=live_concurrency)
 
+    def offline_only(self) -> bool:
+        """Whether these are the offline validators of ``default(live=False)``, in their
+        order: the checks the scorer's contexts run, which give those results again."""
+        return [type(v) for v in self.validators] == [type(v) for v in offline_validators()]
+
     def applicable(self, finding: Finding) -> list[Validator]:
         return [v for v in self.validators if v.applies(finding)]
 
