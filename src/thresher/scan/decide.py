@@ -131,9 +131,19 @@ def decide(
         else:
             if workers:  # the record cannot be opened: the serial loop reports it per finding
                 tribunal.assessments.update(assessed.of())
-            decisions = asyncio.run(
-                _decide_here(setup, tribunal, gathered, decisions_journal, observer)
-            )
+            # Opened once for the run, not once a finding (a tenth of an offline run's
+            # record time); one that cannot be opened is reported per finding.
+            record = None if workers else open_offline_record(setup.run_dir / "offline.jsonl")
+            if record is not None:
+                tribunal.offline_panel.sink = _record_sink(record)
+            try:
+                decisions = asyncio.run(
+                    _decide_here(setup, tribunal, gathered, decisions_journal, observer)
+                )
+            finally:
+                tribunal.offline_panel.sink = None
+                if record is not None:
+                    record.close()
     finally:
         journal.close()
     estimates: dict[AgentName, SessionEstimate] = {}
@@ -142,6 +152,24 @@ def decide(
         estimates = estimate_plan(tribunal.factory, escalated, request.analyses)
     by_agent = {agent: meter.usage for agent, meter in tribunal.factory.agent_meters.items()}
     return Triaged(decisions, run_meter.usage, decisions_journal, by_agent, estimates)
+
+
+def _record_sink(record: TextIO) -> Callable[[str], None]:
+    """Where the offline panel writes its ``offline.jsonl`` lines in a serial run: the
+    record opened once. A line that cannot be written fails its finding, as when the
+    panel opened the file itself (``OfflinePanel._write``)."""
+
+    def write(line: str) -> None:
+        try:
+            record.write(line + "\n")
+            record.flush()
+        except OSError as exc:
+            raise OfflineRecordError(
+                f"cannot write {record.name}: {exc.strerror or exc}",
+                hint="check free space and permissions of the run directory",
+            ) from exc
+
+    return write
 
 
 def _tribunal(
