@@ -42,3 +42,36 @@ def _rss_kb() -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise AssertionError("no VmRSS in /proc/self/status")
+
+
+def test_objects_a_run_keeps_are_spared_the_collector_until_it_ends() -> None:
+    """What a run keeps to its end is left out of the collector's walks, and handed
+    back to it when the run is over, even when the run fails."""
+    import gc
+
+    from thresher.memory import collector_spared
+
+    assert gc.get_freeze_count() == 0
+    kept = [object() for _ in range(10)]
+    with pytest.raises(RuntimeError), collector_spared() as spare:
+        spare()
+        assert gc.get_freeze_count() >= len(kept)
+        raise RuntimeError("the run failed")
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_caller_that_froze_objects_itself_is_left_alone() -> None:
+    import gc
+
+    from thresher.memory import collector_spared
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with collector_spared() as spare:
+            [object() for _ in range(10)]
+            spare()
+            assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

@@ -7,12 +7,19 @@ memory stays at the stage's high-water mark for the rest of the run, and the nex
 stage's own allocations stack on top. ``release_freed`` asks glibc to return the free
 pages (``malloc_trim``): on the dev corpus that is about 70 MB after the scorer's pass.
 Elsewhere (another libc, another OS) it does nothing; the run is the same either way.
+
+``collector_spared`` is the other half: objects a run keeps to its end (the scan's
+findings and vault, the assessments) are left out of the cyclic collector's walks. A
+full collection walked all of them every few thousand new objects the decisions made:
+about 0.8 s of an offline run on the dev corpus, for garbage that is never there.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 
 
@@ -35,3 +42,23 @@ def _malloc_trim() -> Callable[[int], int] | None:
     except (OSError, AttributeError):  # musl and others have no malloc_trim
         return None
     return trim
+
+
+@contextmanager
+def collector_spared() -> Iterator[Callable[[], None]]:
+    """A block in which ``spare()`` moves every object alive then out of the cyclic
+    collector's reach (``gc.freeze``); all of them come back when the block ends. Objects
+    spared are still freed when nothing refers to them; only a cycle among them waits
+    for the block's end. A caller that froze objects itself is left alone: ``spare``
+    then does nothing."""
+    mine = gc.get_freeze_count() == 0
+
+    def spare() -> None:
+        if mine:
+            gc.freeze()
+
+    try:
+        yield spare
+    finally:
+        if mine:
+            gc.unfreeze()

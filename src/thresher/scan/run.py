@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from thresher.config.settings import Settings
-from thresher.memory import release_freed
+from thresher.memory import collector_spared, release_freed
 from thresher.scan.assess import assessment
 from thresher.scan.decide import decide
 from thresher.scan.files import open_journal
@@ -55,22 +55,26 @@ def run_scan(
     """
     observer = observer if observer is not None else ScanObserver()
     setup = RunSetup.start(request, settings, environ)
-    try:
-        gathered = gather(request, observer)
-        release_freed()  # the files detection read: its high-water mark is not kept
-        assessed = assessment(
-            gathered,
-            request.root,
-            scorer or shipped_scorer(),
-            workers=setup.workers(len(gathered.findings), offline_workers),
-        )
-        release_freed()  # the scorer's pass over every file (``scoring.references``)
-        journal = open_journal(
-            setup.run_dir, relative_to=None if request.runs_dir.is_absolute() else Path.cwd()
-        )
-    except BaseException:
-        setup.close_models()  # the triage that would close them never starts
-        raise
-    triaged = decide(setup, gathered, assessed, journal, observer)
-    release_freed()
-    return report(setup, gathered, triaged)
+    with collector_spared() as spare:
+        spare()  # the modules, their compiled rules and the run's set-up
+        try:
+            gathered = gather(request, observer)
+            release_freed()  # the files detection read: its high-water mark is not kept
+            spare()  # kept to the end: the findings, their values and lines
+            assessed = assessment(
+                gathered,
+                request.root,
+                scorer or shipped_scorer(),
+                workers=setup.workers(len(gathered.findings), offline_workers),
+            )
+            release_freed()  # the scorer's pass over every file (``scoring.references``)
+            spare()  # and the assessments
+            journal = open_journal(
+                setup.run_dir, relative_to=None if request.runs_dir.is_absolute() else Path.cwd()
+            )
+        except BaseException:
+            setup.close_models()  # the triage that would close them never starts
+            raise
+        triaged = decide(setup, gathered, assessed, journal, observer)
+        release_freed()
+        return report(setup, gathered, triaged)
