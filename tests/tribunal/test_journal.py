@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
+
+import pytest
 
 from tests.tokens import random_secret
 from thresher.findings import Finding
 from thresher.redaction.redactor import Redactor, redact_value
 from thresher.tribunal.decisions import DecidedBy, Decision, DecisionError
 from thresher.tribunal.fallbacks import undecided
-from thresher.tribunal.journal import DecisionJournal
+from thresher.tribunal.journal import DecisionJournal, JournalReadError
 
 
 def _decision(number: int, text: str) -> Decision:
@@ -88,3 +91,26 @@ def test_a_decision_no_report_shows_with_its_panel_is_kept_as_its_line_reads_bac
 
     assert late not in "".join(d.model_dump_json() + bytes(b).decode() for d, b in final)
     assert final[1][0].rationale == f"it says {redact_value(late)}"
+
+
+def test_the_report_lines_are_read_back_from_the_journal_file(tmp_path: Path) -> None:
+    """A journal written to a file keeps where each line lies, not the line: the report
+    gets the same bytes, in the order it asks for them."""
+    value = random_secret(24, seed=5)
+    path = tmp_path / "decisions.jsonl"
+    path.write_text("a line of an earlier attempt\n", encoding="utf-8")  # appended after it
+    with path.open("a", encoding="utf-8") as handle:
+        journal = DecisionJournal(handle, Redactor([value]))
+        decisions = [journal.write(_decision(n, f"{value} and ünïcode {n}")) for n in (1, 2, 3)]
+    written = path.read_bytes().splitlines()[1:]
+
+    final = journal.final(list(reversed(decisions)))
+
+    assert list(journal.lines(final)) == list(reversed(written))
+    assert all(isinstance(line, tuple) for _, line in final)  # none held in memory
+    path.write_bytes(b"")
+    with pytest.raises(JournalReadError, match="changed while the run wrote it"):
+        list(journal.lines(final))
+    path.unlink()
+    with pytest.raises(JournalReadError, match="cannot read back"):
+        list(journal.lines(final))

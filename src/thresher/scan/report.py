@@ -56,8 +56,7 @@ def report(setup: RunSetup, gathered: Gathered, triaged: Triaged) -> ScanOutcome
     run_report = journal.redactor.model(run_report).model_copy(
         update={"decisions": tuple(decision for decision, _ in final)}
     )
-    parts = report_parts(run_report, [line for _, line in final])
-    del final
+    parts = report_parts(run_report, journal.lines(final))
     path = setup.run_dir / "report.json"
     try:
         with path.open("wb") as handle:

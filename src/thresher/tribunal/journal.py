@@ -28,14 +28,16 @@ of its memory, and nothing renders it.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from pathlib import Path
+from typing import Any, BinaryIO, TextIO
 
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError, to_json
 
+from thresher.errors import ThresherError
 from thresher.redaction.redactor import Redactor
 from thresher.tribunal.decisions import Decision
 from thresher.tribunal.reported import decision_line, reported
@@ -67,12 +69,22 @@ def dumped(model: BaseModel, *, indent: int | None = None) -> tuple[str, bool]:
         return json.dumps(data, ensure_ascii=False, indent=indent), False
 
 
+# Where a journal line lies in ``decisions.jsonl``: from ``start`` to ``end`` (bytes, its
+# line break included).
+LineAt = tuple[int, int]
+
+
+class JournalReadError(ThresherError):
+    """``decisions.jsonl`` cannot be read back for the report."""
+
+
 @dataclass(frozen=True)
 class _Kept:
     decision: Decision  # as decided: the report checks it is the same object
     redacted: Decision
-    line: bytes  # the journal line, UTF-8: ``redacted`` as the report writes it
-    # (``decision_line``); a str of one "…" takes twice the bytes
+    # The journal line: ``redacted`` as the report writes it (``decision_line``), where
+    # it lies in the journal file, or in UTF-8 when the journal is no file.
+    line: LineAt | bytes
     exact: bool  # ``line`` is pydantic's JSON, whose escapes ``_escaped`` reproduces
     known: int  # how many values the redactor knew before it redacted this copy
 
@@ -93,6 +105,16 @@ class DecisionJournal:
         self.redactor = redactor
         self._kept: dict[str, _Kept] = {}
         self._panel_shown = panel_shown
+        # The run keeps where each line lies in the file, not the line (1.5 KB a
+        # decision), and the report reads them back one at a time (``lines``).
+        self._path: str | None = None
+        self._end = 0
+        try:
+            handle.fileno()
+            self._end = handle.tell()
+            self._path = str(handle.name)
+        except (OSError, ValueError, AttributeError):  # not a file (a test's StringIO)
+            pass
 
     def write(self, decision: Decision) -> Decision:
         """Journal ``decision``; returns what the run keeps of it until the report."""
@@ -109,10 +131,14 @@ class DecisionJournal:
         what the run keeps of it: the decision, or its redacted copy without the panel."""
         self.handle.write(line + "\n")
         self.handle.flush()
+        at: LineAt | bytes = _utf8(line)
+        if self._path is not None:
+            start, self._end = self._end, self.handle.tell()
+            at = (start, self._end)
         if not decision.escalated and not self._shown(decision):
             # The line leaves the panel out too: it reads back as this copy.
             decision = redacted = reported(redacted)
-        self._kept[decision.finding.id] = _Kept(decision, redacted, _utf8(line), exact, known)
+        self._kept[decision.finding.id] = _Kept(decision, redacted, at, exact, known)
         return decision
 
     def _shown(self, decision: Decision) -> bool:
@@ -125,14 +151,14 @@ class DecisionJournal:
         """Every decision redacted with all the redactor knows now (see the module docstring)."""
         return tuple(decision for decision, _ in self.final(decisions))
 
-    def final(self, decisions: Sequence[Decision]) -> list[tuple[Decision, bytes]]:
+    def final(self, decisions: Sequence[Decision]) -> list[tuple[Decision, LineAt | bytes]]:
         """Every decision redacted with all the redactor knows now, with its report line
-        (``decision_line``, UTF-8): the journaled copy and line where no value learned
-        since can be in them."""
+        (``decision_line``, UTF-8, or where the journal file holds it: ``lines`` reads
+        them): the journaled copy and line where no value learned since can be in them."""
         kept = [self._kept.get(d.finding.id) for d in decisions]
         oldest = min((k.known for k in kept if k is not None), default=self.redactor.known)
         since = _Since((v for v, _ in self.redactor.learned_since(oldest)), oldest)
-        out: list[tuple[Decision, bytes]] = []
+        out: list[tuple[Decision, LineAt | bytes]] = []
         for decision, copy in zip(decisions, kept, strict=True):
             if copy is None or copy.decision is not decision:
                 redacted = self.redactor.model(decision)  # never journaled: redact it now
@@ -143,6 +169,51 @@ class DecisionJournal:
                 continue
             out.append((redacted, _utf8(decision_line(redacted)[0])))
         return out
+
+    def lines(self, final: Iterable[tuple[Decision, LineAt | bytes]]) -> Iterator[bytes]:
+        """The report lines of ``final``, in its order, UTF-8, read back from the journal
+        file one at a time where they lie there."""
+        source: BinaryIO | None = None
+        try:
+            for _, line in final:
+                if isinstance(line, bytes):
+                    yield line
+                    continue
+                if source is None:
+                    source = self._open()
+                yield _read(source, line)
+        finally:
+            if source is not None:
+                source.close()
+
+    def _open(self) -> BinaryIO:
+        assert self._path is not None  # a line lies in the file only when there is one
+        try:
+            return Path(self._path).open("rb")  # closed by ``lines``
+        except OSError as exc:
+            raise JournalReadError(
+                f"cannot read back {self._path}: {exc.strerror or exc}",
+                hint="the run directory must stay in place until the run ends",
+            ) from exc
+
+
+def _read(source: BinaryIO, at: LineAt) -> bytes:
+    """The journal line at ``at``, without its line break."""
+    start, end = at
+    try:
+        source.seek(start)
+        data = source.read(end - start)
+    except OSError as exc:
+        raise JournalReadError(
+            f"cannot read back {source.name}: {exc.strerror or exc}",
+            hint="the run directory must stay in place until the run ends",
+        ) from exc
+    if len(data) != end - start or not data.endswith(b"\n"):
+        raise JournalReadError(
+            f"{source.name} changed while the run wrote it",
+            hint="the run directory must stay in place until the run ends",
+        )
+    return data[:-2] if data.endswith(b"\r\n") else data[:-1]
 
 
 def _utf8(line: str) -> bytes:

@@ -20,7 +20,7 @@ In memory nothing changes: SARIF and Markdown still read the panel's winning rep
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
@@ -64,7 +64,7 @@ def decision_line(decision: Decision) -> tuple[str, bool]:
 _EMPTY = '\n  "decisions": [],\n'
 
 
-def report_text(report: RunReport, lines: Sequence[bytes] | None = None) -> str:
+def report_text(report: RunReport, lines: Iterable[bytes] | None = None) -> str:
     """The JSON report: the run's fields indented, its decisions one line each
     (``lines``: each decision's ``decision_line`` in UTF-8, when the caller has them
     already), ending in a newline. Map-valued fields (``models``) are sorted by key, so
@@ -75,12 +75,14 @@ def report_text(report: RunReport, lines: Sequence[bytes] | None = None) -> str:
     return b"".join(report_parts(report, lines)).decode("utf-8", "surrogatepass")
 
 
-def report_parts(report: RunReport, lines: Sequence[bytes] | None = None) -> list[bytes]:
-    """``report_text`` as the UTF-8 pieces it joins, in order: a run writes them to
-    ``report.json`` one after another, so the report never exists whole in memory (on a
-    tree of thousands of findings it held the peak of a run's memory)."""
+def report_parts(report: RunReport, lines: Iterable[bytes] | None = None) -> Iterator[bytes]:
+    """``report_text`` as the UTF-8 pieces it joins, in order, made as they are taken: a
+    run writes them to ``report.json`` one after another, its decisions' lines read back
+    from the journal one at a time, so neither the report nor its lines are ever whole
+    in memory (on a tree of thousands of findings either held the peak of a run's
+    memory)."""
     if lines is None:
-        lines = [decision_line(d)[0].encode("utf-8", "surrogatepass") for d in report.decisions]
+        lines = (decision_line(d)[0].encode("utf-8", "surrogatepass") for d in report.decisions)
     header = report.model_copy(
         update={"decisions": (), "models": dict(sorted(report.models.items()))}
     )
@@ -88,15 +90,23 @@ def report_parts(report: RunReport, lines: Sequence[bytes] | None = None) -> lis
         text = header.model_dump_json(indent=2)
     except PydanticSerializationError:  # text it cannot encode (a lone surrogate)
         text = json.dumps(header.model_dump(mode="json"), indent=2, ensure_ascii=False)
-    if not lines:
-        return [_utf8(text + "\n")]
+    each = iter(lines)
+    first = next(each, None)
+    if first is None:
+        yield _utf8(text + "\n")
+        return
     # The only top-level key at this indent; nested keys sit deeper, and a string
     # value cannot hold a raw newline.
     head, tail = text.split(_EMPTY, 1)
-    parts = [_utf8(head), b'\n  "decisions": [\n    ']
-    for index, line in enumerate(lines):
-        parts += [b",\n    ", line] if index else [line]
-    return [*parts, b"\n  ],\n", _utf8(tail), b"\n"]
+    yield _utf8(head)
+    yield b'\n  "decisions": [\n    '
+    yield first
+    for line in each:
+        yield b",\n    "
+        yield line
+    yield b"\n  ],\n"
+    yield _utf8(tail)
+    yield b"\n"
 
 
 def _utf8(text: str) -> bytes:
