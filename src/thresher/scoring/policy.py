@@ -324,15 +324,21 @@ def offline_call(
     )
 
 
+_BY_POLICY = {
+    Escalate.NEVER: Escalation(
+        policy=Escalate.NEVER, would_escalate=False, reason="--escalate never"
+    ),
+    Escalate.ALL: Escalation(policy=Escalate.ALL, would_escalate=True, reason="--escalate all"),
+}
+
+
 def escalation_for(
     call: OfflineCall, assessment: Assessment | None, policy: Escalate, band: Band
 ) -> Escalation:
     """Would this call go to the LLM tribunal under ``policy``, and why."""
     match policy:
-        case Escalate.NEVER:
-            return Escalation(policy=policy, would_escalate=False, reason="--escalate never")
-        case Escalate.ALL:
-            return Escalation(policy=policy, would_escalate=True, reason="--escalate all")
+        case Escalate.NEVER | Escalate.ALL:
+            return _BY_POLICY[policy]  # one for every decision: the run keeps them all
         case Escalate.UNCERTAIN:
             pass
     if call.hard is not None:

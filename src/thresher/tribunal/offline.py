@@ -64,6 +64,7 @@ from thresher.validators.base import ValidationResult
 # The evidence tools in the order the heuristic calls them (after its skills).
 _EVIDENCE = (ToolName.READ_FILE, ToolName.GIT_LOG, ToolName.VALIDATE_SECRET)
 _HISTORY_COMMITS = 10
+_NO_USAGE = Usage()  # the panel sends no request; one for every decision the run keeps
 
 
 class OfflinePanel:
@@ -181,7 +182,7 @@ class OfflinePanel:
             self.shared.decided(finding.locations[0].path)
         # Equal parts (compliance, checks, challenge) shared: the run keeps every one.
         shared = self._interner
-        return Panel([shared(entry) for entry in entries], shared(judge), name, Usage(), errors)
+        return Panel([shared(entry) for entry in entries], shared(judge), name, _NO_USAGE, errors)
 
     def _calls(
         self,

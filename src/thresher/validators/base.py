@@ -38,6 +38,9 @@ class CheckKind(StrEnum):
     LIVE = "live"
 
 
+_RESULTS_KEPT = 256  # distinct results a validator shares (``Validator.result``)
+
+
 class ValidationResult(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -66,8 +69,19 @@ class Validator(ABC):
         """Results for this value; an empty list means nothing to say."""
 
     def result(self, kind: CheckKind, status: ValidationStatus, detail: str) -> ValidationResult:
-        """One result of this validator; ``detail`` must never echo the value."""
-        return ValidationResult(validator=self.name, kind=kind, status=status, detail=detail)
+        """One result of this validator; ``detail`` must never echo the value.
+
+        Equal results are one object (they are frozen): a run keeps every decision's
+        results to its report, and most say the same ("no placeholder pattern found")."""
+        memo: dict[tuple[CheckKind, ValidationStatus, str], ValidationResult]
+        memo = self.__dict__.setdefault("_results", {})
+        key = (kind, status, detail)
+        found = memo.get(key)
+        if found is None:
+            found = ValidationResult(validator=self.name, kind=kind, status=status, detail=detail)
+            if len(memo) < _RESULTS_KEPT:
+                memo[key] = found
+        return found
 
     def valid(self, kind: CheckKind, detail: str) -> ValidationResult:
         return self.result(kind, ValidationStatus.VALID, detail)
