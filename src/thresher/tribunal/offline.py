@@ -46,7 +46,6 @@ from thresher.tribunal.checks import check_report
 from thresher.tribunal.decisions import DecisionError, ReportEntry
 from thresher.tribunal.fallbacks import Panel, valid_judgement
 from thresher.tribunal.files import SharedReads
-from thresher.tribunal.interned import Interner
 from thresher.tribunal.offline_calls import _READ_BY_RULES as _READ_BY_RULES
 from thresher.tribunal.offline_calls import _Call as _Call
 from thresher.tribunal.offline_calls import _Calls as _Calls
@@ -84,7 +83,6 @@ class OfflinePanel:
         # The panel's reads never reach a model: see ``Workspace.narrowed``.
         self.workspace = factory.workspace.narrowed() if factory.workspace is not None else None
         self.shared = SharedReads(self.workspace)
-        self._interner = Interner()
 
     def expect(self, findings: Sequence[Finding]) -> None:
         """The findings about to be decided: files holding several are read once."""
@@ -180,9 +178,10 @@ class OfflinePanel:
         )
         if finding.kind is FindingKind.SECRET:
             self.shared.decided(finding.locations[0].path)
-        # Equal parts (compliance, checks, challenge) shared: the run keeps every one.
-        shared = self._interner
-        return Panel([shared(entry) for entry in entries], shared(judge), name, _NO_USAGE, errors)
+        # Not interned: a scan keeps the panel only of the few decisions a report shows
+        # with it (``thresher.tribunal.journal``), so sharing the equal parts of every
+        # panel cost a twentieth of the decisions' time to save next to nothing.
+        return Panel(entries, judge, name, _NO_USAGE, errors)
 
     def _calls(
         self,
