@@ -209,10 +209,12 @@ def finding_data(
     line: str | None,
     *,
     offline: tuple[Assessment | None, OfflineCall | None] = (None, None),
+    fields: frozenset[str] | None = None,
 ) -> dict[str, Any]:
-    """What ``get_finding`` returns, as data (the offline panel reads only this)."""
+    """What ``get_finding`` returns, as data (the offline panel reads only this, and of
+    it only ``fields``: None is all of it)."""
     assessment, call = offline
-    data = finding.model_dump(mode="json")
+    data = finding.model_dump(mode="json", include=set(fields) if fields is not None else None)
     data["secret_type"] = finding.effective_secret_type
     if value is not None:
         data["value"] = profile_value(value, line)

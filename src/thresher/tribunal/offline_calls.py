@@ -40,6 +40,14 @@ _READ_BY_RULES: dict[ToolName, tuple[str, ...]] = {
 }
 
 
+# The finding's own fields among them (``finding_data`` adds the rest).
+_OF_FINDING = frozenset(_READ_BY_RULES[ToolName.GET_FINDING]) - {
+    "value",
+    "assessment",
+    "offline_call",
+}
+
+
 @dataclass
 class _Call:
     """A tool call made once per finding and shared by every agent that makes it."""
@@ -153,7 +161,9 @@ def _described(
     def handler(arguments: dict[str, Any]) -> ToolOutput:
         if arguments.get("finding_id") != finding.id:
             raise ToolError(f"unknown finding id; this panel is about '{finding.id}'")
-        return ToolOutput("", finding_data(finding, value, line, offline=offline))
+        return ToolOutput(
+            "", finding_data(finding, value, line, offline=offline, fields=_OF_FINDING)
+        )
 
     return handler
 
