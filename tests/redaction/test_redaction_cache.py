@@ -102,3 +102,34 @@ def test_long_values_sharing_their_first_characters_are_each_redacted_whole() ->
     assert out.count(redact_value(first)) == 1 and out.count(redact_value(second)) == 1
     assert out.endswith(f"c={head}!")  # the shared start alone is no value
     assert redactor.text(first[:-1]) == first[:-1]  # nor a value cut short
+
+
+def test_a_model_is_redacted_in_every_part_after_the_first_that_changes() -> None:
+    """Parts are copied only from the first one redaction changes: every part after it
+    is still redacted, every part before it kept as it was."""
+    from thresher.tribunal.offline_records import OfflineAgentRecord, OfflineCallRecord
+
+    first, second = random_secret(24, 5), random_secret(24, 6)
+    calls = tuple(
+        OfflineCallRecord(id=f"T{n}", tool="read_file", arguments=arguments, ok=True)
+        for n, arguments in enumerate(
+            (
+                {"path": "clean.py"},
+                {"a": "clean", "b": f"x={first}", "c": "clean", "d": second},
+                {"path": f"{second}.py"},
+            )
+        )
+    )
+    record = OfflineAgentRecord(agent="analysis", skills=(), calls=calls, compliance=1.0)
+
+    out = Redactor([first, second]).model(record)
+
+    assert out.calls[0] is calls[0]
+    assert out.calls[1].arguments == {
+        "a": "clean",
+        "b": f"x={redact_value(first)}",
+        "c": "clean",
+        "d": redact_value(second),
+    }
+    assert list(out.calls[1].arguments) == ["a", "b", "c", "d"]
+    assert out.calls[2].arguments == {"path": f"{redact_value(second)}.py"}

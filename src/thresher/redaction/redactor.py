@@ -374,17 +374,26 @@ class Redactor:
         if kind in _LEAVES:
             return value
         if kind is tuple or kind is list:
-            parts = [self._deep(v) for v in value]
-            for new, old in zip(parts, value, strict=True):
+            # Nothing is built unless a part changes: most come back as they were.
+            for index, old in enumerate(value):
+                new = self._deep(old)
                 if new is not old:
-                    return kind(parts)
+                    rest = [self._deep(v) for v in value[index + 1 :]]
+                    return kind([*value[:index], new, *rest])
             return value
         if _is_model(kind):
             return self._model(value)
         if kind is dict:
-            items = {k: self._deep(v) for k, v in value.items()}
-            for k, v in value.items():
-                if items[k] is not v:
+            for key, old in value.items():
+                new = self._deep(old)
+                if new is not old:
+                    items = dict(value)
+                    items[key] = new
+                    seen = False
+                    for k, v in value.items():  # the rest, after the first change
+                        if seen:
+                            items[k] = self._deep(v)
+                        seen = seen or k == key
                     return items
             return value
         # Anything else (subclasses of str, enums, other containers) as it always was.
