@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -79,13 +79,40 @@ def matching_lines(
     if span is not None:
         position = starts[bisect_right(starts, span[0]) - 1]
         end = min(end, starts[bisect_right(starts, span[1])] - 1)
+    first = _first_start(program)
     while position <= end:
-        match = program.search(encoded, position, end)
-        if match is None:
+        start = first(encoded, position, end)
+        if start < 0:
             return
-        line = bisect_right(starts, match.start()) - 1
+        line = bisect_right(starts, start) - 1
         yield line
         position = starts[line + 1]
+
+
+def _first_start(program: Any) -> Callable[[bytes, int, int], int]:
+    """Where ``program``'s first match in ``data[position:end]`` starts, or -1.
+
+    The binding's ``search`` runs a Python generator and builds a match object for
+    each of the many calls (one per line a rule matches on); the program's own
+    ``Match`` answers with the offsets alone, as ``triggers._Linear`` reads it. Both
+    are google-re2's private names: a release without them goes through ``search``."""
+    try:
+        import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
+        match, unanchored = program._regexp.Match, re2._Anchor.UNANCHORED
+    except AttributeError:
+
+        def searched(data: bytes, position: int, end: int) -> int:
+            found = program.search(data, position, end)
+            return -1 if found is None else int(found.start())
+
+        return searched
+
+    def matched(data: bytes, position: int, end: int) -> int:
+        start: int = match(unanchored, data, position, end)[0][0]
+        return start
+
+    return matched
 
 
 class KeywordSet:
