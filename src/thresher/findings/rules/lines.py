@@ -97,7 +97,7 @@ def _first_start(program: Any) -> Callable[[bytes, int, int], int]:
     ``Match`` answers with the offsets alone, as ``triggers._Linear`` reads it. Both
     are google-re2's private names: a release without them goes through ``search``."""
     try:
-        import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+        import re2  # lazy: a C++ extension
 
         match, unanchored = program._regexp.Match, re2._Anchor.UNANCHORED
     except AttributeError:
