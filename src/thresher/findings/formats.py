@@ -25,6 +25,7 @@ from detect_secrets.transformers.exceptions import ParsingError
 from detect_secrets.types import NamedIO
 from detect_secrets.util.filetype import FileType, determine_file_type
 
+from thresher.findings.config_lines import is_config, parse_config
 from thresher.findings.re2_classes import compile_re2, python_class, searchable
 
 # configparser's option regex, which detect-secrets runs on every line of a config file
@@ -76,7 +77,9 @@ def transformed(handle: NamedIO, text: str, *, eager: bool) -> list[str] | None:
     expect (a YAML nested deeper than the recursion limit) leaves the plain lines.
 
     ``get_transformed_file`` step for step (``text`` is what ``handle`` holds), except
-    that a config parser proven to fail on ``text`` is passed over as its failure is."""
+    that a config parser proven to fail on ``text`` is passed over as its failure is,
+    and that the config parser finds its lines without a regex per line
+    (``config_lines``) where its source is the one read for that."""
     try:
         transformer: Any
         for transformer in get_transformers():
@@ -87,7 +90,11 @@ def transformed(handle: NamedIO, text: str, *, eager: bool) -> list[str] | None:
             if config_fails(transformer, text):
                 continue
             try:
-                lines: list[str] = transformer.parse_file(handle)
+                lines: list[str]
+                if is_config(transformer) and _known_config_sources():
+                    lines = parse_config(transformer, handle)
+                else:
+                    lines = transformer.parse_file(handle)
                 return lines
             except ParsingError:
                 pass
