@@ -411,9 +411,14 @@ class Limits:
         )
 
 
-def init_worker(rules: tuple[Rule, ...], limits: Limits) -> None:
-    """Runs once in each worker process: its own detect-secrets settings."""
+def init_worker(rules: tuple[Rule, ...], limits: Limits, built: Engine | None = None) -> None:
+    """Runs once in each worker process: its own detect-secrets settings, or ``built``,
+    the engine of the process that forked this one inside its scan's session (the
+    settings it was built under are this process's too, as they were at the fork)."""
     global _ENGINE
+    if built is not None:
+        _ENGINE = built
+        return
     configure_detect_secrets(honour_pragmas=limits.honour_pragmas)
     _ENGINE = limits.engine(rules)
 
