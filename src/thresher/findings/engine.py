@@ -50,6 +50,7 @@ from thresher.findings import allowlist_re2, filters_fast
 from thresher.findings.detection import Detection, Origin, aligned, detections
 from thresher.findings.direct import LineScan
 from thresher.findings.formats import has_format_parser, parsable, transformed
+from thresher.findings.keyword_re2 import keyword_lines
 from thresher.findings.plugins_re2 import stand_ins
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.rules.matcher import Rulebook
@@ -178,7 +179,8 @@ class Engine:
         self.max_file_bytes = max_file_bytes
         self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
-        self.prefilter = Prefilter(plugins)
+        keyword = keyword_lines()
+        self.prefilter = Prefilter(plugins, {"KeywordDetector": keyword} if keyword else None)
         self._stand_ins = stand_ins(plugins)
         self._scan = LineScan()
 
