@@ -132,6 +132,35 @@ _REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
 }
 _VERBATIM = {"BasicAuthDetector", "DiscordBotTokenDetector", "TwilioKeyDetector"}
 
+# Plugins whose triggers are searched as one RE2 union, one pass over the text instead of
+# one per trigger: short literal-led triggers, and the two quoted runs. A line the
+# union hits is checked with the exact regexes of every plugin in it, and each of those
+# hits only where its own trigger does, so the lines kept are the same. (The slow
+# passes left alone would make a union slower than they are apart.)
+_SHARED_PASSES: dict[str, frozenset[str]] = {
+    "tokens": frozenset(
+        {
+            "ArtifactoryDetector",
+            "AWSKeyDetector",
+            "AzureStorageKeyDetector",
+            "GitHubTokenDetector",
+            "GitLabTokenDetector",
+            "IPPublicDetector",
+            "JwtTokenDetector",
+            "MailchimpDetector",
+            "NpmDetector",
+            "OpenAIDetector",
+            "PrivateKeyDetector",
+            "PypiTokenDetector",
+            "SendGridDetector",
+            "SquareOAuthDetector",
+            "StripeDetector",
+            "TwilioKeyDetector",
+        }
+    ),
+    "quoted": frozenset({"Base64HighEntropyString", "HexHighEntropyString"}),
+}
+
 
 def _fingerprint(patterns: Sequence[re.Pattern[str]]) -> str:
     material = "\x00".join(f"{p.flags}:{p.pattern}" for p in patterns)
@@ -242,6 +271,30 @@ class Prefilter:
             for trigger in exact:
                 self._by_trigger[trigger].append(number)
         self._plans: dict[frozenset[int], list[tuple[Any, tuple[LineCheck, ...]]]] = {}
+        self._merged, self._alone = self._shared_passes()
+
+    def _shared_passes(self) -> tuple[list[tuple[_Linear, bool, frozenset[int]]], list[int]]:
+        """The unions of ``_SHARED_PASSES`` (each with the haystack it searches and the
+        triggers it stands for) and the triggers searched alone: a trigger joins a union
+        when it has an RE2 form and every plugin it stands for is in that pass."""
+        groups: dict[tuple[str, bool], list[int]] = {}
+        for number, compiled in enumerate(self._all):
+            if self._linear[number] is None:
+                continue
+            names = {type(self.plugins[n]).__name__ for n in self._by_trigger[number]}
+            shared = [key for key, members in _SHARED_PASSES.items() if names <= members]
+            if shared:
+                groups.setdefault((shared[0], compiled.lowered), []).append(number)
+        merged: list[tuple[_Linear, bool, frozenset[int]]] = []
+        joined: set[int] = set()
+        for (_name, lowered), numbers in groups.items():
+            forms = [_linear_pattern(self._all[n].fast) for n in numbers]
+            union = _union(tuple(f for f in forms if f is not None))
+            if len(numbers) < 2 or None in forms or union is None:
+                continue
+            merged.append((union, lowered, frozenset(numbers)))
+            joined.update(numbers)
+        return merged, [n for n in range(len(self._all)) if n not in joined]
 
     def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
         """(index, plugins to run) for every line some plugin could match on.
@@ -301,7 +354,19 @@ class Prefilter:
         plain: dict[bool, str] = {False: text, True: folded}
         encoded: dict[bool, tuple[bytes, list[int]]] = {}
         flagged: dict[int, set[int]] = {}
-        for number, compiled in enumerate(self._all):
+        for union, lowered, members in self._merged:
+            if lowered not in encoded:
+                encoded[lowered] = _utf8(plain[lowered], starts, lines)
+            data, offsets = encoded[lowered]
+            position = 0
+            while (start := union.first(data, position)) >= 0:
+                index = bisect_right(offsets, start) - 1
+                flagged.setdefault(index, set()).update(members)
+                if index + 1 >= len(offsets):
+                    break
+                position = offsets[index + 1]
+        for number in self._alone:
+            compiled = self._all[number]
             linear = self._linear[number]
             if linear is not None:
                 if compiled.lowered not in encoded:
@@ -335,6 +400,27 @@ _ANCHOR = re.compile(r"\$|(?<!\[)\^")
 
 @cache
 def _linear_form(fast: re.Pattern[str]) -> Any | None:
+    """The trigger on RE2 (see ``_linear_pattern``), or None."""
+    form = _linear_pattern(fast)
+    if form is None:
+        return None
+    try:
+        return _Linear(compile_re2(form))
+    except Exception:  # a form RE2 cannot take, or another binding: the Python pattern stays
+        return None
+
+
+@cache
+def _union(forms: tuple[str, ...]) -> _Linear | None:
+    """One RE2 program matching wherever one of ``forms`` does, or None."""
+    try:
+        return _Linear(compile_re2("|".join(f"(?:{form})" for form in forms)))
+    except Exception:  # a union RE2 cannot take (two groups of one name): apart, then
+        return None
+
+
+@cache
+def _linear_pattern(fast: re.Pattern[str]) -> str | None:
     """The trigger on RE2, when it hits the same lines; or None.
 
     Python's ``re`` tries the slowest triggers at nearly every position of the text (a
@@ -357,12 +443,7 @@ def _linear_form(fast: re.Pattern[str]) -> Any | None:
         form = None if run is None else f"'{run}'|\"{run}\""
     else:
         form = translate(pattern)
-    if form is None:
-        return None
-    try:
-        return _Linear(compile_re2(form))
-    except Exception:  # a form RE2 cannot take, or another binding: the Python pattern stays
-        return None
+    return form
 
 
 class _Linear:
