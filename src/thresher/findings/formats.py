@@ -26,7 +26,7 @@ from detect_secrets.types import NamedIO
 from detect_secrets.util.filetype import FileType, determine_file_type
 
 from thresher.findings.config_lines import is_config, parse_config
-from thresher.findings.re2_classes import compile_re2, python_class, searchable
+from thresher.findings.re2_classes import compile_re2, python_class, searchable_utf8
 
 # configparser's option regex, which detect-secrets runs on every line of a config file
 # and (eagerly) of any file with no findings, costs the square of each run of blanks.
@@ -46,8 +46,7 @@ def parsable(text: str) -> bool:
     every blank as a start), with the class spelled as Python's; each run's length is
     counted in characters, as the Python regex counts it."""
     cost = 0
-    # An ASCII text has no surrogate to replace (the search for one reads it all).
-    data = text.encode("ascii") if text.isascii() else searchable(text).encode()
+    data = searchable_utf8(text)
     for run in _blank_run().finditer(data):
         cost += len(run.group().decode()) ** 2
         if cost > PARSE_BUDGET:

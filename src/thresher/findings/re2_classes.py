@@ -77,3 +77,12 @@ def searchable(text: str) -> str:
     U+FFFD matches nothing a surrogate would not in the classes used here, and keeps
     every offset."""
     return SURROGATES.sub("\ufffd", text) if SURROGATES.search(text) else text
+
+
+def searchable_utf8(text: str) -> bytes:
+    """``searchable(text)`` in UTF-8. Strict encoding fails exactly on a lone surrogate, so
+    the text is searched for one (a pass in Python's regex engine) only then."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return searchable(text).encode()

@@ -45,7 +45,7 @@ from typing import Any, Protocol
 from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
-from thresher.findings.re2_classes import compile_re2, searchable
+from thresher.findings.re2_classes import compile_re2, searchable_utf8
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
 _MAX_PLANS = 4096  # sets of triggers whose checks are kept (a real scan meets dozens)
@@ -486,7 +486,7 @@ def _utf8(text: str, starts: list[int], lines: Sequence[str]) -> tuple[bytes, li
             piece = text[begin : begin + len(lines[index])]
             longer[index + 1] = len(piece.encode("utf-8", "surrogatepass")) - len(piece)
     offsets = list(map(add, starts, accumulate(longer)))
-    return searchable(text).encode(), offsets
+    return searchable_utf8(text), offsets
 
 
 def _key(compiled: _Compiled) -> tuple[str, bool]:

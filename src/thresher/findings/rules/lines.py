@@ -27,7 +27,7 @@ from itertools import accumulate
 from typing import Any
 
 from thresher.findings.options import _RULE_MAX_MEM
-from thresher.findings.re2_classes import searchable
+from thresher.findings.re2_classes import searchable_utf8
 from thresher.findings.rules.book import Rule
 
 # What makes a pattern mean something else on a whole text than on one line.
@@ -185,7 +185,7 @@ class LineFinder:
         rule's keywords (any line, for a rule without) and on which its pattern matches:
         the lines the rule's own run can find a value on. ``text`` is the chunk's lines
         joined by newlines; None when a line holds a newline (then ``lines`` cannot tell)."""
-        encoded = (text if text.isascii() else searchable(text)).encode()
+        encoded = searchable_utf8(text)
         starts = line_starts(text, chunk, encoded)
         if starts is None:
             return None
