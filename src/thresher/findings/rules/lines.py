@@ -151,6 +151,80 @@ class KeywordSet:
         return frozenset(self._keywords[i] for i in found if i != self._sentinel)
 
 
+# Rules whose lines are found by one RE2 union of their patterns, one pass over the text
+# instead of one each: the generic assignments, whose keywords are in nearly every file
+# (their union stays a small automaton; a larger one, measured, did not).
+SHARED_PASSES: tuple[frozenset[str], ...] = (
+    frozenset(
+        {
+            "generic-api-key",
+            "generic-key-material",
+            "generic-password",
+            "generic-credential",
+            "generic-token",
+            "generic-secret",
+            "generic-setter-call",
+        }
+    ),
+)
+
+
+class SharedPass:
+    """Several rules' patterns as one union, which finds the lines any of them matches on,
+    and as one RE2 set, which says which of them match on such a line alone (as each
+    rule's own search would: a match never leaves its line)."""
+
+    def __init__(self, union: Any, numbers: Sequence[int], rules_set: Any, sentinel: int) -> None:
+        self.union = union
+        self._numbers = tuple(numbers)
+        self._set = rules_set
+        self._sentinel = sentinel
+        self._programs: dict[int, Any] = {}
+
+    @classmethod
+    def built(cls, patterns: dict[int, str]) -> SharedPass | None:
+        """The pass for these rules (number -> pattern), or None: fewer than two, or RE2
+        refused the union or the set (then each rule searches alone)."""
+        import re2
+
+        if len(patterns) < 2:
+            return None
+        options = _options(lines=True)
+        try:
+            union = re2.compile("(?m)" + "|".join(f"(?:{p})" for p in patterns.values()), options)
+            rules_set = re2.Set.SearchSet(options)
+            for pattern in patterns.values():
+                rules_set.Add("(?m)" + pattern)
+            sentinel = rules_set.Add("")  # matches every text: without it, the set failed
+            rules_set.Compile()
+        except (re2.error, TypeError, UnicodeEncodeError):
+            return None
+        shared = cls(union, list(patterns), rules_set, sentinel)
+        shared._programs = {n: line_program(p) for n, p in patterns.items()}
+        return shared
+
+    def matching(self, encoded: bytes, begin: int, end: int) -> list[int]:
+        """The rules (numbers) that match on the line ``encoded[begin:end]``."""
+        found = self._set.Match(encoded[begin:end]) or ()
+        if self._sentinel in found:
+            return [self._numbers[i] for i in found if i != self._sentinel]
+        # The set ran out of memory on this line: each rule's own search, in the text.
+        return [
+            number
+            for number, program in self._programs.items()
+            if program is not None and _first_start(program)(encoded, begin, end) >= 0
+        ]
+
+
+def _hull(spans: Sequence[tuple[int, int] | None]) -> tuple[int, int] | None:
+    """From the first to the last offset of all ``spans``; None (the whole text) when one
+    is None (a rule without keywords)."""
+    if any(span is None for span in spans):
+        return None
+    present = [span for span in spans if span is not None]
+    return min(s[0] for s in present), max(s[1] for s in present)
+
+
 class LineFinder:
     """For a rule book: the (line, rule) pairs of a text worth a rule's exact run."""
 
@@ -173,6 +247,18 @@ class LineFinder:
                 self._by_keyword.setdefault(keyword, []).append(number)
         self._set = KeywordSet(list(self._by_keyword))
         self._all_needles = tuple(keyword.encode() for keyword in self._by_keyword)
+        self._passes: list[SharedPass] = []
+        self._shared_of: dict[int, int] = {}  # rule number -> its pass in ``_passes``
+        for ids in SHARED_PASSES:
+            members = [
+                n
+                for n, rule in enumerate(rules)
+                if rule.id in ids and self._programs[n] is not None
+            ]
+            shared = SharedPass.built({n: rules[n].pattern for n in members})
+            if shared is not None:
+                self._shared_of.update(dict.fromkeys(members, len(self._passes)))
+                self._passes.append(shared)
 
     def handles(self, number: int) -> bool:
         """Whether ``lines`` finds rule ``number``'s lines (else: run it line by line)."""
@@ -198,18 +284,49 @@ class LineFinder:
             spans = dict.fromkeys(self._all_needles, None)
             for keyword in present:
                 spans.pop(keyword.encode(), None)
-        for number in self._active(present, blocked):
+        grouped: dict[int, dict[int, tuple[int, int] | None]] = {}
+        for number in sorted(self._active(present, blocked)):
             needles = self._needles[number]
             span = _keyword_span(lowered, needles, spans) if needles else None
             if needles and span is None:
                 continue
-            for line in matching_lines(self._programs[number], encoded, starts, span):
-                if needles:
-                    held = lowered[starts[line] : starts[line + 1] - 1]
-                    if not any(needle in held for needle in needles):
-                        continue
-                found.add((first + line, number))
-        return found
+            shared = self._shared_of.get(number)
+            if shared is not None:
+                grouped.setdefault(shared, {})[number] = span
+                continue
+            lines = matching_lines(self._programs[number], encoded, starts, span)
+            self._add(found, number, lines, lowered, starts)
+        for shared, members in grouped.items():
+            if len(members) == 1:
+                [(number, span)] = members.items()
+                lines = matching_lines(self._programs[number], encoded, starts, span)
+                self._add(found, number, lines, lowered, starts)
+                continue
+            hull = _hull(list(members.values()))
+            for line in matching_lines(self._passes[shared].union, encoded, starts, hull):
+                begin, end = starts[line], starts[line + 1] - 1
+                for number in self._passes[shared].matching(encoded, begin, end):
+                    if number in members:
+                        self._add(found, number, (line,), lowered, starts)
+        return {(first + line, number) for line, number in found}
+
+    def _add(
+        self,
+        found: set[tuple[int, int]],
+        number: int,
+        lines: Iterable[int],
+        lowered: bytes,
+        starts: Sequence[int],
+    ) -> None:
+        """(line, ``number``) for each of ``lines`` that holds one of the rule's keywords
+        (each line, for a rule without)."""
+        needles = self._needles[number]
+        for line in lines:
+            if needles:
+                held = lowered[starts[line] : starts[line + 1] - 1]
+                if not any(needle in held for needle in needles):
+                    continue
+            found.add((line, number))
 
     def _active(self, present: frozenset[str] | None, blocked: set[int]) -> set[int]:
         """The rules that may match in a text (``present``: its keywords, None when
