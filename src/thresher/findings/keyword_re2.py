@@ -184,17 +184,28 @@ class LinearKeywordDetector(KeywordDetector):
         exclude = original.keyword_exclude
         super().__init__(keyword_exclude=exclude.pattern if exclude is not None else None)
         self._table = table
+        # The plugin passes one of its module's tables on every line: their twins are
+        # mapped once (id -> the table and its twins; any other table, every time).
+        tables = [*kw.REGEX_BY_FILETYPE.values(), kw.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP]
+        self._mapped = {
+            id(t): (t, self._twins_of(t)) for t in tables if all(regex in table for regex in t)
+        }
+
+    def _twins_of(self, chosen: dict[Pattern[str], int]) -> dict[Pattern[str], int]:
+        # The plugin only calls ``search`` and ``group`` on what it is given.
+        return cast(
+            "dict[Pattern[str], int]",
+            {self._table[regex]: group for regex, group in chosen.items()},
+        )
 
     def analyze_string(
         self, string: str, denylist_regex_to_group: dict[Pattern[str], int] | None = None
     ) -> Generator[str, None, None]:
         chosen = denylist_regex_to_group or kw.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
-        # The plugin only calls ``search`` and ``group`` on what it is given.
-        mapped = cast(
-            "dict[Pattern[str], int]",
-            {self._table[regex]: group for regex, group in chosen.items()},
-        )
-        yield from super().analyze_string(string, mapped)
+        known = self._mapped.get(id(chosen))
+        if known is None or known[0] is not chosen:
+            known = (chosen, self._twins_of(chosen))
+        yield from super().analyze_string(string, known[1])
 
 
 def keyword_stand_in(plugin: KeywordDetector) -> LinearKeywordDetector | None:
