@@ -75,6 +75,8 @@ _ID_RUN = r"[a-z0-9_\-]"
 # maximal run around any 44 such characters starts after a character outside it.
 _ID_RUN_44 = _ci(f"(?<!{_ID_RUN}){_ID_RUN}{{44}}", "[a-zA-Z0-9_\\-]{44}")
 
+_DISCORD = r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"
+
 # plugin class -> (fingerprint of its regexes, triggers). Each comment names the
 # part of the plugin's pattern that every match must contain.
 _REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
@@ -91,7 +93,12 @@ _REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
         "7f086fa0fa87ebc1",
         (_ci(f"cloudant|cl(?:ou)?(?:_|-|)(?:api|){_KEY_OR_PASS}"),),
     ),
-    "DiscordBotTokenDetector": ("e8cc08c35f53130c", ()),  # verbatim: no newline possible
+    # [MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}: the whole-text pass
+    # searches its tail from the first dot, where the automaton can skip ahead.
+    "DiscordBotTokenDetector": (
+        "e8cc08c35f53130c",
+        (_Spec(_DISCORD, 0, r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),),
+    ),
     "GitHubTokenDetector": ("c06412cd4c3599b5", (_Spec("(?:ghp|gho|ghu|ghs|ghr)_"),)),
     "GitLabTokenDetector": (
         "3734982b6a72add4",
@@ -130,7 +137,7 @@ _REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
     "TelegramBotTokenDetector": ("b3a83412d0c30407", (_Spec(r"\d{8}:", 0, r":(?<=\d{8}:)"),)),
     "TwilioKeyDetector": ("52c2441e378ffbf1", ()),  # verbatim: no newline possible
 }
-_VERBATIM = {"BasicAuthDetector", "DiscordBotTokenDetector", "TwilioKeyDetector"}
+_VERBATIM = {"BasicAuthDetector", "TwilioKeyDetector"}
 
 # Plugins whose triggers are searched as one RE2 union, one pass over the text instead of
 # one per trigger: short literal-led triggers, and the two quoted runs. A line the
