@@ -357,9 +357,11 @@ class Prefilter:
         byte offsets."""
         text = "\n".join(lines)
         starts = [0, *accumulate(map(add, map(len, lines[:-1]), repeat(1)))]
-        folded = fold(text)
-        plain: dict[bool, str] = {False: text, True: folded}
+        plain = _Haystacks(text)
         encoded: dict[bool, tuple[bytes, list[int]]] = {}
+        if text.isascii():  # a character is a byte; the fold only lowers ASCII letters
+            data = text.encode("ascii")
+            encoded = {False: (data, starts), True: (data.lower(), starts)}
         flagged: dict[int, set[int]] = {}
         for union, lowered, members in self._merged:
             if lowered not in encoded:
@@ -473,6 +475,21 @@ class _Linear:
         """Where the first match at or after ``position`` starts, or -1."""
         start: int = self._match(self._unanchored, text, position, len(text))[0][0]
         return start
+
+
+class _Haystacks:
+    """A text (``False``) and its fold (``True``), folded only when first asked for."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._folded: str | None = None
+
+    def __getitem__(self, lowered: bool) -> str:
+        if not lowered:
+            return self._text
+        if self._folded is None:
+            self._folded = fold(self._text)
+        return self._folded
 
 
 def _utf8(text: str, starts: list[int], lines: Sequence[str]) -> tuple[bytes, list[int]]:
