@@ -86,3 +86,17 @@ def searchable_utf8(text: str) -> bytes:
         return text.encode()
     except UnicodeEncodeError:
         return searchable(text).encode()
+
+
+def hits(program: Any, text: str) -> bool:
+    """``program.search(text) is not None`` for an RE2 ``program``: on an ASCII text (a
+    character is a byte) through the program's own ``Match``, which answers with offsets
+    alone, where the binding's ``search`` builds a generator and a match object.
+    google-re2's private names: without them, the public ``search``."""
+    match = getattr(getattr(program, "_regexp", None), "Match", None)
+    if match is None or not text.isascii():
+        return program.search(text) is not None
+    import re2  # lazy: a C++ extension
+
+    data = text.encode("ascii")
+    return bool(match(re2._Anchor.UNANCHORED, data, 0, len(data))[0][0] >= 0)
