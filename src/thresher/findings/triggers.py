@@ -45,7 +45,8 @@ from typing import Any, Protocol
 from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
-from thresher.findings.re2_classes import compile_re2, searchable_utf8
+from thresher.findings.haystacks import Haystacks, utf8
+from thresher.findings.re2_classes import compile_re2
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
 _MAX_PLANS = 4096  # sets of triggers whose checks are kept (a real scan meets dozens)
@@ -357,7 +358,7 @@ class Prefilter:
         byte offsets."""
         text = "\n".join(lines)
         starts = [0, *accumulate(map(add, map(len, lines[:-1]), repeat(1)))]
-        plain = _Haystacks(text)
+        plain = Haystacks(text)
         encoded: dict[bool, tuple[bytes, list[int]]] = {}
         if text.isascii():  # a character is a byte; the fold only lowers ASCII letters
             data = text.encode("ascii")
@@ -365,7 +366,7 @@ class Prefilter:
         flagged: dict[int, set[int]] = {}
         for union, lowered, members in self._merged:
             if lowered not in encoded:
-                encoded[lowered] = _utf8(plain[lowered], starts, lines)
+                encoded[lowered] = utf8(plain[lowered], starts, lines)
             data, offsets = encoded[lowered]
             position = 0
             while (start := union.first(data, position)) >= 0:
@@ -379,7 +380,7 @@ class Prefilter:
             linear = self._linear[number]
             if linear is not None:
                 if compiled.lowered not in encoded:
-                    encoded[compiled.lowered] = _utf8(plain[compiled.lowered], starts, lines)
+                    encoded[compiled.lowered] = utf8(plain[compiled.lowered], starts, lines)
                 data, offsets = encoded[compiled.lowered]
                 position = 0
                 while (start := linear.first(data, position)) >= 0:
@@ -477,57 +478,9 @@ class _Linear:
         return start
 
 
-class _Haystacks:
-    """A text (``False``) and its fold (``True``), folded only when first asked for."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._folded: str | None = None
-
-    def __getitem__(self, lowered: bool) -> str:
-        if not lowered:
-            return self._text
-        if self._folded is None:
-            self._folded = fold(self._text)
-        return self._folded
-
-
-def _utf8(text: str, starts: list[int], lines: Sequence[str]) -> tuple[bytes, list[int]]:
-    """``text`` as RE2 reads it, and the byte offset of each line start in ``starts``.
-
-    ``text`` is ``lines`` joined by newlines, or its fold (the same length, line for
-    line, and ASCII where the line is). Only a line that is not ASCII is longer in
-    bytes than in characters; only those are encoded to count by how much.
-
-    A lone surrogate (a YAML escape can make one) becomes U+FFFD, which no trigger
-    class holds either, and which is three bytes long, as the surrogate is."""
-    if text.isascii():
-        return text.encode("ascii"), starts
-    longer = [0] * len(starts)
-    for index in [i for i, line in enumerate(lines) if not line.isascii()]:
-        if index + 1 < len(longer):
-            begin = starts[index]
-            piece = text[begin : begin + len(lines[index])]
-            longer[index + 1] = len(piece.encode("utf-8", "surrogatepass")) - len(piece)
-    offsets = list(map(add, starts, accumulate(longer)))
-    return searchable_utf8(text), offsets
-
-
 def _key(compiled: _Compiled) -> tuple[str, bool]:
     """Triggers with the same whole-text form share one pass."""
     return compiled.fast.pattern, compiled.lowered
-
-
-def fold(text: str) -> str:
-    """Lower case, same length, and every case-insensitive match of an ASCII
-    letter (or of n-tilde) in ``text`` becomes that lower-case letter.
-
-    ``str.lower`` changes the length of one character only (U+0130, dotted
-    capital I, to "i" plus a combining dot), and leaves the dotless i and the
-    long s, which ``re.IGNORECASE`` equates with i and s, as they are."""
-    if text.isascii():
-        return text.lower()
-    return text.replace("\u0130", "i").lower().replace("\u0131", "i").replace("\u017f", "s")
 
 
 def _compile(spec: _Spec) -> _Compiled:
