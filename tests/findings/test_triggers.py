@@ -22,7 +22,8 @@ from detect_secrets.settings import get_plugins
 
 from thresher.findings import triggers
 from thresher.findings.engine import detect_secrets_session
-from thresher.findings.triggers import Prefilter, fold, min_entropy_length
+from thresher.findings.haystacks import fold
+from thresher.findings.triggers import Prefilter, min_entropy_length
 
 
 def test_every_default_plugin_has_a_trigger_for_this_detect_secrets() -> None:
