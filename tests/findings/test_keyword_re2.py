@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
+from detect_secrets.plugins.keyword import KeywordDetector
 
-from thresher.findings.keyword_re2 import Twin, twins
+from tests.findings.test_triggers import _FILENAMES, _regexes, _variants
+from thresher.findings.keyword_re2 import Twin, keyword_lines, twins
 
 _LINES = (
     'password = "Xq7pLm2vRt9sKw"',
@@ -37,3 +40,34 @@ def test_a_release_without_the_private_match_searches_through_the_public_one() -
         for line in _LINES:
             fast, slow = twin.search(line), public.search(line)
             assert (fast and fast.group(1)) == (slow and slow.group(1)), (original.pattern, line)
+
+
+_WORDS = [
+    "password", "PassWord", "secret", "api_key", "db_pass", "token", "pwd", "=", "==", "!==",
+    ":", ":=", "=>", ";", ",", '"', "'", "`", "(", ")", "[", "]", "[12]", "@", ".assign",
+    "x", "Z9", "_", "-", ".", "   ", "\t", "\x1c", "\x0b", "hunter2", "Kelvin",
+]  # fmt: skip
+
+
+def test_the_keyword_line_check_holds_wherever_the_plugin_reports() -> None:
+    check = keyword_lines()
+    if check is None:
+        pytest.skip("this detect-secrets release has no rewritten keyword regexes")
+    rng = random.Random(31)
+    plugin = KeywordDetector()
+    lines: list[str] = []
+    for pattern in _regexes(plugin):
+        lines += _variants(pattern, rng, 40)
+    lines += ["".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
+    reported = rejected = 0
+    for line in lines:
+        found = any(plugin.analyze_line(filename=name, line=line) for name in _FILENAMES)
+        if found:
+            assert check.search(line), line
+            reported += 1
+        elif line.isascii() and not check.search(line):
+            rejected += 1
+    assert reported > 500
+    assert rejected > 500  # most lines naming a keyword assign nothing to it
+    # A line that is not ASCII is always handed to the plugin.
+    assert check.search("caf\u00e9 nothing here")

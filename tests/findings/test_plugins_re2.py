@@ -162,3 +162,26 @@ def test_entropy_plugins_run_as_they_are_under_another_release(
         finally:
             plugins_re2._known_entropy_sources.cache_clear()
     assert not set(entropy) & names
+
+
+def test_entropy_stand_ins_agree_on_values_with_few_distinct_characters() -> None:
+    # The stand-ins pass over a value with fewer distinct characters than the length
+    # whose log2 reaches the limit; around that count they must still agree.
+    rng = random.Random(41)
+    alphabet = "0123456789abcdefABCDEFGHIJKLMNOPQRSTUVWXYZghijklmnopqrstuvwxyz+/="
+    with detect_secrets_session():
+        plugins = [p for p in get_plugins() if "HighEntropy" in type(p).__name__]
+        replacements = stand_ins(plugins)
+        assert len(plugins) == 2
+        reported = 0
+        for plugin in plugins:
+            stand_in = replacements[id(plugin)]
+            for distinct in range(4, 30):
+                for length in (distinct, distinct + 3, 40, 90):
+                    chosen = rng.sample(alphabet, distinct)
+                    value = "".join(chosen[i % distinct] for i in range(max(length, distinct)))
+                    for line in (f'x = "{value}"', f"k: '{value}' # c", f'"{value}" "{value[:5]}"'):
+                        want = _found(plugin, "a.py", line)
+                        assert _found(stand_in, "a.py", line) == want, (type(plugin), line)
+                        reported += bool(want)
+        assert reported > 50

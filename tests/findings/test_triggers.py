@@ -22,7 +22,8 @@ from detect_secrets.settings import get_plugins
 
 from thresher.findings import triggers
 from thresher.findings.engine import detect_secrets_session
-from thresher.findings.triggers import Prefilter, fold, min_entropy_length
+from thresher.findings.haystacks import fold
+from thresher.findings.triggers import Prefilter, min_entropy_length
 
 
 def test_every_default_plugin_has_a_trigger_for_this_detect_secrets() -> None:
@@ -294,10 +295,17 @@ def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
         texts += [[line.encode("ascii", "replace").decode() for line in t] for t in texts]
         python_only = Prefilter(plugins)
         python_only._linear = [None] * len(python_only._linear)
+        python_only._merged, python_only._alone = [], list(range(len(python_only._all)))
         assert any(form is not None for form in prefilter._linear)
+        assert prefilter._merged  # some triggers share one pass
         for lines in texts:
             assert prefilter.candidate_lines(lines) == _every_regex(prefilter, lines)
-            assert prefilter._flag(lines) == python_only._flag(lines)
+            assert prefilter.candidate_lines(lines) == python_only.candidate_lines(lines)
+            # A shared pass flags every trigger in it, so more triggers, never fewer.
+            alone = python_only._flag(lines)
+            merged = prefilter._flag(lines)
+            assert alone.keys() <= merged.keys()
+            assert all(alone[index] <= merged[index] for index in alone)
     assert len(texts) > 100
 
 

@@ -4,6 +4,7 @@ every skip is counted by its reason."""
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,21 @@ def test_parallel_scan_equals_serial_scan(tmp_path: Path, monkeypatch: pytest.Mo
     assert parallel.candidates == serial.candidates
     assert parallel.findings == serial.findings
     assert sorted(parallel.vault.values()) == sorted(serial.vault.values())
+
+
+def test_a_worker_not_forked_builds_its_own_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A forked worker takes the engine this process built; a spawned one cannot.
+    for index in range(4):
+        (tmp_path / f"m{index}.py").write_text(f'password = "pw-{index}-Zq9"\n' * 20)
+    serial = scan(ScanOptions(root=tmp_path, workers=1))
+    monkeypatch.setattr(scan_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(scan_module, "_MIN_BATCH_BYTES", 1)
+    monkeypatch.setattr(scan_module, "_context", lambda: multiprocessing.get_context("spawn"))
+    spawned = scan(ScanOptions(root=tmp_path, workers=2))
+    assert spawned.candidates == serial.candidates
+    assert spawned.findings == serial.findings
 
 
 def test_bad_roots_and_paths_are_usage_errors(tmp_path: Path) -> None:

@@ -50,6 +50,7 @@ from thresher.findings import allowlist_re2, filters_fast
 from thresher.findings.detection import Detection, Origin, aligned, detections
 from thresher.findings.direct import LineScan
 from thresher.findings.formats import has_format_parser, parsable, transformed
+from thresher.findings.keyword_re2 import keyword_lines
 from thresher.findings.plugins_re2 import stand_ins
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.rules.matcher import Rulebook
@@ -178,7 +179,8 @@ class Engine:
         self.max_file_bytes = max_file_bytes
         self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
-        self.prefilter = Prefilter(plugins)
+        keyword = keyword_lines()
+        self.prefilter = Prefilter(plugins, {"KeywordDetector": keyword} if keyword else None)
         self._stand_ins = stand_ins(plugins)
         self._scan = LineScan()
 
@@ -411,9 +413,14 @@ class Limits:
         )
 
 
-def init_worker(rules: tuple[Rule, ...], limits: Limits) -> None:
-    """Runs once in each worker process: its own detect-secrets settings."""
+def init_worker(rules: tuple[Rule, ...], limits: Limits, built: Engine | None = None) -> None:
+    """Runs once in each worker process: its own detect-secrets settings, or ``built``,
+    the engine of the process that forked this one inside its scan's session (the
+    settings it was built under are this process's too, as they were at the fork)."""
     global _ENGINE
+    if built is not None:
+        _ENGINE = built
+        return
     configure_detect_secrets(honour_pragmas=limits.honour_pragmas)
     _ENGINE = limits.engine(rules)
 

@@ -63,7 +63,7 @@ def path_tokens(path: str) -> tuple[str, ...]:
     """Lower-case tokens of every path component, split at camelCase and letter/digit
     boundaries as well as kept whole (so ``e2e`` survives as one token)."""
     tokens: list[str] = []
-    for part in PurePosixPath(path).parts:
+    for part in path_parts(path):
         tokens += [t for t in _NON_ALNUM.split(part.lower()) if t]
         for piece in _CAMEL.split(part):
             tokens += [t for t in _NON_ALNUM.split(piece.lower()) if t]
@@ -79,8 +79,18 @@ TEST_DIRECTORIES = frozenset({"t"})
 @lru_cache(maxsize=_PATHS_CACHED)
 def in_test_scope(path: str) -> bool:
     return any(token in TEST_TOKENS for token in path_tokens(path)) or any(
-        part in TEST_DIRECTORIES for part in PurePosixPath(path).parts[:-1]
+        part in TEST_DIRECTORIES for part in path_parts(path)[:-1]
     )
+
+
+def path_parts(path: str) -> tuple[str, ...]:
+    """``PurePosixPath(path).parts``: a plain relative path's parts are the pieces between
+    its slashes (parsing one with pathlib costs more than the rest of a lookup); any other
+    path (a root, ``//``, ``.`` parts, a trailing slash) is parsed by pathlib."""
+    pieces = path.split("/")
+    if not path or "" in pieces or "." in pieces:
+        return PurePosixPath(path).parts
+    return tuple(pieces)
 
 
 _LOCKFILES = words(

@@ -25,7 +25,8 @@ from detect_secrets.transformers.exceptions import ParsingError
 from detect_secrets.types import NamedIO
 from detect_secrets.util.filetype import FileType, determine_file_type
 
-from thresher.findings.re2_classes import compile_re2, python_class, searchable
+from thresher.findings.config_lines import is_config, parse_config
+from thresher.findings.re2_classes import compile_re2, python_class, searchable_utf8
 
 # configparser's option regex, which detect-secrets runs on every line of a config file
 # and (eagerly) of any file with no findings, costs the square of each run of blanks.
@@ -45,8 +46,7 @@ def parsable(text: str) -> bool:
     every blank as a start), with the class spelled as Python's; each run's length is
     counted in characters, as the Python regex counts it."""
     cost = 0
-    # An ASCII text has no surrogate to replace (the search for one reads it all).
-    data = text.encode("ascii") if text.isascii() else searchable(text).encode()
+    data = searchable_utf8(text)
     for run in _blank_run().finditer(data):
         cost += len(run.group().decode()) ** 2
         if cost > PARSE_BUDGET:
@@ -76,7 +76,9 @@ def transformed(handle: NamedIO, text: str, *, eager: bool) -> list[str] | None:
     expect (a YAML nested deeper than the recursion limit) leaves the plain lines.
 
     ``get_transformed_file`` step for step (``text`` is what ``handle`` holds), except
-    that a config parser proven to fail on ``text`` is passed over as its failure is."""
+    that a config parser proven to fail on ``text`` is passed over as its failure is,
+    and that the config parser finds its lines without a regex per line
+    (``config_lines``) where its source is the one read for that."""
     try:
         transformer: Any
         for transformer in get_transformers():
@@ -87,7 +89,11 @@ def transformed(handle: NamedIO, text: str, *, eager: bool) -> list[str] | None:
             if config_fails(transformer, text):
                 continue
             try:
-                lines: list[str] = transformer.parse_file(handle)
+                lines: list[str]
+                if is_config(transformer) and _known_config_sources():
+                    lines = parse_config(transformer, handle)
+                else:
+                    lines = transformer.parse_file(handle)
                 return lines
             except ParsingError:
                 pass

@@ -29,6 +29,7 @@ another release keeps the plugin as it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator, Mapping
 from functools import cache
 from re import Pattern
@@ -38,14 +39,31 @@ from detect_secrets.plugins import keyword as kw
 from detect_secrets.plugins.keyword import KeywordDetector
 
 from thresher.findings import triggers
-from thresher.findings.re2_classes import compile_re2, folded_letters, python_class, searchable
+from thresher.findings.re2_classes import (
+    _MAX_MEM,
+    compile_re2,
+    folded_letters,
+    python_class,
+    searchable,
+)
 
 
 @cache
-def _pieces() -> dict[str, str]:
-    """The building blocks, computed once per process (about a tenth of a second)."""
-    folded = folded_letters("".join(ch for word in kw.DENYLIST for ch in word if ch.isalpha()))
-    word, space = python_class(r"\w"), python_class(r"\s")
+def _pieces(ascii_only: bool = False) -> dict[str, str]:
+    """The building blocks, computed once per process (about a tenth of a second).
+
+    ``ascii_only``: every class cut down to its ASCII characters, for ASCII text only
+    (a class is only ever asked about the characters of the text)."""
+    letters = "".join(ch for word in kw.DENYLIST for ch in word if ch.isalpha())
+    if ascii_only:
+        folded = {
+            letter: "[" + "".join(re.findall(f"(?i:{re.escape(letter)})", _ASCII)) + "]"
+            for letter in set(letters)
+        }
+        word, space = _ascii_class(r"\w"), _ascii_class(r"\s")
+    else:
+        folded = folded_letters(letters)
+        word, space = python_class(r"\w"), python_class(r"\s")
     w, s, ns = f"[{word}]", f"[{space}]", f"[^{space}]"
     secret = f"({w}(?:[^\\x0b'\"]*[^\\x0b,'\"`])?)"
     return {
@@ -59,6 +77,17 @@ def _pieces() -> dict[str, str]:
         "Q3": f"(?:'{secret}'|\"{secret}\"|`{secret}`)",
         "Q4": f"(?:'{secret}'|\"{secret}\"|`{secret}`|{secret})",
     }
+
+
+_ASCII = "".join(map(chr, range(128)))
+
+
+def _ascii_class(pattern: str) -> str:
+    """``python_class`` over the ASCII characters only."""
+    return "".join(
+        f"\\x{{{m.start():x}}}" + (f"-\\x{{{m.end() - 1:x}}}" if m.end() - 1 != m.start() else "")
+        for m in re.finditer(f"(?:{pattern})+", _ASCII)
+    )
 
 
 # The original regex -> its rewrite, written with the pieces above.
@@ -155,20 +184,76 @@ class LinearKeywordDetector(KeywordDetector):
         exclude = original.keyword_exclude
         super().__init__(keyword_exclude=exclude.pattern if exclude is not None else None)
         self._table = table
+        # The plugin passes one of its module's tables on every line: their twins are
+        # mapped once (id -> the table and its twins; any other table, every time).
+        tables = [*kw.REGEX_BY_FILETYPE.values(), kw.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP]
+        self._mapped = {
+            id(t): (t, self._twins_of(t)) for t in tables if all(regex in table for regex in t)
+        }
+
+    def _twins_of(self, chosen: dict[Pattern[str], int]) -> dict[Pattern[str], int]:
+        # The plugin only calls ``search`` and ``group`` on what it is given.
+        return cast(
+            "dict[Pattern[str], int]",
+            {self._table[regex]: group for regex, group in chosen.items()},
+        )
 
     def analyze_string(
         self, string: str, denylist_regex_to_group: dict[Pattern[str], int] | None = None
     ) -> Generator[str, None, None]:
         chosen = denylist_regex_to_group or kw.QUOTES_REQUIRED_DENYLIST_REGEX_TO_GROUP
-        # The plugin only calls ``search`` and ``group`` on what it is given.
-        mapped = cast(
-            "dict[Pattern[str], int]",
-            {self._table[regex]: group for regex, group in chosen.items()},
-        )
-        yield from super().analyze_string(string, mapped)
+        known = self._mapped.get(id(chosen))
+        if known is None or known[0] is not chosen:
+            known = (chosen, self._twins_of(chosen))
+        yield from super().analyze_string(string, known[1])
 
 
 def keyword_stand_in(plugin: KeywordDetector) -> LinearKeywordDetector | None:
     """The keyword plugin on RE2, or None when the rewrite does not apply."""
     table = twins()
     return LinearKeywordDetector(plugin, table) if table is not None else None
+
+
+class KeywordLines:
+    """Whether the keyword plugin can report anything on a line: one RE2 program, the
+    union of every rewritten regex, with its classes cut down to ASCII (see
+    ``_pieces``), searched on an ASCII line.
+
+    The plugin reports only what one of its regexes (of the line's file type) matched
+    on the line, and each rewrite matches what its original does; so a line no
+    rewrite matches yields nothing. Most lines that hold a keyword do not assign
+    anything to it: the prefilter (``triggers``) checks this instead of the bare
+    keyword before it hands the line to the plugin. A line that is not ASCII is
+    always handed over."""
+
+    def __init__(self, match: Any) -> None:
+        import re2  # lazy: a C++ extension
+
+        self._match = match
+        self._unanchored = re2._Anchor.UNANCHORED
+
+    def search(self, line: str) -> bool:
+        if not line.isascii():
+            return True
+        data = line.encode("ascii")
+        return bool(self._match(self._unanchored, data, 0, len(data))[0][0] >= 0)
+
+
+@cache
+def keyword_lines() -> KeywordLines | None:
+    """The line check above, or None (another detect-secrets release, a program RE2
+    refuses, a google-re2 without the private ``Match``): then the keyword decides."""
+    if twins() is None:
+        return None
+    pieces = _pieces(ascii_only=True)
+    union = "|".join(f"(?:{rewrite.format(**pieces)})" for rewrite in _REWRITES.values())
+    try:
+        import re2
+
+        options = re2.Options()
+        options.log_errors = False
+        options.max_mem = _MAX_MEM
+        options.never_capture = True  # only whether it matches is read
+        return KeywordLines(re2.compile(union, options)._regexp.Match)
+    except Exception:  # re2.error, or a binding without ``_regexp.Match``
+        return None

@@ -180,8 +180,13 @@ def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
             enable_eager_search: bool = False,
             **kwargs: Any,
         ) -> set[Any]:
+            # The entropy of a value is at most log2 of the number of distinct characters
+            # it holds (of its length, too), and the plugin's own sum stays within far
+            # less than the margin of ``min_entropy_length``: a value with fewer distinct
+            # characters than that cannot pass, and its entropy is not computed.
             if not enable_eager_search and not any(
-                len(value) >= minimum and self.calculate_shannon_entropy(value) > self.entropy_limit
+                len(set(value)) >= minimum
+                and self.calculate_shannon_entropy(value) > self.entropy_limit
                 for value in self.analyze_string(line)
             ):
                 return set()

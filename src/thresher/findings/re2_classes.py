@@ -77,3 +77,26 @@ def searchable(text: str) -> str:
     U+FFFD matches nothing a surrogate would not in the classes used here, and keeps
     every offset."""
     return SURROGATES.sub("\ufffd", text) if SURROGATES.search(text) else text
+
+
+def searchable_utf8(text: str) -> bytes:
+    """``searchable(text)`` in UTF-8. Strict encoding fails exactly on a lone surrogate, so
+    the text is searched for one (a pass in Python's regex engine) only then."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return searchable(text).encode()
+
+
+def hits(program: Any, text: str) -> bool:
+    """``program.search(text) is not None`` for an RE2 ``program``: on an ASCII text (a
+    character is a byte) through the program's own ``Match``, which answers with offsets
+    alone, where the binding's ``search`` builds a generator and a match object.
+    google-re2's private names: without them, the public ``search``."""
+    match = getattr(getattr(program, "_regexp", None), "Match", None)
+    if match is None or not text.isascii():
+        return program.search(text) is not None
+    import re2  # lazy: a C++ extension
+
+    data = text.encode("ascii")
+    return bool(match(re2._Anchor.UNANCHORED, data, 0, len(data))[0][0] >= 0)

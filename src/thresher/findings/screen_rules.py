@@ -29,7 +29,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from thresher.findings.re2_classes import compile_re2, searchable
+from thresher.findings.re2_classes import compile_re2, hits, searchable
 from thresher.findings.rules.values import STOP_BEFORE, key_words
 
 
@@ -226,7 +226,7 @@ def _block_text(context: Context) -> bool:
     """``key: |`` (or ``>-``) with lines or words of text below: a script, a document."""
     text = context.line.split(" #", 1)[0].rstrip()
     indicator = text.rsplit(":", 1)[-1].strip() if ":" in text else ""
-    if not indicator or _programs()["block"].search(indicator) is None:
+    if not indicator or not hits(_programs()["block"], indicator):
         return False
     return any(char.isspace() for char in context.value.strip())
 
@@ -236,15 +236,15 @@ def _value_shape(value: str, context: Context, *, code: bool) -> DropReason | No
         return None
     programs = _programs()
     text = searchable(value.strip())
-    if programs["pin"].search(text) is not None:
+    if hits(programs["pin"], text):
         return DropReason.VERSION_PIN
     if _type_annotation(text):
         return DropReason.TYPE_ANNOTATION
-    if programs["store"].search(text) is not None:
+    if hits(programs["store"], text):
         return DropReason.STORE_REFERENCE
-    if programs["uuid"].search(text) is not None and _map_key(context):
+    if hits(programs["uuid"], text) and _map_key(context):
         return DropReason.UUID_MAP_KEY
-    if programs["timestamp"].search(text) is not None:
+    if hits(programs["timestamp"], text):
         return DropReason.TIMESTAMP
     if code and not context.quoted and _expression(text):
         return DropReason.EXPRESSION
@@ -256,9 +256,9 @@ def _expression(value: str) -> bool:
     itself names a credential: what holds the credential, not the credential. A bare
     random token is left to the scorer."""
     programs = _programs()
-    if programs["expression"].search(value) is not None:
+    if hits(programs["expression"], value):
         return True
-    if programs["name"].search(value) is None:
+    if not hits(programs["name"], value):
         return False
     return any(_names(word) is not None for word in key_words(value))
 
@@ -324,7 +324,7 @@ def _pointer(words: tuple[str, ...], value: str) -> bool:
     # (``adminPasswordKey``) is where one is kept.
     if words[-1] == "key" and not _PASSWORDS.intersection(words[:-1]):
         return False
-    if _programs()["key_name"].search(searchable(value)) is None:
+    if not hits(_programs()["key_name"], searchable(value)):
         return False
     return _names(key_words(value)[-1]) is not None
 

@@ -35,17 +35,18 @@ import hashlib
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate, repeat
 from operator import add
-from typing import Any
+from typing import Any, Protocol
 
 from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
-from thresher.findings.re2_classes import compile_re2, searchable
+from thresher.findings.haystacks import Haystacks, utf8
+from thresher.findings.re2_classes import compile_re2
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
 _MAX_PLANS = 4096  # sets of triggers whose checks are kept (a real scan meets dozens)
@@ -75,6 +76,8 @@ _ID_RUN = r"[a-z0-9_\-]"
 # maximal run around any 44 such characters starts after a character outside it.
 _ID_RUN_44 = _ci(f"(?<!{_ID_RUN}){_ID_RUN}{{44}}", "[a-zA-Z0-9_\\-]{44}")
 
+_DISCORD = r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"
+
 # plugin class -> (fingerprint of its regexes, triggers). Each comment names the
 # part of the plugin's pattern that every match must contain.
 _REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
@@ -91,7 +94,12 @@ _REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
         "7f086fa0fa87ebc1",
         (_ci(f"cloudant|cl(?:ou)?(?:_|-|)(?:api|){_KEY_OR_PASS}"),),
     ),
-    "DiscordBotTokenDetector": ("e8cc08c35f53130c", ()),  # verbatim: no newline possible
+    # [MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}: the whole-text pass
+    # searches its tail from the first dot, where the automaton can skip ahead.
+    "DiscordBotTokenDetector": (
+        "e8cc08c35f53130c",
+        (_Spec(_DISCORD, 0, r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),),
+    ),
     "GitHubTokenDetector": ("c06412cd4c3599b5", (_Spec("(?:ghp|gho|ghu|ghs|ghr)_"),)),
     "GitLabTokenDetector": (
         "3734982b6a72add4",
@@ -130,7 +138,36 @@ _REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
     "TelegramBotTokenDetector": ("b3a83412d0c30407", (_Spec(r"\d{8}:", 0, r":(?<=\d{8}:)"),)),
     "TwilioKeyDetector": ("52c2441e378ffbf1", ()),  # verbatim: no newline possible
 }
-_VERBATIM = {"BasicAuthDetector", "DiscordBotTokenDetector", "TwilioKeyDetector"}
+_VERBATIM = {"BasicAuthDetector", "TwilioKeyDetector"}
+
+# Plugins whose triggers are searched as one RE2 union, one pass over the text instead of
+# one per trigger: short literal-led triggers, and the two quoted runs. A line the
+# union hits is checked with the exact regexes of every plugin in it, and each of those
+# hits only where its own trigger does, so the lines kept are the same. (The slow
+# passes left alone would make a union slower than they are apart.)
+_SHARED_PASSES: dict[str, frozenset[str]] = {
+    "tokens": frozenset(
+        {
+            "ArtifactoryDetector",
+            "AWSKeyDetector",
+            "AzureStorageKeyDetector",
+            "GitHubTokenDetector",
+            "GitLabTokenDetector",
+            "IPPublicDetector",
+            "JwtTokenDetector",
+            "MailchimpDetector",
+            "NpmDetector",
+            "OpenAIDetector",
+            "PrivateKeyDetector",
+            "PypiTokenDetector",
+            "SendGridDetector",
+            "SquareOAuthDetector",
+            "StripeDetector",
+            "TwilioKeyDetector",
+        }
+    ),
+    "quoted": frozenset({"Base64HighEntropyString", "HexHighEntropyString"}),
+}
 
 
 def _fingerprint(patterns: Sequence[re.Pattern[str]]) -> str:
@@ -193,6 +230,12 @@ def _specs_for(plugin: Any) -> tuple[_Spec, ...] | None:
     return known[1]
 
 
+class LineCheck(Protocol):
+    """What the prefilter asks on a line: a plugin's exact regex, or a narrower check."""
+
+    def search(self, line: str, /) -> object: ...
+
+
 @dataclass(frozen=True)
 class _Compiled:
     exact: re.Pattern[str]
@@ -207,7 +250,12 @@ class Prefilter:
     so the plugins run on a kept line exactly as detect-secrets runs them.
     """
 
-    def __init__(self, plugins: Sequence[Any]) -> None:
+    def __init__(
+        self, plugins: Sequence[Any], narrower: Mapping[str, LineCheck] | None = None
+    ) -> None:
+        """``narrower``: plugin class name -> a check that holds on every line on which
+        that plugin can report anything (and is cheaper than the plugin); it replaces
+        the plugin's exact regexes on the lines its triggers hit."""
         self.plugins = list(plugins)
         self._per_plugin: list[tuple[_Compiled, ...] | None] = []
         for plugin in self.plugins:
@@ -221,15 +269,40 @@ class Prefilter:
         # regexes to check on a line that trigger hit (in the plugin's own order).
         slot = {key: number for number, key in enumerate(unique)}
         self._by_trigger: list[list[int]] = [[] for _ in self._all]
-        self._exact: list[dict[int, tuple[re.Pattern[str], ...]]] = []
+        self._exact: list[dict[int, tuple[LineCheck, ...]]] = []
         for number, group in enumerate(self._per_plugin):
-            exact: dict[int, list[re.Pattern[str]]] = {}
+            exact: dict[int, list[LineCheck]] = {}
+            check = (narrower or {}).get(type(self.plugins[number]).__name__)
             for compiled in group or ():
-                exact.setdefault(slot[_key(compiled)], []).append(compiled.exact)
+                exact.setdefault(slot[_key(compiled)], []).append(check or compiled.exact)
             self._exact.append({k: tuple(v) for k, v in exact.items()})
             for trigger in exact:
                 self._by_trigger[trigger].append(number)
-        self._plans: dict[frozenset[int], list[tuple[Any, tuple[re.Pattern[str], ...]]]] = {}
+        self._plans: dict[frozenset[int], list[tuple[Any, tuple[LineCheck, ...]]]] = {}
+        self._merged, self._alone = self._shared_passes()
+
+    def _shared_passes(self) -> tuple[list[tuple[_Linear, bool, frozenset[int]]], list[int]]:
+        """The unions of ``_SHARED_PASSES`` (each with the haystack it searches and the
+        triggers it stands for) and the triggers searched alone: a trigger joins a union
+        when it has an RE2 form and every plugin it stands for is in that pass."""
+        groups: dict[tuple[str, bool], list[int]] = {}
+        for number, compiled in enumerate(self._all):
+            if self._linear[number] is None:
+                continue
+            names = {type(self.plugins[n]).__name__ for n in self._by_trigger[number]}
+            shared = [key for key, members in _SHARED_PASSES.items() if names <= members]
+            if shared:
+                groups.setdefault((shared[0], compiled.lowered), []).append(number)
+        merged: list[tuple[_Linear, bool, frozenset[int]]] = []
+        joined: set[int] = set()
+        for (_name, lowered), numbers in groups.items():
+            forms = [_linear_pattern(self._all[n].fast) for n in numbers]
+            union = _union(tuple(f for f in forms if f is not None))
+            if len(numbers) < 2 or None in forms or union is None:
+                continue
+            merged.append((union, lowered, frozenset(numbers)))
+            joined.update(numbers)
+        return merged, [n for n in range(len(self._all)) if n not in joined]
 
     def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
         """(index, plugins to run) for every line some plugin could match on.
@@ -254,7 +327,7 @@ class Prefilter:
                 out.append((index, chosen))
         return out
 
-    def _checks(self, triggers: frozenset[int]) -> list[tuple[Any, tuple[re.Pattern[str], ...]]]:
+    def _checks(self, triggers: frozenset[int]) -> list[tuple[Any, tuple[LineCheck, ...]]]:
         """For a set of triggers that hit a line: each plugin they stand for, in the
         plugins' order, with the exact regexes behind those triggers (kept per set:
         a scan meets few distinct sets)."""
@@ -285,15 +358,29 @@ class Prefilter:
         byte offsets."""
         text = "\n".join(lines)
         starts = [0, *accumulate(map(add, map(len, lines[:-1]), repeat(1)))]
-        folded = fold(text)
-        plain: dict[bool, str] = {False: text, True: folded}
+        plain = Haystacks(text)
         encoded: dict[bool, tuple[bytes, list[int]]] = {}
+        if text.isascii():  # a character is a byte; the fold only lowers ASCII letters
+            data = text.encode("ascii")
+            encoded = {False: (data, starts), True: (data.lower(), starts)}
         flagged: dict[int, set[int]] = {}
-        for number, compiled in enumerate(self._all):
+        for union, lowered, members in self._merged:
+            if lowered not in encoded:
+                encoded[lowered] = utf8(plain[lowered], starts, lines)
+            data, offsets = encoded[lowered]
+            position = 0
+            while (start := union.first(data, position)) >= 0:
+                index = bisect_right(offsets, start) - 1
+                flagged.setdefault(index, set()).update(members)
+                if index + 1 >= len(offsets):
+                    break
+                position = offsets[index + 1]
+        for number in self._alone:
+            compiled = self._all[number]
             linear = self._linear[number]
             if linear is not None:
                 if compiled.lowered not in encoded:
-                    encoded[compiled.lowered] = _utf8(plain[compiled.lowered], starts, lines)
+                    encoded[compiled.lowered] = utf8(plain[compiled.lowered], starts, lines)
                 data, offsets = encoded[compiled.lowered]
                 position = 0
                 while (start := linear.first(data, position)) >= 0:
@@ -323,6 +410,27 @@ _ANCHOR = re.compile(r"\$|(?<!\[)\^")
 
 @cache
 def _linear_form(fast: re.Pattern[str]) -> Any | None:
+    """The trigger on RE2 (see ``_linear_pattern``), or None."""
+    form = _linear_pattern(fast)
+    if form is None:
+        return None
+    try:
+        return _Linear(compile_re2(form))
+    except Exception:  # a form RE2 cannot take, or another binding: the Python pattern stays
+        return None
+
+
+@cache
+def _union(forms: tuple[str, ...]) -> _Linear | None:
+    """One RE2 program matching wherever one of ``forms`` does, or None."""
+    try:
+        return _Linear(compile_re2("|".join(f"(?:{form})" for form in forms)))
+    except Exception:  # a union RE2 cannot take (two groups of one name): apart, then
+        return None
+
+
+@cache
+def _linear_pattern(fast: re.Pattern[str]) -> str | None:
     """The trigger on RE2, when it hits the same lines; or None.
 
     Python's ``re`` tries the slowest triggers at nearly every position of the text (a
@@ -345,12 +453,7 @@ def _linear_form(fast: re.Pattern[str]) -> Any | None:
         form = None if run is None else f"'{run}'|\"{run}\""
     else:
         form = translate(pattern)
-    if form is None:
-        return None
-    try:
-        return _Linear(compile_re2(form))
-    except Exception:  # a form RE2 cannot take, or another binding: the Python pattern stays
-        return None
+    return form
 
 
 class _Linear:
@@ -375,42 +478,9 @@ class _Linear:
         return start
 
 
-def _utf8(text: str, starts: list[int], lines: Sequence[str]) -> tuple[bytes, list[int]]:
-    """``text`` as RE2 reads it, and the byte offset of each line start in ``starts``.
-
-    ``text`` is ``lines`` joined by newlines, or its fold (the same length, line for
-    line, and ASCII where the line is). Only a line that is not ASCII is longer in
-    bytes than in characters; only those are encoded to count by how much.
-
-    A lone surrogate (a YAML escape can make one) becomes U+FFFD, which no trigger
-    class holds either, and which is three bytes long, as the surrogate is."""
-    if text.isascii():
-        return text.encode("ascii"), starts
-    longer = [0] * len(starts)
-    for index in [i for i, line in enumerate(lines) if not line.isascii()]:
-        if index + 1 < len(longer):
-            begin = starts[index]
-            piece = text[begin : begin + len(lines[index])]
-            longer[index + 1] = len(piece.encode("utf-8", "surrogatepass")) - len(piece)
-    offsets = list(map(add, starts, accumulate(longer)))
-    return searchable(text).encode(), offsets
-
-
 def _key(compiled: _Compiled) -> tuple[str, bool]:
     """Triggers with the same whole-text form share one pass."""
     return compiled.fast.pattern, compiled.lowered
-
-
-def fold(text: str) -> str:
-    """Lower case, same length, and every case-insensitive match of an ASCII
-    letter (or of n-tilde) in ``text`` becomes that lower-case letter.
-
-    ``str.lower`` changes the length of one character only (U+0130, dotted
-    capital I, to "i" plus a combining dot), and leaves the dotless i and the
-    long s, which ``re.IGNORECASE`` equates with i and s, as they are."""
-    if text.isascii():
-        return text.lower()
-    return text.replace("\u0130", "i").lower().replace("\u0131", "i").replace("\u017f", "s")
 
 
 def _compile(spec: _Spec) -> _Compiled:

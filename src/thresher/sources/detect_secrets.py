@@ -315,40 +315,44 @@ def _shared_run(
 
     This process scans too instead of waiting: one process fewer holds a copy of the
     interpreter and detect-secrets (peak memory, all processes summed), and no core
-    idles. Between two of its files it hands a worker whose batch is done the next one,
-    so a worker holds one batch at a time (``_QUEUED``): at the end no core waits on a
-    batch that sat queued behind another.
+    idles. Its engine is built before the workers start, so a forked worker inherits it
+    instead of building its own. Between two of its files it hands a worker whose batch
+    is done the next one, so a worker holds one batch at a time (``_QUEUED``): at the end
+    no core waits on a batch that sat queued behind another.
     """
     results: list[list[FileOutcome] | None] = [None] * len(batches)
     pending = deque(range(len(batches)))
-    with ProcessPoolExecutor(
-        max_workers=max(1, helpers),
-        mp_context=_context(),
-        initializer=init_worker,
-        initargs=(rules, limits),
-    ) as pool:
-        running: dict[Future[list[FileOutcome]], int] = {}
+    context = _context()
+    with detect_secrets_session(honour_pragmas=limits.honour_pragmas):
+        engine = limits.engine(rules)
+        # A forked worker starts with this engine (and the settings of this session):
+        # it builds none of its own. Another start pickles nothing of it.
+        built = engine if context.get_start_method() == "fork" else None
+        with ProcessPoolExecutor(
+            max_workers=max(1, helpers),
+            mp_context=context,
+            initializer=init_worker,
+            initargs=(rules, limits, built),
+        ) as pool:
+            running: dict[Future[list[FileOutcome]], int] = {}
 
-        def collect_and_refill() -> None:
-            for future in [f for f in running if f.done()]:
-                results[running.pop(future)] = future.result()
-            while pending and len(running) < _QUEUED * helpers:
-                index = pending.popleft()
-                running[pool.submit(scan_batch, batches[index])] = index
+            def collect_and_refill() -> None:
+                for future in [f for f in running if f.done()]:
+                    results[running.pop(future)] = future.result()
+                while pending and len(running) < _QUEUED * helpers:
+                    index = pending.popleft()
+                    running[pool.submit(scan_batch, batches[index])] = index
 
-        collect_and_refill()
-        if pending:
-            with detect_secrets_session(honour_pragmas=limits.honour_pragmas):
-                engine = limits.engine(rules)
-                while pending:
-                    index = pending.pop()
-                    outcomes: list[FileOutcome] = []
-                    for job in batches[index]:
-                        outcomes.append(engine.scan_job(job))
-                        collect_and_refill()
-                    results[index] = outcomes
-        for future, index in running.items():
-            results[index] = future.result()
+            collect_and_refill()
+            while pending:
+                index = pending.pop()
+                outcomes: list[FileOutcome] = []
+                for job in batches[index]:
+                    outcomes.append(engine.scan_job(job))
+                    collect_and_refill()
+                results[index] = outcomes
+            for future, index in running.items():
+                results[index] = future.result()
     return [outcome for batch in results if batch is not None for outcome in batch]
 
 

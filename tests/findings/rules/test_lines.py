@@ -161,3 +161,49 @@ def test_a_rule_reads_only_between_its_first_and_last_keyword() -> None:
     assert starts is not None
     program = line_program(r"[a-z]{2}")
     assert list(matching_lines(program, joined.encode(), starts, (4, 11))) == [1, 2]
+
+
+def _generic_texts() -> list[tuple[str, list[str]]]:
+    """Lines the generic rules match, and lines they do not, in several files."""
+    lines = [
+        'api_key = "Zq9vX2mL8pR4tY6w"', "password: hunter2-Zq9vX2", "db_password=S3cr3t!x",
+        'setPassword("Zq9vX2mL8p")', "token := 'abcDEF123456xyz'", "secret = get_secret()",
+        "credentials: ${CRED}", "salt = 'f00dbabe9988'", "# the key is elsewhere", "",
+        "  auth_token: eyJhbGciOi.payload.sig", "nothing here", "ünïcode_key = 'wört1234567'",
+        "KEY=x", "a_token_b = 'Zq9vX2mL8pR4'; other_key = 'Mn3bV5cX7zL9'",
+    ]  # fmt: skip
+    return [
+        (path, (lines * 2)[start : start + 12])
+        for path in ("a.py", "b.yaml", "c.env", "d.go")
+        for start in range(0, len(lines), 3)
+    ]
+
+
+def test_rules_sharing_one_pass_find_what_each_finds_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shared = Rulebook(builtin_rules())
+    assert shared._finder._passes  # the generic rules share a pass
+    monkeypatch.setattr(lines_module, "SHARED_PASSES", ())
+    alone = Rulebook(builtin_rules())
+    assert not alone._finder._passes
+    total = 0
+    for path, text in [*every_case(), *_generic_texts()]:
+        got = found(shared.scan(path, text, range(len(text))))
+        assert got == found(alone.scan(path, text, range(len(text)))), path
+        total += len(got)
+    assert total >= len(CASES)
+
+
+def test_a_shared_pass_whose_set_fails_asks_each_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    class _Failing:  # a set that ran out of memory: no match, not even the sentinel
+        def Match(self, data: bytes) -> list[int]:
+            return []
+
+    book = Rulebook(builtin_rules())
+    reference = Rulebook(builtin_rules())
+    for shared in book._finder._passes:
+        monkeypatch.setattr(shared, "_set", _Failing())
+    for path, text in _generic_texts():
+        got = found(book.scan(path, text, range(len(text))))
+        assert got == found(reference.scan(path, text, range(len(text)))), path

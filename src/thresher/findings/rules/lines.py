@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import Any
 
 from thresher.findings.options import _RULE_MAX_MEM
-from thresher.findings.re2_classes import searchable
+from thresher.findings.re2_classes import searchable_utf8
 from thresher.findings.rules.book import Rule
 
 # What makes a pattern mean something else on a whole text than on one line.
@@ -79,13 +79,40 @@ def matching_lines(
     if span is not None:
         position = starts[bisect_right(starts, span[0]) - 1]
         end = min(end, starts[bisect_right(starts, span[1])] - 1)
+    first = _first_start(program)
     while position <= end:
-        match = program.search(encoded, position, end)
-        if match is None:
+        start = first(encoded, position, end)
+        if start < 0:
             return
-        line = bisect_right(starts, match.start()) - 1
+        line = bisect_right(starts, start) - 1
         yield line
         position = starts[line + 1]
+
+
+def _first_start(program: Any) -> Callable[[bytes, int, int], int]:
+    """Where ``program``'s first match in ``data[position:end]`` starts, or -1.
+
+    The binding's ``search`` runs a Python generator and builds a match object for
+    each of the many calls (one per line a rule matches on); the program's own
+    ``Match`` answers with the offsets alone, as ``triggers._Linear`` reads it. Both
+    are google-re2's private names: a release without them goes through ``search``."""
+    try:
+        import re2  # lazy: a C++ extension
+
+        match, unanchored = program._regexp.Match, re2._Anchor.UNANCHORED
+    except AttributeError:
+
+        def searched(data: bytes, position: int, end: int) -> int:
+            found = program.search(data, position, end)
+            return -1 if found is None else int(found.start())
+
+        return searched
+
+    def matched(data: bytes, position: int, end: int) -> int:
+        start: int = match(unanchored, data, position, end)[0][0]
+        return start
+
+    return matched
 
 
 class KeywordSet:
@@ -124,6 +151,78 @@ class KeywordSet:
         return frozenset(self._keywords[i] for i in found if i != self._sentinel)
 
 
+# Rules whose lines are found by one RE2 union of their patterns, one pass over the text
+# instead of one each: the generic assignments, whose keywords are in nearly every file;
+# the rules searched on nearly every file for a rare shape (no keyword, or ``:``); the
+# XML ones. Each union stays a small automaton (measured: a larger one did not).
+SHARED_PASSES: tuple[frozenset[str], ...] = (
+    frozenset(
+        {
+            "generic-api-key", "generic-key-material", "generic-password", "generic-credential",
+            "generic-token", "generic-secret", "generic-setter-call",
+        }
+    ),
+    frozenset({"pgpass-password", "twilio-api-key", "nats-nkey-seed"}),
+    frozenset({"generic-xml-key-value", "generic-xml-element", "generic-xml-value-attribute"}),
+)  # fmt: skip
+
+
+class SharedPass:
+    """Several rules' patterns as one union, which finds the lines any of them matches on,
+    and as one RE2 set, which says which of them match on such a line alone (as each
+    rule's own search would: a match never leaves its line)."""
+
+    def __init__(self, union: Any, numbers: Sequence[int], rules_set: Any, sentinel: int) -> None:
+        self.union = union
+        self._numbers = tuple(numbers)
+        self._set = rules_set
+        self._sentinel = sentinel
+        self._programs: dict[int, Any] = {}
+
+    @classmethod
+    def built(cls, patterns: dict[int, str]) -> SharedPass | None:
+        """The pass for these rules (number -> pattern), or None: fewer than two, or RE2
+        refused the union or the set (then each rule searches alone)."""
+        import re2
+
+        if len(patterns) < 2:
+            return None
+        options = _options(lines=True)
+        try:
+            union = re2.compile("(?m)" + "|".join(f"(?:{p})" for p in patterns.values()), options)
+            rules_set = re2.Set.SearchSet(options)
+            for pattern in patterns.values():
+                rules_set.Add("(?m)" + pattern)
+            sentinel = rules_set.Add("")  # matches every text: without it, the set failed
+            rules_set.Compile()
+        except (re2.error, TypeError, UnicodeEncodeError):
+            return None
+        shared = cls(union, list(patterns), rules_set, sentinel)
+        shared._programs = {n: line_program(p) for n, p in patterns.items()}
+        return shared
+
+    def matching(self, encoded: bytes, begin: int, end: int) -> list[int]:
+        """The rules (numbers) that match on the line ``encoded[begin:end]``."""
+        found = self._set.Match(encoded[begin:end]) or ()
+        if self._sentinel in found:
+            return [self._numbers[i] for i in found if i != self._sentinel]
+        # The set ran out of memory on this line: each rule's own search, in the text.
+        return [
+            number
+            for number, program in self._programs.items()
+            if program is not None and _first_start(program)(encoded, begin, end) >= 0
+        ]
+
+
+def _hull(spans: Sequence[tuple[int, int] | None]) -> tuple[int, int] | None:
+    """From the first to the last offset of all ``spans``; None (the whole text) when one
+    is None (a rule without keywords)."""
+    if any(span is None for span in spans):
+        return None
+    present = [span for span in spans if span is not None]
+    return min(s[0] for s in present), max(s[1] for s in present)
+
+
 class LineFinder:
     """For a rule book: the (line, rule) pairs of a text worth a rule's exact run."""
 
@@ -146,6 +245,18 @@ class LineFinder:
                 self._by_keyword.setdefault(keyword, []).append(number)
         self._set = KeywordSet(list(self._by_keyword))
         self._all_needles = tuple(keyword.encode() for keyword in self._by_keyword)
+        self._passes: list[SharedPass] = []
+        self._shared_of: dict[int, int] = {}  # rule number -> its pass in ``_passes``
+        for ids in SHARED_PASSES:
+            members = [
+                n
+                for n, rule in enumerate(rules)
+                if rule.id in ids and self._programs[n] is not None
+            ]
+            shared = SharedPass.built({n: rules[n].pattern for n in members})
+            if shared is not None:
+                self._shared_of.update(dict.fromkeys(members, len(self._passes)))
+                self._passes.append(shared)
 
     def handles(self, number: int) -> bool:
         """Whether ``lines`` finds rule ``number``'s lines (else: run it line by line)."""
@@ -158,7 +269,7 @@ class LineFinder:
         rule's keywords (any line, for a rule without) and on which its pattern matches:
         the lines the rule's own run can find a value on. ``text`` is the chunk's lines
         joined by newlines; None when a line holds a newline (then ``lines`` cannot tell)."""
-        encoded = (text if text.isascii() else searchable(text)).encode()
+        encoded = searchable_utf8(text)
         starts = line_starts(text, chunk, encoded)
         if starts is None:
             return None
@@ -171,18 +282,49 @@ class LineFinder:
             spans = dict.fromkeys(self._all_needles, None)
             for keyword in present:
                 spans.pop(keyword.encode(), None)
-        for number in self._active(present, blocked):
+        grouped: dict[int, dict[int, tuple[int, int] | None]] = {}
+        for number in sorted(self._active(present, blocked)):
             needles = self._needles[number]
             span = _keyword_span(lowered, needles, spans) if needles else None
             if needles and span is None:
                 continue
-            for line in matching_lines(self._programs[number], encoded, starts, span):
-                if needles:
-                    held = lowered[starts[line] : starts[line + 1] - 1]
-                    if not any(needle in held for needle in needles):
-                        continue
-                found.add((first + line, number))
-        return found
+            shared = self._shared_of.get(number)
+            if shared is not None:
+                grouped.setdefault(shared, {})[number] = span
+                continue
+            lines = matching_lines(self._programs[number], encoded, starts, span)
+            self._add(found, number, lines, lowered, starts)
+        for shared, members in grouped.items():
+            if len(members) == 1:
+                [(number, span)] = members.items()
+                lines = matching_lines(self._programs[number], encoded, starts, span)
+                self._add(found, number, lines, lowered, starts)
+                continue
+            hull = _hull(list(members.values()))
+            for line in matching_lines(self._passes[shared].union, encoded, starts, hull):
+                begin, end = starts[line], starts[line + 1] - 1
+                for number in self._passes[shared].matching(encoded, begin, end):
+                    if number in members:
+                        self._add(found, number, (line,), lowered, starts)
+        return {(first + line, number) for line, number in found}
+
+    def _add(
+        self,
+        found: set[tuple[int, int]],
+        number: int,
+        lines: Iterable[int],
+        lowered: bytes,
+        starts: Sequence[int],
+    ) -> None:
+        """(line, ``number``) for each of ``lines`` that holds one of the rule's keywords
+        (each line, for a rule without)."""
+        needles = self._needles[number]
+        for line in lines:
+            if needles:
+                held = lowered[starts[line] : starts[line + 1] - 1]
+                if not any(needle in held for needle in needles):
+                    continue
+            found.add((line, number))
 
     def _active(self, present: frozenset[str] | None, blocked: set[int]) -> set[int]:
         """The rules that may match in a text (``present``: its keywords, None when

@@ -18,7 +18,7 @@ ordinary one does.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import Any
@@ -68,6 +68,7 @@ class _Compiled:
     key_index: int | None  # the key group's number, or None without a key group
     path: Any  # RE2 on the path, or None
     multiline: Any  # (?m) pattern: a whole text's prefilter, for an unlocated rule without keywords
+    match: Any  # the program's own ``Match`` (google-re2's private name), or None
 
 
 class Rulebook:
@@ -93,7 +94,10 @@ class Rulebook:
             group = rule.group(program)
             index = group if isinstance(group, int) else program.groupindex[group]
             key_index = program.groupindex[rule.key_group] if rule.key_group else None
-            self._rules.append(_Compiled(rule, program, wanted, index, key_index, path, lines))
+            match = getattr(getattr(program, "_regexp", None), "Match", None)
+            self._rules.append(
+                _Compiled(rule, program, wanted, index, key_index, path, lines, match)
+            )
             if path is not None:
                 self._by_path.append(number)
             if located:
@@ -201,8 +205,12 @@ class Rulebook:
         rule = compiled.rule
         line = lines[index]
         out: list[RuleHit] = []
-        searched = searchable(line)
-        for seen, match in enumerate(compiled.program.finditer(searched)):
+        ascii_line = line.isascii()
+        searched = line if ascii_line else searchable(line)
+        matches = _ascii_matches(compiled, line) if ascii_line else None
+        if matches is None:
+            matches = compiled.program.finditer(searched)
+        for seen, match in enumerate(matches):
             if seen == _MATCHES_PER_LINE:
                 break
             at = index
@@ -261,6 +269,54 @@ class Rulebook:
                 RuleKind.BLOCK_DEFAULT | RuleKind.KUBERNETES_DATA | RuleKind.KUBERNETES_STRING_DATA
             ):
                 return None  # read from the file's structure: ``_block_value``, ``_structured``
+
+
+class _AsciiMatch:
+    """What the rules read of an RE2 match on an ASCII line, whose byte offsets are its
+    character offsets: the groups, their starts, the end, the line."""
+
+    __slots__ = ("_spans", "string")
+
+    def __init__(self, string: str, spans: Sequence[tuple[int, int]]) -> None:
+        self.string = string
+        self._spans = spans
+
+    def group(self, index: int = 0) -> str | None:
+        start, end = self._spans[index]
+        return None if start < 0 else self.string[start:end]
+
+    def start(self, index: int = 0) -> int:
+        return self._spans[index][0]
+
+    def end(self, index: int = 0) -> int:
+        return self._spans[index][1]
+
+
+def _ascii_matches(compiled: _Compiled, line: str) -> Iterator[_AsciiMatch] | None:
+    """The rule's matches on an ASCII line, as the binding's ``finditer`` finds them,
+    through the program's own ``Match`` (see ``lines._first_start``); None when this
+    google-re2 release lacks it (then ``finditer`` runs)."""
+    match = compiled.match
+    if match is None:
+        return None
+    return _ascii_iter(match, line)
+
+
+def _ascii_iter(match: Any, line: str) -> Iterator[_AsciiMatch]:
+    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
+    unanchored = re2._Anchor.UNANCHORED
+    data = line.encode("ascii")
+    position, end = 0, len(data)
+    while True:
+        spans = match(unanchored, data, position, end)
+        if spans[0][0] < 0:
+            return
+        yield _AsciiMatch(line, spans)
+        if position == end:
+            return
+        # An empty match at the position: one character on, as ``finditer`` steps.
+        position = position + 1 if position == spans[0][1] else spans[0][1]
 
 
 def _structured(rule: Rule, entries: Sequence[Entry]) -> Iterable[RuleHit]:

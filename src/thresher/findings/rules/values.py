@@ -37,6 +37,14 @@ _LITERAL_SUFFIXES = (
 )  # fmt: skip
 _LITERAL_NAMES = ("dockerfile", ".env", "makefile", "procfile", ".npmrc", ".netrc", ".pypirc")
 
+# Patterns used per match, compiled once (``re``'s own cache is a lookup per call).
+_COMMENT_TAIL = re.compile(r"\s+[#;]|\s+//|\s+\\$")
+_TOKEN_END = re.compile(r"[\s,;)}\]&'\"<>]")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
+_CASE_BREAK = re.compile(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])")
+_WORD_BREAK = re.compile(r"[^a-z0-9]+")
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -93,12 +101,12 @@ def read_value(rest: str, *, literal: bool) -> tuple[str, bool]:
         end = _closing(rest, quote)
         return (rest[1:end], True) if end > 0 else ("", True)
     if literal and not rest.startswith(("[", "{", "(")):
-        text = re.split(r"\s+[#;]|\s+//|\s+\\$", rest, maxsplit=1)[0].strip()
+        text = _COMMENT_TAIL.split(rest, maxsplit=1)[0].strip()
         # More than one word unquoted: prose, a table, a shell command; the value is
         # its first word (``INWX_PASSWORD=v \``, ``pass: v -> next``).
         text = text.split()[0] if text else text
         return text.rstrip(",;"), False
-    token = re.split(r"[\s,;)}\]&'\"<>]", rest, maxsplit=1)[0]
+    token = _TOKEN_END.split(rest, maxsplit=1)[0]
     return token, False
 
 
@@ -175,7 +183,7 @@ def unquote(text: str) -> str:
 
 
 def _squash(text: str) -> str:
-    return re.sub(r"[^a-z0-9]", "", text)
+    return _NOT_ALNUM.sub("", text)
 
 
 @lru_cache(maxsize=4096)
@@ -226,7 +234,7 @@ def _generated(value: str) -> bool:
     ``Access-Control-Allow-Origin``, not ``ComboBoxTextMarginConverter``)."""
     if any(c.isspace() for c in value):
         return False
-    if max((len(run) for run in re.findall(r"[A-Za-z0-9]+", value)), default=0) < 12:
+    if max((len(run) for run in _ALNUM_RUN.findall(value)), default=0) < 12:
         return False
     letters = [c for c in value if c.isalpha()]
     if any(c.isdigit() for c in value) and letters:
@@ -254,8 +262,8 @@ def _crc32_base62(text: str) -> str:
 def key_words(key: str) -> tuple[str, ...]:
     """A key's words, lower-case: ``dbPassword`` -> (db, password), ``API_KEY`` -> (api,
     key), ``spring.datasource.password`` -> (spring, datasource, password)."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])", r"\1\3 \2\4", key)
-    return tuple(w for w in re.split(r"[^a-z0-9]+", spaced.lower()) if w)
+    spaced = _CASE_BREAK.sub(r"\1\3 \2\4", key)
+    return tuple(w for w in _WORD_BREAK.split(spaced.lower()) if w)
 
 
 # Words that, after the credential word, make the key name something else: its
