@@ -241,3 +241,36 @@ def test_references_in_a_file_dense_with_names(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text(listing + "cat client.key\n", encoding="utf-8")
     found = references(tmp_path, ["certs/server.key", "certs/client.key"])
     assert found == {"certs/server.key": Referenced.CODE, "certs/client.key": Referenced.CODE}
+
+
+def test_a_path_a_source_file_names_is_code_whoever_names_the_fixtures_beside_it(
+    tmp_path: Path,
+) -> None:
+    """The second step looks up only the fixtures that can decide: ``shared.pem`` is named
+    by main.go, so the test-only ``tls.conf`` beside it does not make it test material;
+    ``key.pem``, named by ``tls.conf`` alone, is."""
+    (tmp_path / "configs" / "certs").mkdir(parents=True)
+    (tmp_path / "configs" / "certs" / "key.pem").write_text("key", encoding="utf-8")
+    (tmp_path / "configs" / "certs" / "shared.pem").write_text("key", encoding="utf-8")
+    (tmp_path / "configs" / "tls.conf").write_text('key_file: "certs/key.pem certs/shared.pem"')
+    (tmp_path / "server").mkdir()
+    (tmp_path / "server" / "tls_test.go").write_text('load("../configs/tls.conf")')
+    (tmp_path / "server" / "main.go").write_text('load("configs/certs/shared.pem")')
+    found = references(tmp_path, ["configs/certs/key.pem", "configs/certs/shared.pem"])
+    assert found == {
+        "configs/certs/key.pem": Referenced.TESTS_ONLY,
+        "configs/certs/shared.pem": Referenced.CODE,
+    }
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 200_000])
+def test_a_file_head_is_what_a_buffered_read_of_the_limit_gives(tmp_path: Path, size: int) -> None:
+    from thresher.scoring.reading import read_head
+
+    path = tmp_path / "f.bin"
+    path.write_bytes(bytes(random.Random(size).randrange(256) for _ in range(size)))
+    for limit in (0, 1, 4096, 100_000, 1 << 20):
+        with path.open("rb") as handle:
+            assert read_head(path, limit) == handle.read(limit)
+    with pytest.raises(OSError):
+        read_head(tmp_path / "missing", 10)

@@ -18,6 +18,7 @@ from thresher.findings.model import Finding, FindingLocation, in_file
 from thresher.scoring.docstrings import docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.placement import Placement, placement
+from thresher.scoring.reading import read_head
 from thresher.scoring.references import Referenced, references, wants_lookup
 from thresher.scoring.shape import clean_value, value_index
 from thresher.sources.assemble import Candidate
@@ -90,8 +91,7 @@ class LineReader:
         if not target.is_relative_to(self._root) or not target.is_file():
             return []
         try:
-            with target.open("rb") as handle:
-                data = handle.read(MAX_FILE_BYTES)
+            data = read_head(target, MAX_FILE_BYTES)
         except OSError:
             return []
         # Split as the scanner counts lines (universal newlines, then "\n"): str.splitlines
