@@ -268,7 +268,7 @@ def test_a_file_head_is_what_a_buffered_read_of_the_limit_gives(tmp_path: Path, 
     from thresher.scoring.reading import read_head
 
     path = tmp_path / "f.bin"
-    path.write_bytes(bytes(random.Random(size).randrange(256) for _ in range(size)))
+    path.write_bytes(random.Random(size).randbytes(size))
     for limit in (0, 1, 4096, 100_000, 1 << 20):
         with path.open("rb") as handle:
             assert read_head(path, limit) == handle.read(limit)
