@@ -92,3 +92,14 @@ def test_model_card_describes_the_shipped_artifact() -> None:
     digest = str(shipped_scorer().artifact.training["corpus_digest"])
     assert digest in card
     assert "cross-validation" in card.lower() and "Calibration" in card
+
+
+def test_a_cited_weight_is_shared_and_zero_keeps_its_sign() -> None:
+    """Assessments citing the same feature with the same contribution may share one
+    frozen weight; -0.0 is never handed out for 0.0 (it is written differently)."""
+    scorer = Scorer(shipped_scorer().artifact)
+    first, second = scorer.assess(CONTEXT), scorer.assess(CONTEXT)
+    assert first.top_features == second.top_features
+    assert all(a is b for a, b in zip(first.top_features, second.top_features, strict=True))
+    assert json.dumps(scorer._weight("x", 0.0).contribution) == "0.0"
+    assert json.dumps(scorer._weight("x", -0.0).contribution) == "-0.0"

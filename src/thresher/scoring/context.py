@@ -41,11 +41,11 @@ class LineReader:
 
     def __init__(self, root: Path, scanned: Mapping[tuple[str, int], str] | None = None) -> None:
         self._root = root.resolve()
-        self._files: dict[str, list[str]] = {}
+        self._files: dict[str, tuple[str, ...]] = {}
         self._docstrings: dict[str, frozenset[int]] = {}
         self._scanned = dict(scanned or {})
 
-    def lines(self, path: str) -> list[str]:
+    def lines(self, path: str) -> tuple[str, ...]:
         lines = self._files.get(path)
         if lines is None:
             lines = self._read(path)
@@ -61,7 +61,7 @@ class LineReader:
             return lines[number - 1][:MAX_LINE_CHARS]
         return ""
 
-    def _agrees(self, path: str, number: int, lines: list[str]) -> bool:
+    def _agrees(self, path: str, number: int, lines: tuple[str, ...]) -> bool:
         """Whether the disk's line is the one the scanner read: where the working tree is
         not what was scanned, there is no context around it to read."""
         known = self._scanned.get((path, number))
@@ -86,18 +86,20 @@ class LineReader:
             docstrings = self._docstrings[path] = docstring_lines(lines)
         return number in docstrings
 
-    def _read(self, path: str) -> list[str]:
+    def _read(self, path: str) -> tuple[str, ...]:
         target = (self._root / path).resolve()
         if not target.is_relative_to(self._root) or not target.is_file():
-            return []
+            return ()
         try:
             data = read_head(target, MAX_FILE_BYTES)
         except OSError:
-            return []
+            return ()
         # Split as the scanner counts lines (universal newlines, then "\n"): str.splitlines
         # would also break on form feeds and other separators and give the wrong line.
         text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-        return text.split("\n")
+        # A tuple of strings: the collector stops tracking it at its first pass, where a
+        # list of every line of every file read stayed for each full collection to walk.
+        return tuple(text.split("\n"))
 
 
 # How far back to look for the enclosing test function or test module.

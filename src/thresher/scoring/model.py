@@ -44,6 +44,8 @@ from thresher.scoring.trees import Forest, Tree
 ARTIFACT_FORMAT = "thresher-scorer/2"
 CLASSES = ("real", "test", "not_secret")
 _TOP = 5
+_CITED = 5e-4  # the least pull a decision cites
+_MAX_SHARED_WEIGHTS = 1 << 16  # cited weights a scorer keeps to share (a few thousand a scan)
 _TEST_FILE = f"file_{FileKind.TEST.value}"  # the path is test scope (``path_features``)
 # An entropy plugin's hit with no word of credentials near it, and the hex plugin's.
 _ENTROPY_ONLY = "entropy_only"
@@ -191,6 +193,12 @@ class Scorer:
         self._trees = artifact.trees
         self._linear = artifact.linear
         self._forest = Forest(artifact.trees, tuple(artifact.blend * m for m in _MARGIN))
+        # How a split on each feature is cited, present and absent (None: the bias).
+        self._present = tuple(None if n == "bias" else n for n in artifact.features)
+        self._absent = tuple(None if n == "bias" else f"no {n}" for n in artifact.features)
+        # The cited weights made so far: a few thousand pairs recur over a whole scan, and
+        # a frozen model can be shared by every assessment that cites it.
+        self._weights: dict[tuple[str, float], FeatureWeight] = {}
 
     @property
     def operating_point(self) -> OperatingPoint:
@@ -262,25 +270,21 @@ class Scorer:
         calibrated = self.artifact.calibration.apply(p_real)
         rest = p_test + p_not
         share = p_test / rest if rest > 0 else 0.5
+        present, absent = self._present, self._absent
         for j, contribution in shares.items():
-            name = self.artifact.features[j]
-            if name != "bias":
-                # A split can move the score because a feature is absent: say so.
-                label = name if row[j] else f"no {name}"
+            # A split can move the score because a feature is absent: say so.
+            label = present[j] if row[j] else absent[j]
+            if label is not None:
                 pulls[label] = pulls.get(label, 0.0) + contribution
         # The strongest first, by name on a tie (names are unique: ``c`` never compares).
         ranked = heapq.nsmallest(
-            _TOP, [(-abs(c), n, c) for n, c in pulls.items() if abs(c) >= 5e-4]
+            _TOP, [(-abs(c), n, c) for n, c in pulls.items() if abs(c) >= _CITED]
         )
         return Assessment(
             p_real=round(calibrated, 4),
             p_test=round((1 - calibrated) * share, 4),
             p_not_secret=round((1 - calibrated) * (1 - share), 4),
-            # Built from a name and a float as they are: no validation to repeat.
-            top_features=tuple(
-                FeatureWeight.model_construct(feature=n, contribution=round(c, 3))
-                for _, n, c in ranked
-            ),
+            top_features=tuple(self._weight(n, round(c, 3)) for _, n, c in ranked),
             scorer=self.name,
             only_tests_reference=bool(vector.get(TESTS_ONLY_FEATURE)),
             placement=next(
@@ -292,6 +296,18 @@ class Scorer:
             unnamed_hex=bool(vector.get(_ENTROPY_ONLY) and vector.get(_HEX_ENTROPY)),
             private_key=any(vector.get(name) for name in _PRIVATE_KEY_RULES),
         )
+
+    def _weight(self, feature: str, contribution: float) -> FeatureWeight:
+        """A cited weight, built from a name and a float as they are (no validation to
+        repeat), shared when the same pair was cited before. Zero is never shared: -0.0
+        equals 0.0 as a key but is written differently."""
+        key = (feature, contribution)
+        made = self._weights.get(key) if contribution else None
+        if made is None:
+            made = FeatureWeight.model_construct(feature=feature, contribution=contribution)
+            if contribution and len(self._weights) < _MAX_SHARED_WEIGHTS:
+                self._weights[key] = made
+        return made
 
 
 def _softmax(logits: list[float]) -> tuple[float, float, float]:
