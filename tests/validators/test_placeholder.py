@@ -137,3 +137,25 @@ def test_a_published_value_inside_a_connection_string(monkeypatch: pytest.Monkey
     assert PlaceholderValidator().check(other, finding_of(SecretType.GENERIC))[0].status == (
         "valid"
     )
+
+
+def test_the_placeholder_search_is_skipped_only_where_it_finds_nothing() -> None:
+    """An ASCII value with none of the pattern's text is not searched; every other value
+    is, and the answer is the search's (the long s folds onto ``s`` under IGNORECASE)."""
+    import re
+
+    from thresher.validators.placeholder import _PLACEHOLDER, _placeholder_text
+
+    pieces = ["xAmPlE", "SAMPLE", "sampl", "place", "holder", "DuMmY", "change", "me", "_",
+              "YOUR", "_api-", "key", "INSERT", "Replace", "-", "redact", "ed", "<", ">",
+              "${", "}", "{{", "}}", "%(", "a_b", ")s", "xxx", "X", "**", "*", "\u017f", "é",
+              "q", "7", " "]  # fmt: skip
+    rng = random.Random(26)
+    values = ["\u017fample", "<a>", "xXxXxX", "****", "%(user)s"]
+    values += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 9))) for _ in range(5000)]
+
+    def span(match: re.Match[str] | None) -> tuple[int, int] | None:
+        return None if match is None else match.span()
+
+    for value in values:
+        assert span(_placeholder_text(value)) == span(_PLACEHOLDER.search(value)), value
