@@ -17,9 +17,10 @@ no docstrings.
 from __future__ import annotations
 
 import ast
-import gc
 import warnings
 from collections.abc import Sequence
+
+from thresher.scoring.collector import collector_paused
 
 PYTHON_SUFFIXES = (".py", ".pyi", ".pyw")
 
@@ -36,17 +37,11 @@ def python_source(path: str) -> bool:
 def docstring_lines(lines: Sequence[str]) -> frozenset[int]:
     """1-based numbers of the lines inside a docstring (its quotes' lines included).
 
-    The cyclic garbage collector is paused while the tree lives: a large file is
-    hundreds of thousands of nodes, none in a cycle (each holds its children only, and
-    refcounting frees them), and every few hundred of them started a collection that
-    also walked the whole heap of the scan, doubling the parse's cost."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    The cyclic collector is paused while the tree lives (``collector``): a large file is
+    hundreds of thousands of nodes, none in a cycle, and the collections they started
+    walked the scan's whole heap again and again, doubling the parse's cost."""
+    with collector_paused():
         return _docstring_lines(lines)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _docstring_lines(lines: Sequence[str]) -> frozenset[int]:
