@@ -274,3 +274,42 @@ def test_a_file_head_is_what_a_buffered_read_of_the_limit_gives(tmp_path: Path, 
             assert read_head(path, limit) == handle.read(limit)
     with pytest.raises(OSError):
         read_head(tmp_path / "missing", 10)
+
+
+def test_a_file_is_found_as_resolving_its_whole_path_finds_it(tmp_path: Path) -> None:
+    """Each directory is resolved once and the file checked with one ``lstat``: links to
+    files or directories inside and outside the root, ``..``, absolute paths, a
+    directory, a missing file and an address are read or refused as before."""
+    from thresher.scoring.context import LineReader
+
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    (root / "a" / "b").mkdir(parents=True)
+    outside.mkdir()
+    (root / "a" / "b" / "f.txt").write_text("x = 1\n", encoding="utf-8")
+    (root / "top.txt").write_text("y\n", encoding="utf-8")
+    (outside / "secret.txt").write_text("no\n", encoding="utf-8")
+    (root / "a" / "in-link.txt").symlink_to(root / "a" / "b" / "f.txt")
+    (root / "a" / "out-link.txt").symlink_to(outside / "secret.txt")
+    (root / "a" / "out-dir").symlink_to(outside)
+    (root / "a" / "in-dir").symlink_to(root / "a" / "b")
+    (root / "a" / "loop").symlink_to(root / "a" / "loop")
+    reader = LineReader(root)
+    paths = [
+        "a/b/f.txt", "top.txt", "a/in-link.txt", "a/out-link.txt", "a/out-dir/secret.txt",
+        "a/in-dir/f.txt", "a/b/../b/f.txt", "a/../../outside/secret.txt", "a/b", "a/b/",
+        "a/b/.", "a/b/..", "missing/f.txt", "a/missing.txt", str(outside / "secret.txt"),
+        str(root / "top.txt"), "a//b/./f.txt", "https://github.com/o/r/issues/1", "a/loop",
+        "a/loop/f.txt", "",
+    ]  # fmt: skip
+    for path in paths:
+        try:
+            expected: Path | type[Exception] | None = reader._resolved(path)
+        except RuntimeError:  # a symlink loop: resolving raises, and so it still does
+            expected = RuntimeError
+        if expected is RuntimeError:
+            with pytest.raises(RuntimeError):
+                reader._target(path)
+        else:
+            assert reader._target(path) == expected, path
+    assert reader.lines("a/in-dir/f.txt") == ("x = 1", "")
+    assert reader.lines("a/out-dir/secret.txt") == ()

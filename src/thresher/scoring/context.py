@@ -8,7 +8,10 @@ file cannot make scoring slow.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -43,6 +46,7 @@ class LineReader:
         self._root = root.resolve()
         self._files: dict[str, tuple[str, ...]] = {}
         self._docstrings: dict[str, frozenset[int]] = {}
+        self._directories: dict[str, str] = {}  # a file's directory, resolved
         self._scanned = dict(scanned or {})
 
     def lines(self, path: str) -> tuple[str, ...]:
@@ -86,9 +90,43 @@ class LineReader:
             docstrings = self._docstrings[path] = docstring_lines(lines)
         return number in docstrings
 
-    def _read(self, path: str) -> tuple[str, ...]:
+    def _target(self, path: str) -> Path | None:
+        """The regular file ``path`` names, resolved as ``Path.resolve`` resolves it, or
+        None outside the root or where no regular file is.
+
+        Resolving checks every component of the path, a system call each; a file's
+        directory is resolved once for all its files, and the file itself checked with
+        one ``lstat``: a link (or a name resolving leaves to ``..``) is resolved whole."""
+        head, _, name = path.rpartition("/")
+        if name in ("", ".", ".."):
+            return self._resolved(path)
+        where = self._directories.get(head)
+        if where is None:  # strings, not paths: a ``Path`` a file costs what is saved here
+            where = os.path.realpath(os.path.join(self._root, head))  # noqa: PTH118
+            self._directories[head] = where
+        target = os.path.join(where, name)  # noqa: PTH118
+        try:
+            status = os.lstat(target)
+        except OSError as error:
+            if error.errno == errno.ELOOP:  # a looping link on the way: as ``resolve`` says
+                return self._resolved(path)
+            return None  # nothing there (``resolve`` keeps the name, ``is_file`` says no)
+        if stat.S_ISLNK(status.st_mode):
+            return self._resolved(path)
+        resolved = Path(target)
+        if not stat.S_ISREG(status.st_mode) or not resolved.is_relative_to(self._root):
+            return None
+        return resolved
+
+    def _resolved(self, path: str) -> Path | None:
         target = (self._root / path).resolve()
         if not target.is_relative_to(self._root) or not target.is_file():
+            return None
+        return target
+
+    def _read(self, path: str) -> tuple[str, ...]:
+        target = self._target(path)
+        if target is None:
             return ()
         try:
             data = read_head(target, MAX_FILE_BYTES)
