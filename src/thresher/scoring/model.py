@@ -16,12 +16,14 @@ from __future__ import annotations
 import heapq
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
+from itertools import compress
+from operator import getitem, itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, cast
 
 from pydantic import (
     BaseModel,
@@ -193,9 +195,17 @@ class Scorer:
         self._trees = artifact.trees
         self._linear = artifact.linear
         self._forest = Forest(artifact.trees, tuple(artifact.blend * m for m in _MARGIN))
-        # How a split on each feature is cited, present and absent (None: the bias).
-        self._present = tuple(None if n == "bias" else n for n in artifact.features)
-        self._absent = tuple(None if n == "bias" else f"no {n}" for n in artifact.features)
+        # How a split on each feature is cited, absent and present (None: the bias),
+        # for the features split on, in the order of the forest's shares.
+        split = self._forest.features
+        self._cited = tuple(
+            (None, None) if name == "bias" else (f"no {name}", name)
+            for name in (artifact.features[j] for j in split)
+        )
+        self._split_row = _reader(split)
+        cited = [label for pair in self._cited for label in pair if label is not None]
+        # Every label names one share (a feature named "no x" beside "x" would not).
+        self._cited_apart = len(set(cited)) == len(cited)
         # The cited weights made so far: a few thousand pairs recur over a whole scan, and
         # a frozen model can be shared by every assessment that cites it.
         self._weights: dict[tuple[str, float], FeatureWeight] = {}
@@ -232,9 +242,10 @@ class Scorer:
 
     def _parts(
         self, vector: Features
-    ) -> tuple[list[float], list[float], list[float], dict[str, float], dict[int, float]]:
+    ) -> tuple[list[float], list[float], list[float], dict[str, float], tuple[float, ...]]:
         """Class scores of the trees (on the prior margin) and of the linear model, the
-        dense row the trees read, and each present feature's pull on real-vs-rest."""
+        dense row the trees read, each present feature's pull on real-vs-rest (priors and
+        linear weights) and the trees' shares of it (``Forest.features``' order)."""
         row = [0.0] * len(self._index)
         trees = [0.0, 0.0, 0.0]
         linear = [0.0, 0.0, 0.0]
@@ -259,7 +270,7 @@ class Scorer:
                 pull += (1 - share) * x * (weight[0] - (weight[1] + weight[2]) / 2)
             if pull and name != "bias":
                 pulls[name] = pull
-        scores, shares = self._forest.evaluate(row, len(CLASSES))
+        scores, shares = self._forest.run(row)
         for c, score in enumerate(scores):
             trees[c] += score
         return trees, linear, row, pulls, shares
@@ -270,12 +281,7 @@ class Scorer:
         calibrated = self.artifact.calibration.apply(p_real)
         rest = p_test + p_not
         share = p_test / rest if rest > 0 else 0.5
-        present, absent = self._present, self._absent
-        for j, contribution in shares.items():
-            # A split can move the score because a feature is absent: say so.
-            label = present[j] if row[j] else absent[j]
-            if label is not None:
-                pulls[label] = pulls.get(label, 0.0) + contribution
+        pulls = self._pulls(row, pulls, shares)
         # The strongest first, by name on a tie (names are unique: ``c`` never compares).
         ranked = heapq.nsmallest(
             _TOP, [(-abs(c), n, c) for n, c in pulls.items() if abs(c) >= _CITED]
@@ -297,6 +303,28 @@ class Scorer:
             private_key=any(vector.get(name) for name in _PRIVATE_KEY_RULES),
         )
 
+    def _pulls(
+        self, row: list[float], pulls: dict[str, float], shares: tuple[float, ...]
+    ) -> dict[str, float]:
+        """Each cited feature's whole pull: its prior's and linear weight's (``pulls``)
+        plus its share of the trees, under ``no <feature>`` where a split moved the score
+        because the feature is absent. Each label is added once, in the order the pulls
+        then the shares come, so the sums are the same floats however they are made."""
+        # The shares are labelled and their zeros dropped in C: a hundred a candidate.
+        present = map(bool, self._split_row(row))
+        labels = map(getitem, self._cited, present)
+        if not self._cited_apart:
+            for label, share in zip(labels, shares, strict=True):
+                if share and label is not None:
+                    pulls[label] = pulls.get(label, 0.0) + share
+            return pulls
+        cited: dict[str | None, float] = dict(compress(zip(labels, shares, strict=True), shares))
+        cited.pop(None, None)
+        for name, pull in pulls.items():  # a few: the features with a prior
+            tree_share = cited.get(name)
+            cited[name] = pull if tree_share is None else pull + tree_share
+        return cast(dict[str, float], cited)
+
     def _weight(self, feature: str, contribution: float) -> FeatureWeight:
         """A cited weight, built from a name and a float as they are (no validation to
         repeat), shared when the same pair was cited before. Zero is never shared: -0.0
@@ -308,6 +336,14 @@ class Scorer:
             if contribution and len(self._weights) < _MAX_SHARED_WEIGHTS:
                 self._weights[key] = made
         return made
+
+
+def _reader(indices: tuple[int, ...]) -> Callable[[list[float]], tuple[float, ...]]:
+    """The values at ``indices`` of a row, as a tuple (``itemgetter`` of one index gives
+    the value itself)."""
+    if len(indices) > 1:
+        return cast(Callable[[list[float]], tuple[float, ...]], itemgetter(*indices))
+    return lambda row: tuple(row[j] for j in indices)
 
 
 def _softmax(logits: list[float]) -> tuple[float, float, float]:

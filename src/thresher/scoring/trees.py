@@ -111,15 +111,22 @@ class Forest:
         scope = {"__builtins__": {}, "G": itemgetter(*self._features), "K": tuple(source.other)}
         # The source is integers, finite floats' reprs and fixed syntax (the docstring).
         exec(compile("\n".join(lines), "<thresher-forest>", "exec"), scope, namespace)  # noqa: S102
-        self._run = cast(
+        # ``run(row)``: the class scores (one per weight of the margin) and the shares of
+        # ``features``, zero where no path reached split on one.
+        self.run = cast(
             Callable[[Sequence[float]], tuple[tuple[float, ...], tuple[float, ...]]],
             namespace["forest"],
         )
 
+    @property
+    def features(self) -> tuple[int, ...]:
+        """The features split on, in index order: the order of ``run``'s shares."""
+        return self._features
+
     def evaluate(self, row: Sequence[float], classes: int) -> tuple[list[float], dict[int, float]]:
         """Raw class scores and each feature's share of the margin along the path (the
         features split on, in index order, whose share is not zero)."""
-        scores, shares = self._run(row)
+        scores, shares = self.run(row)
         padded = [*scores, *([0.0] * (classes - len(scores)))]
         return padded, {j: a for j, a in zip(self._features, shares, strict=True) if a}
 
