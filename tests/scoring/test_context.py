@@ -112,6 +112,28 @@ def test_test_blocks_are_found_as_the_plain_look_back_finds_them() -> None:
             assert in_test_block(lines, number) == _slow_in_test_block(lines, number)
 
 
+def test_test_blocks_are_found_alike_with_the_indents_of_a_file_kept() -> None:
+    """One file's indents kept across its findings, asked in any order, over files
+    longer than the look-back and lines indented past the 300 characters read."""
+    rng = random.Random(6)
+    pieces = [
+        *(RUST.splitlines() + PYTHON.splitlines() + GO.splitlines()),
+        "", "   ", "\t\t", "def helper():", "  it('works', () => {", "fn build() {",
+        "\f", "x = 1", "#[cfg(test)]", "mod inner {", "func TestX(t) {", "class A:",
+    ]  # fmt: skip
+    for _ in range(60):
+        lines = [
+            " " * rng.choice([0, 0, 2, 4, 8, 301]) + "\t" * rng.choice([0, 0, 1])
+            + rng.choice(pieces)
+            for _ in range(rng.randint(1, 900))
+        ]  # fmt: skip
+        margins = [-1] * len(lines)
+        numbers = list(range(0, len(lines) + 2))
+        rng.shuffle(numbers)
+        for number in numbers:
+            assert in_test_block(lines, number, margins) == _slow_in_test_block(lines, number)
+
+
 def test_references_tell_test_only_from_code(tmp_path: Path) -> None:
     (tmp_path / "certs").mkdir()
     (tmp_path / "certs" / "server.key").write_text("key", encoding="utf-8")

@@ -12,6 +12,7 @@ import errno
 import os
 import re
 import stat
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -47,6 +48,7 @@ class LineReader:
         self._files: dict[str, tuple[str, ...]] = {}
         self._docstrings: dict[str, frozenset[int]] = {}
         self._directories: dict[str, str] = {}  # a file's directory, resolved
+        self._margins: dict[str, list[int]] = {}  # per file: ``in_test_block``'s indents
         self._scanned = dict(scanned or {})
 
     def lines(self, path: str) -> tuple[str, ...]:
@@ -75,7 +77,12 @@ class LineReader:
 
     def in_test_block(self, path: str, number: int) -> bool:
         lines = self.lines(path)
-        return self._agrees(path, number, lines) and in_test_block(lines, number)
+        if not self._agrees(path, number, lines):
+            return False
+        margins = self._margins.get(path)
+        if margins is None:
+            margins = self._margins[path] = [_UNKNOWN] * len(lines)
+        return in_test_block(lines, number, margins)
 
     def in_docstring(self, path: str, number: int) -> bool:
         """Whether line ``number`` of a Python file is inside a docstring (parsed once a
@@ -156,26 +163,34 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-def in_test_block(lines: Sequence[str], number: int) -> bool:
+def in_test_block(lines: Sequence[str], number: int, margins: list[int] | None = None) -> bool:
     """Whether line ``number`` sits inside test code that its path does not reveal: a
     Rust ``#[cfg(test)] mod … {``, a ``test_*`` / ``Test*`` function, an ``it(`` /
     ``test(`` block. Rust, Go and Python keep such tests inside ordinary source files.
 
     Walks outwards through the enclosing blocks (each less indented than the last) and
     stops at the first function that is not a test: code after a test is not a test.
+    ``margins`` (one slot a line, ``_UNKNOWN`` until read) keeps each line's indent, or
+    ``_BLANK``, across the calls of one file: the findings of a file walk the same
+    lines again and again.
     """
     if not 1 <= number <= len(lines):
         return False
     current = _indent(lines[number - 1])
     if current == 0:
         return False  # no line encloses one at the margin (every indent is >= 0)
+    if margins is None:
+        margins = [_UNKNOWN] * len(lines)
     for index in range(number - 2, max(-1, number - 2 - _LOOKBACK), -1):
+        margin = margins[index]
+        if margin == _UNKNOWN:
+            text = lines[index][:300]
+            body = text.lstrip(" \t")  # ``_indent`` inline: this loop runs 400 lines a finding
+            margin = margins[index] = len(text) - len(body) if body.strip() else _BLANK
+        if margin >= current:
+            continue  # as deep as the line below, or blank
+        current = margin
         text = lines[index][:300]
-        body = text.lstrip(" \t")  # ``_indent`` inline: this loop runs 400 lines a finding
-        indent = len(text) - len(body)
-        if indent >= current or not body.strip():
-            continue
-        current = indent
         if _JS_TEST.match(text):
             return True
         if _RUST_MOD.match(text):
@@ -192,6 +207,11 @@ def in_test_block(lines: Sequence[str], number: int) -> bool:
         if current == 0:
             return False
     return False
+
+
+# A line's indent not read yet, and a blank line's (never less than the line below's).
+_UNKNOWN = -1
+_BLANK = sys.maxsize
 
 
 def primary_location(finding: Finding) -> tuple[str, int]:
