@@ -247,6 +247,8 @@ def deployed_elsewhere(
     because every translation catalog of the project holds it."""
     primary = _primary(finding)
     others = [loc for loc in finding.locations if loc is not primary]
+    if not others:
+        return False
     if len(others) > _MAX_OTHER_LOCATIONS:
         return True
     cleaned = clean_value(value)
@@ -283,32 +285,44 @@ def build_contexts(
         rules[candidate.fingerprint].add(candidate.type)
         files[candidate.fingerprint].add(candidate.path)
         per_file[candidate.path] += 1
+    primaries = [_primary(f) for f in findings]  # each finding's, found once
     lookups = [
         path
-        for f in findings
-        if (path := in_file(_primary(f))) is not None and wants_lookup(path, f.rule_id)
+        for f, primary in zip(findings, primaries, strict=True)
+        if (path := in_file(primary)) is not None and wants_lookup(path, f.rule_id)
     ]
     referenced = references(root, lookups) if root is not None and lookups else {}
+    # What the findings of one value share, worked out once a value.
+    shared: dict[str, tuple[tuple[str, ...], int, bool]] = {}
     contexts: dict[str, CandidateContext] = {}
-    for finding in findings:
+    for finding, primary in zip(findings, primaries, strict=True):
         value = value_of(finding.id)
         if value is None:
             continue
-        path, number = primary_location(finding)
-        outside_tree = in_file(_primary(finding)) is None
+        path, number = primary.path, primary.line
+        outside_tree = in_file(primary) is None
         checks = tuple(
             (r.kind.value, r.status.value) for r in (validations or {}).get(finding.id, ())
         )
+        of_value = shared.get(finding.fingerprint)
+        if of_value is None:
+            holding = files.get(finding.fingerprint, ())
+            of_value = shared[finding.fingerprint] = (
+                tuple(sorted(rules.get(finding.fingerprint, set()))),
+                max(1, len(holding)),
+                any(in_test_scope(p) for p in holding),
+            )
+        value_rules, value_files, copies_in_tests = of_value
         contexts[finding.id] = CandidateContext(
             value=value,
             rule_id=finding.rule_id,
             path=path,
             line=line_of(path, number),
             paths=tuple(loc.path for loc in finding.locations),
-            rules=tuple(sorted(rules.get(finding.fingerprint, set()))),
+            rules=value_rules,
             file_candidates=max(1, per_file.get(path, 1)),
-            value_files=max(1, len(files.get(finding.fingerprint, ()))),
-            copies_in_tests=any(in_test_scope(p) for p in files.get(finding.fingerprint, ())),
+            value_files=value_files,
+            copies_in_tests=copies_in_tests,
             checks=checks,
             referenced=referenced.get(path, Referenced.UNKNOWN),
             in_test_block=(
