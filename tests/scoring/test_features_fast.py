@@ -7,6 +7,7 @@ import itertools
 import math
 import random
 import re
+import sys
 
 import pytest
 
@@ -223,3 +224,27 @@ def test_word_features_count_as_the_character_loops_did() -> None:
         assert f.get("vowel_share") == (vowels / letters if letters else None), value
         assert ("value_non_ascii" in f) == non_ascii, value
         assert f["case_flips"] == min(flips, 16) / 16, value
+
+
+def test_the_symbol_pattern_is_the_character_test_on_every_code_point() -> None:
+    pattern = fx._SYMBOL
+    for code in range(sys.maxunicode + 1):
+        c = chr(code)
+        assert (not c.isalnum() and not c.isspace()) == bool(pattern.fullmatch(c)), hex(code)
+
+
+def test_entropy_is_summed_as_one_term_a_character() -> None:
+    from collections import Counter
+
+    def reference(value: str) -> float:
+        counts = Counter(value)
+        n = len(value)
+        return -sum(c / n * math.log2(c / n) for c in counts.values()) if n else 0.0
+
+    rng = random.Random(12)
+    values = ["", "a", "aa", "ab", "aab", random_secret(seed=3), github_token(seed=4)]
+    values += [
+        "".join(rng.choice("abcAB01_é") for _ in range(rng.randint(1, 200))) for _ in range(2000)
+    ]
+    for value in values:
+        assert repr(_entropy(value)) == repr(reference(value)), value
