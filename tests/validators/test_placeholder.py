@@ -159,3 +159,14 @@ def test_the_placeholder_search_is_skipped_only_where_it_finds_nothing() -> None
 
     for value in values:
         assert span(_placeholder_text(value)) == span(_PLACEHOLDER.search(value)), value
+
+
+def test_the_ellipsis_search_is_skipped_only_where_it_finds_nothing() -> None:
+    from thresher.validators.placeholder import _ELLIPSIS, _ELLIPSIS_NEEDS
+
+    rng = random.Random(27)
+    pieces = [".", "..", "\u2026", "\u2022", "#", "##", "###", "a", " ", "\u2022\u2022"]
+    for _ in range(5000):
+        value = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        gate = any(need in value for need in _ELLIPSIS_NEEDS)
+        assert gate == bool(_ELLIPSIS.search(value)), value

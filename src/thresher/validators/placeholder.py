@@ -102,6 +102,9 @@ _REFERENCE = re.compile(
     r"env\([^)]*\)|secrets?\.[A-Za-z_][A-Za-z0-9_]*)$"
 )
 _ELLIPSIS = re.compile(r"\.{3,}|\u2026|\u2022{3,}|#{6,}")
+# Text every match of ``_ELLIPSIS`` holds (no case folding): four substring scans rule
+# most values out before the alternation is tried at each character.
+_ELLIPSIS_NEEDS = ("...", "\u2026", "\u2022" * 3, "#" * 6)
 _TOKEN_PREFIX = re.compile(r"^[A-Za-z]{2,10}[_-](?:(?:live|test|proj)[_-])?")
 _RUNS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _HEX_RUNS = "0123456789abcdef"
@@ -164,7 +167,7 @@ def _undocumented_reason(stripped: str) -> str | None:
     match = _placeholder_text(stripped) or _WORDS.search(stripped)
     if match:
         return f"contains placeholder or template text ({len(match.group(0))} characters matched)"
-    if _ELLIPSIS.search(stripped):
+    if any(need in stripped for need in _ELLIPSIS_NEEDS) and _ELLIPSIS.search(stripped):
         return "elided or masked (ellipsis or mask characters): not a usable value"
     reason = _degenerate(stripped)
     if reason:
