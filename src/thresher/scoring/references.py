@@ -158,8 +158,10 @@ def _referrers(
         budget -= len(data)
         if b"\0" in data[:4096]:
             continue
-        text = data.decode("latin-1")
-        stretches = ((0, len(text)),) if finder is None else _windows(finder, data, longest)
+        stretches = [(0, len(data))] if finder is None else list(_windows(finder, data, longest))
+        if not stretches:
+            continue  # no name anywhere: most files, never decoded
+        text = data.decode("latin-1")  # one character a byte: the same offsets
         for begin, stop in stretches:
             for end, name in automaton.iter(text, begin, stop):
                 start = end - len(name) + 1
