@@ -251,19 +251,22 @@ class Scorer:
         linear = [0.0, 0.0, 0.0]
         share = self.artifact.blend
         pulls: dict[str, float] = {}
+        index, priors, linear_weights = self._index, self._priors, self._linear
         for name, x in vector.items():
             if not x:
                 continue
-            j = self._index.get(name)
+            j = index.get(name)
             if j is not None:
                 row[j] = x
+            prior = priors.get(name)
+            weight = linear_weights.get(name)
+            if prior is None and weight is None:
+                continue  # most features: no prior, no linear weight, no pull of its own
             pull = 0.0
-            prior = self._priors.get(name)
             if prior is not None:
                 for c in range(3):
                     trees[c] += prior[c] * x
                 pull += share * x * (prior[0] - (prior[1] + prior[2]) / 2)
-            weight = self._linear.get(name)
             if weight is not None:
                 for c in range(3):
                     linear[c] += weight[c] * x
