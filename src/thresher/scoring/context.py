@@ -103,7 +103,8 @@ class LineReader:
 
         Resolving checks every component of the path, a system call each; a file's
         directory is resolved once for all its files, and the file itself checked with
-        one ``lstat``: a link (or a name resolving leaves to ``..``) is resolved whole."""
+        one ``lstat``. A link, a looping link on the way, or a last name of ``.`` or
+        ``..`` is resolved whole, as before."""
         head, _, name = path.rpartition("/")
         if name in ("", ".", ".."):
             return self._resolved(path)
