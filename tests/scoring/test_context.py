@@ -112,6 +112,28 @@ def test_test_blocks_are_found_as_the_plain_look_back_finds_them() -> None:
             assert in_test_block(lines, number) == _slow_in_test_block(lines, number)
 
 
+def test_test_blocks_are_found_alike_with_the_indents_of_a_file_kept() -> None:
+    """One file's indents kept across its findings, asked in any order, over files
+    longer than the look-back and lines indented past the 300 characters read."""
+    rng = random.Random(6)
+    pieces = [
+        *(RUST.splitlines() + PYTHON.splitlines() + GO.splitlines()),
+        "", "   ", "\t\t", "def helper():", "  it('works', () => {", "fn build() {",
+        "\f", "x = 1", "#[cfg(test)]", "mod inner {", "func TestX(t) {", "class A:",
+    ]  # fmt: skip
+    for _ in range(60):
+        lines = [
+            " " * rng.choice([0, 0, 2, 4, 8, 301]) + "\t" * rng.choice([0, 0, 1])
+            + rng.choice(pieces)
+            for _ in range(rng.randint(1, 900))
+        ]  # fmt: skip
+        margins = [-1] * len(lines)
+        numbers = list(range(0, len(lines) + 2))
+        rng.shuffle(numbers)
+        for number in numbers:
+            assert in_test_block(lines, number, margins) == _slow_in_test_block(lines, number)
+
+
 def test_references_tell_test_only_from_code(tmp_path: Path) -> None:
     (tmp_path / "certs").mkdir()
     (tmp_path / "certs" / "server.key").write_text("key", encoding="utf-8")
@@ -241,3 +263,75 @@ def test_references_in_a_file_dense_with_names(tmp_path: Path) -> None:
     (tmp_path / "run.sh").write_text(listing + "cat client.key\n", encoding="utf-8")
     found = references(tmp_path, ["certs/server.key", "certs/client.key"])
     assert found == {"certs/server.key": Referenced.CODE, "certs/client.key": Referenced.CODE}
+
+
+def test_a_path_a_source_file_names_is_code_whoever_names_the_fixtures_beside_it(
+    tmp_path: Path,
+) -> None:
+    """The second step looks up only the fixtures that can decide: ``shared.pem`` is named
+    by main.go, so the test-only ``tls.conf`` beside it does not make it test material;
+    ``key.pem``, named by ``tls.conf`` alone, is."""
+    (tmp_path / "configs" / "certs").mkdir(parents=True)
+    (tmp_path / "configs" / "certs" / "key.pem").write_text("key", encoding="utf-8")
+    (tmp_path / "configs" / "certs" / "shared.pem").write_text("key", encoding="utf-8")
+    (tmp_path / "configs" / "tls.conf").write_text('key_file: "certs/key.pem certs/shared.pem"')
+    (tmp_path / "server").mkdir()
+    (tmp_path / "server" / "tls_test.go").write_text('load("../configs/tls.conf")')
+    (tmp_path / "server" / "main.go").write_text('load("configs/certs/shared.pem")')
+    found = references(tmp_path, ["configs/certs/key.pem", "configs/certs/shared.pem"])
+    assert found == {
+        "configs/certs/key.pem": Referenced.TESTS_ONLY,
+        "configs/certs/shared.pem": Referenced.CODE,
+    }
+
+
+@pytest.mark.parametrize("size", [0, 1, 4095, 4096, 4097, 200_000])
+def test_a_file_head_is_what_a_buffered_read_of_the_limit_gives(tmp_path: Path, size: int) -> None:
+    from thresher.scoring.reading import read_head
+
+    path = tmp_path / "f.bin"
+    path.write_bytes(random.Random(size).randbytes(size))
+    for limit in (0, 1, 4096, 100_000, 1 << 20):
+        with path.open("rb") as handle:
+            assert read_head(path, limit) == handle.read(limit)
+    with pytest.raises(OSError):
+        read_head(tmp_path / "missing", 10)
+
+
+def test_a_file_is_found_as_resolving_its_whole_path_finds_it(tmp_path: Path) -> None:
+    """Each directory is resolved once and the file checked with one ``lstat``: links to
+    files or directories inside and outside the root, ``..``, absolute paths, a
+    directory, a missing file and an address are read or refused as before."""
+    from thresher.scoring.context import LineReader
+
+    root, outside = tmp_path / "repo", tmp_path / "outside"
+    (root / "a" / "b").mkdir(parents=True)
+    outside.mkdir()
+    (root / "a" / "b" / "f.txt").write_text("x = 1\n", encoding="utf-8")
+    (root / "top.txt").write_text("y\n", encoding="utf-8")
+    (outside / "secret.txt").write_text("no\n", encoding="utf-8")
+    (root / "a" / "in-link.txt").symlink_to(root / "a" / "b" / "f.txt")
+    (root / "a" / "out-link.txt").symlink_to(outside / "secret.txt")
+    (root / "a" / "out-dir").symlink_to(outside)
+    (root / "a" / "in-dir").symlink_to(root / "a" / "b")
+    (root / "a" / "loop").symlink_to(root / "a" / "loop")
+    reader = LineReader(root)
+    paths = [
+        "a/b/f.txt", "top.txt", "a/in-link.txt", "a/out-link.txt", "a/out-dir/secret.txt",
+        "a/in-dir/f.txt", "a/b/../b/f.txt", "a/../../outside/secret.txt", "a/b", "a/b/",
+        "a/b/.", "a/b/..", "missing/f.txt", "a/missing.txt", str(outside / "secret.txt"),
+        str(root / "top.txt"), "a//b/./f.txt", "https://github.com/o/r/issues/1", "a/loop",
+        "a/loop/f.txt", "",
+    ]  # fmt: skip
+    for path in paths:
+        try:
+            expected: Path | type[Exception] | None = reader._resolved(path)
+        except RuntimeError:  # a symlink loop: resolving raises, and so it still does
+            expected = RuntimeError
+        if expected is RuntimeError:
+            with pytest.raises(RuntimeError):
+                reader._target(path)
+        else:
+            assert reader._target(path) == expected, path
+    assert reader.lines("a/in-dir/f.txt") == ("x = 1", "")
+    assert reader.lines("a/out-dir/secret.txt") == ()

@@ -3,16 +3,18 @@ they give exactly what the per-character generators gave."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import re
+import sys
 
 import pytest
 
 from tests.tokens import github_token, random_secret
 from thresher.scoring import features as fx
 from thresher.scoring.features import Features, value_features
-from thresher.scoring.shape import der_public, jose_header, jwt_public_claims
+from thresher.scoring.shape import der_public, jose_header, jwt_public_claims, word_features
 from thresher.scoring.vocabulary import (
     CODE_CHARS,
     EXPLICIT_PLACEHOLDER,
@@ -184,3 +186,65 @@ def test_value_features_equal_the_reference_on_generated_values() -> None:
     for value in fixed + generated:
         for key in (None, "password", value, "api_key_" + value[:5]):
             assert value_features(value, key) == _reference_features(value, key), (value, key)
+
+
+def _reference_word_counts(value: str) -> tuple[int, int, bool, int]:
+    """Letters, vowels, non-ASCII, case flips: ``word_features``' per-character loops."""
+    v = value[:256]
+    letters = sum(1 for c in v if c.isalpha())
+    vowels = sum(1 for c in v if c in "aeiouyAEIOUY")
+    flips = sum(
+        1
+        for a, b in itertools.pairwise(v)
+        if a.isalpha() and b.isalpha() and a.isupper() != b.isupper()
+    )
+    return letters, vowels, any(ord(c) > 127 for c in v), flips
+
+
+def test_word_features_count_as_the_character_loops_did() -> None:
+    """ASCII values are counted in C, the rest one pair at a time: the same counts,
+    Unicode letters cased (É, ǅ titlecase) and uncased (Arabic) included."""
+    alphabet = "aZbYéÉǅ\u0627 1_-.AEyu"
+    rng = random.Random(11)
+    values = ["", "a", "aB", "AbCd", "ǅa", "Ǆǆ", "abc" * 100]
+    values += [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(3000)
+    ]
+    values += [
+        "".join(rng.choice("aAbB1._") for _ in range(rng.randint(1, 300))) for _ in range(300)
+    ]
+    for value in values:
+        f = word_features(value)
+        letters, vowels, non_ascii, flips = _reference_word_counts(value)
+        if not value:
+            assert f == {}
+            continue
+        n = len(value[:256])
+        assert f["letter_share"] == letters / n, value
+        assert f.get("vowel_share") == (vowels / letters if letters else None), value
+        assert ("value_non_ascii" in f) == non_ascii, value
+        assert f["case_flips"] == min(flips, 16) / 16, value
+
+
+def test_the_symbol_pattern_is_the_character_test_on_every_code_point() -> None:
+    pattern = fx._SYMBOL
+    for code in range(sys.maxunicode + 1):
+        c = chr(code)
+        assert (not c.isalnum() and not c.isspace()) == bool(pattern.fullmatch(c)), hex(code)
+
+
+def test_entropy_is_summed_as_one_term_a_character() -> None:
+    from collections import Counter
+
+    def reference(value: str) -> float:
+        counts = Counter(value)
+        n = len(value)
+        return -sum(c / n * math.log2(c / n) for c in counts.values()) if n else 0.0
+
+    rng = random.Random(12)
+    values = ["", "a", "aa", "ab", "aab", random_secret(seed=3), github_token(seed=4)]
+    values += [
+        "".join(rng.choice("abcAB01_é") for _ in range(rng.randint(1, 200))) for _ in range(2000)
+    ]
+    for value in values:
+        assert repr(_entropy(value)) == repr(reference(value)), value

@@ -92,3 +92,45 @@ def test_model_card_describes_the_shipped_artifact() -> None:
     digest = str(shipped_scorer().artifact.training["corpus_digest"])
     assert digest in card
     assert "cross-validation" in card.lower() and "Calibration" in card
+
+
+def test_a_cited_weight_is_shared_and_zero_keeps_its_sign() -> None:
+    """Assessments citing the same feature with the same contribution may share one
+    frozen weight; -0.0 is never handed out for 0.0 (it is written differently)."""
+    scorer = Scorer(shipped_scorer().artifact)
+    first, second = scorer.assess(CONTEXT), scorer.assess(CONTEXT)
+    assert first.top_features == second.top_features
+    assert all(a is b for a, b in zip(first.top_features, second.top_features, strict=True))
+    assert json.dumps(scorer._weight("x", 0.0).contribution) == "0.0"
+    assert json.dumps(scorer._weight("x", -0.0).contribution) == "-0.0"
+
+
+def _reference_top(scorer: Scorer, vector: dict[str, float]) -> list[tuple[str, float]]:
+    """The cited features as the scorer first summed them: one share at a time."""
+    _, _, row, pulls, shares = scorer._parts(vector)
+    for j, share in zip(scorer._forest.features, shares, strict=True):
+        name = scorer.artifact.features[j]
+        if share and name != "bias":
+            label = name if row[j] else f"no {name}"
+            pulls[label] = pulls.get(label, 0.0) + share
+    ranked = sorted((-abs(c), n, c) for n, c in pulls.items() if abs(c) >= 5e-4)[:5]
+    return [(n, round(c, 3)) for _, n, c in ranked]
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_cited_features_sum_as_one_share_at_a_time(collide: bool) -> None:
+    """Labelled in C or, where a feature is named ``no <another>`` (two labels would be
+    one), one at a time: the same weights either way."""
+    artifact = shipped_scorer().artifact
+    names = list(artifact.features)
+    split = sorted({j for tree in artifact.trees for j in tree.feature})
+    if collide:
+        names[split[1]] = f"no {names[split[0]]}"
+    scorer = Scorer(artifact.model_copy(update={"features": tuple(names)}))
+    assert scorer._cited_apart is not collide
+    vectors = [features(CONTEXT), {"bias": 1.0}, dict.fromkeys(names[::3], 1.0)]
+    vectors.append({names[split[0]]: 1.0, names[split[1]]: 1.0, "bias": 1.0})
+    vectors.append({names[split[1]]: 1.0, "bias": 1.0})  # "no x" present, x absent
+    for vector in vectors:
+        cited = [(w.feature, w.contribution) for w in scorer.assess_features(vector).top_features]
+        assert cited == _reference_top(scorer, vector)

@@ -3,6 +3,7 @@ scores; and a damaged artifact fails when it is loaded, not while scanning."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
 
@@ -227,3 +228,41 @@ def test_a_tree_too_deep_to_compile_is_refused() -> None:
         leaf=(0.0,) * (n + 1),
     )
     assert "deeper than" in (tree.check(1, 3) or "")
+
+
+def test_the_shipped_forest_sums_exactly_as_the_plain_walk() -> None:
+    # Bit for bit, not approximately: the scores and shares a scan reports must not move
+    # when the forest's evaluation is rewritten.
+    scorer = shipped_scorer()
+    trees = scorer.artifact.trees
+    forest = Forest(trees, (1.0, -0.5, -0.5))
+    rng = random.Random(3)
+    width = len(scorer.artifact.features)
+    for _ in range(200):
+        row = [rng.choice((0.0, 1.0, rng.random())) for _ in range(width)]
+        scores, shares = forest.evaluate(row, 3)
+        assert scores == predict(trees, row, 3)
+        expected = attribute(trees, row, (1.0, -0.5, -0.5))
+        assert shares == {j: v for j, v in sorted(expected.items()) if v}
+
+
+def test_a_forest_of_one_feature_and_numbers_that_are_not_finite() -> None:
+    tree = Tree(
+        klass=1,
+        feature=(0, 0),
+        threshold=(float("inf"), 0.5),
+        left=(1, ~0),
+        right=(~2, ~1),
+        node_value=(0.0, float("-inf")),
+        leaf=(1.0, float("nan"), 3.0),
+    )
+    assert tree.check(1, 3) is None
+    trees = (tree, Tree(klass=0, leaf=(0.25,)))
+    margin = (0.5, -0.25, -0.25)
+    forest = Forest(trees, margin)
+    for x in (0.2, 0.7, float("inf")):  # leaf 0, leaf 1; inf goes left, then right
+        scores, shares = forest.evaluate([x], 3)
+        # repr: NaN is no number equal to itself
+        assert repr(scores) == repr(predict(trees, [x], 3))
+        assert repr(shares) == repr(attribute(trees, [x], margin))
+    assert math.isnan(forest.evaluate([0.7], 3)[0][1])

@@ -137,3 +137,36 @@ def test_a_published_value_inside_a_connection_string(monkeypatch: pytest.Monkey
     assert PlaceholderValidator().check(other, finding_of(SecretType.GENERIC))[0].status == (
         "valid"
     )
+
+
+def test_the_placeholder_search_is_skipped_only_where_it_finds_nothing() -> None:
+    """An ASCII value with none of the pattern's text is not searched; every other value
+    is, and the answer is the search's (the long s folds onto ``s`` under IGNORECASE)."""
+    import re
+
+    from thresher.validators.placeholder import _PLACEHOLDER, _placeholder_text
+
+    pieces = ["xAmPlE", "SAMPLE", "sampl", "place", "holder", "DuMmY", "change", "me", "_",
+              "YOUR", "_api-", "key", "INSERT", "Replace", "-", "redact", "ed", "<", ">",
+              "${", "}", "{{", "}}", "%(", "a_b", ")s", "xxx", "X", "**", "*", "\u017f", "é",
+              "q", "7", " "]  # fmt: skip
+    rng = random.Random(26)
+    values = ["\u017fample", "<a>", "xXxXxX", "****", "%(user)s"]
+    values += ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 9))) for _ in range(5000)]
+
+    def span(match: re.Match[str] | None) -> tuple[int, int] | None:
+        return None if match is None else match.span()
+
+    for value in values:
+        assert span(_placeholder_text(value)) == span(_PLACEHOLDER.search(value)), value
+
+
+def test_the_ellipsis_search_is_skipped_only_where_it_finds_nothing() -> None:
+    from thresher.validators.placeholder import _ELLIPSIS, _ELLIPSIS_NEEDS
+
+    rng = random.Random(27)
+    pieces = [".", "..", "\u2026", "\u2022", "#", "##", "###", "a", " ", "\u2022\u2022"]
+    for _ in range(5000):
+        value = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        gate = any(need in value for need in _ELLIPSIS_NEEDS)
+        assert gate == bool(_ELLIPSIS.search(value)), value

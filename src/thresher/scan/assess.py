@@ -18,6 +18,7 @@ from thresher.findings import Finding
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.resources import public_vocabulary
 from thresher.scan.gather import Gathered
+from thresher.scoring.collector import collector_paused
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer
 from thresher.sources.scan import ScanResult
@@ -55,9 +56,12 @@ def assess(
     result: ScanResult, root: Path, scorer: Scorer, findings: Sequence[Finding] | None = None
 ) -> dict[str, Assessment]:
     """The scorer's assessment of every finding whose value is known (of ``findings``
-    only, when given: a worker process assesses the findings it decides)."""
-    contexts, _ = scan_contexts(result, root, findings)
-    return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
+    only, when given: a worker process assesses the findings it decides). The cyclic
+    collector is paused meanwhile: this makes no cycles, and its collections walked the
+    scan's whole heap again and again (``thresher.scoring.collector``)."""
+    with collector_paused():
+        contexts, _ = scan_contexts(result, root, findings)
+        return {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
 
 
 def is_public_word(value: str) -> bool:

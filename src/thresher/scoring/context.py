@@ -8,7 +8,11 @@ file cannot make scoring slow.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -18,6 +22,7 @@ from thresher.findings.model import Finding, FindingLocation, in_file
 from thresher.scoring.docstrings import docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.placement import Placement, placement
+from thresher.scoring.reading import read_head
 from thresher.scoring.references import Referenced, references, wants_lookup
 from thresher.scoring.shape import clean_value, value_index
 from thresher.sources.assemble import Candidate
@@ -40,11 +45,13 @@ class LineReader:
 
     def __init__(self, root: Path, scanned: Mapping[tuple[str, int], str] | None = None) -> None:
         self._root = root.resolve()
-        self._files: dict[str, list[str]] = {}
+        self._files: dict[str, tuple[str, ...]] = {}
         self._docstrings: dict[str, frozenset[int]] = {}
+        self._directories: dict[str, str] = {}  # a file's directory, resolved
+        self._margins: dict[str, list[int]] = {}  # per file: ``in_test_block``'s indents
         self._scanned = dict(scanned or {})
 
-    def lines(self, path: str) -> list[str]:
+    def lines(self, path: str) -> tuple[str, ...]:
         lines = self._files.get(path)
         if lines is None:
             lines = self._read(path)
@@ -60,7 +67,7 @@ class LineReader:
             return lines[number - 1][:MAX_LINE_CHARS]
         return ""
 
-    def _agrees(self, path: str, number: int, lines: list[str]) -> bool:
+    def _agrees(self, path: str, number: int, lines: tuple[str, ...]) -> bool:
         """Whether the disk's line is the one the scanner read: where the working tree is
         not what was scanned, there is no context around it to read."""
         known = self._scanned.get((path, number))
@@ -70,7 +77,12 @@ class LineReader:
 
     def in_test_block(self, path: str, number: int) -> bool:
         lines = self.lines(path)
-        return self._agrees(path, number, lines) and in_test_block(lines, number)
+        if not self._agrees(path, number, lines):
+            return False
+        margins = self._margins.get(path)
+        if margins is None:
+            margins = self._margins[path] = [_UNKNOWN] * len(lines)
+        return in_test_block(lines, number, margins)
 
     def in_docstring(self, path: str, number: int) -> bool:
         """Whether line ``number`` of a Python file is inside a docstring (parsed once a
@@ -85,19 +97,55 @@ class LineReader:
             docstrings = self._docstrings[path] = docstring_lines(lines)
         return number in docstrings
 
-    def _read(self, path: str) -> list[str]:
+    def _target(self, path: str) -> Path | None:
+        """The regular file ``path`` names, resolved as ``Path.resolve`` resolves it, or
+        None outside the root or where no regular file is.
+
+        Resolving checks every component of the path, a system call each; a file's
+        directory is resolved once for all its files, and the file itself checked with
+        one ``lstat``. A link, a looping link on the way, or a last name of ``.`` or
+        ``..`` is resolved whole, as before."""
+        head, _, name = path.rpartition("/")
+        if name in ("", ".", ".."):
+            return self._resolved(path)
+        where = self._directories.get(head)
+        if where is None:  # strings, not paths: a ``Path`` a file costs what is saved here
+            where = os.path.realpath(os.path.join(self._root, head))  # noqa: PTH118
+            self._directories[head] = where
+        target = os.path.join(where, name)  # noqa: PTH118
+        try:
+            status = os.lstat(target)
+        except OSError as error:
+            if error.errno == errno.ELOOP:  # a looping link on the way: as ``resolve`` says
+                return self._resolved(path)
+            return None  # nothing there (``resolve`` keeps the name, ``is_file`` says no)
+        if stat.S_ISLNK(status.st_mode):
+            return self._resolved(path)
+        resolved = Path(target)
+        if not stat.S_ISREG(status.st_mode) or not resolved.is_relative_to(self._root):
+            return None
+        return resolved
+
+    def _resolved(self, path: str) -> Path | None:
         target = (self._root / path).resolve()
         if not target.is_relative_to(self._root) or not target.is_file():
-            return []
+            return None
+        return target
+
+    def _read(self, path: str) -> tuple[str, ...]:
+        target = self._target(path)
+        if target is None:
+            return ()
         try:
-            with target.open("rb") as handle:
-                data = handle.read(MAX_FILE_BYTES)
+            data = read_head(target, MAX_FILE_BYTES)
         except OSError:
-            return []
+            return ()
         # Split as the scanner counts lines (universal newlines, then "\n"): str.splitlines
         # would also break on form feeds and other separators and give the wrong line.
         text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-        return text.split("\n")
+        # A tuple of strings: the collector stops tracking it at its first pass, where a
+        # list of every line of every file read stayed for each full collection to walk.
+        return tuple(text.split("\n"))
 
 
 # How far back to look for the enclosing test function or test module.
@@ -116,26 +164,34 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" \t"))
 
 
-def in_test_block(lines: Sequence[str], number: int) -> bool:
+def in_test_block(lines: Sequence[str], number: int, margins: list[int] | None = None) -> bool:
     """Whether line ``number`` sits inside test code that its path does not reveal: a
     Rust ``#[cfg(test)] mod … {``, a ``test_*`` / ``Test*`` function, an ``it(`` /
     ``test(`` block. Rust, Go and Python keep such tests inside ordinary source files.
 
     Walks outwards through the enclosing blocks (each less indented than the last) and
     stops at the first function that is not a test: code after a test is not a test.
+    ``margins`` (one slot a line, ``_UNKNOWN`` until read) keeps each line's indent, or
+    ``_BLANK``, across the calls of one file: the findings of a file walk the same
+    lines again and again.
     """
     if not 1 <= number <= len(lines):
         return False
     current = _indent(lines[number - 1])
     if current == 0:
         return False  # no line encloses one at the margin (every indent is >= 0)
+    if margins is None:
+        margins = [_UNKNOWN] * len(lines)
     for index in range(number - 2, max(-1, number - 2 - _LOOKBACK), -1):
+        margin = margins[index]
+        if margin == _UNKNOWN:
+            text = lines[index][:300]
+            body = text.lstrip(" \t")  # ``_indent`` inline: this loop runs 400 lines a finding
+            margin = margins[index] = len(text) - len(body) if body.strip() else _BLANK
+        if margin >= current:
+            continue  # as deep as the line below, or blank
+        current = margin
         text = lines[index][:300]
-        body = text.lstrip(" \t")  # ``_indent`` inline: this loop runs 400 lines a finding
-        indent = len(text) - len(body)
-        if indent >= current or not body.strip():
-            continue
-        current = indent
         if _JS_TEST.match(text):
             return True
         if _RUST_MOD.match(text):
@@ -152,6 +208,11 @@ def in_test_block(lines: Sequence[str], number: int) -> bool:
         if current == 0:
             return False
     return False
+
+
+# A line's indent not read yet, and a blank line's (never less than the line below's).
+_UNKNOWN = -1
+_BLANK = sys.maxsize
 
 
 def primary_location(finding: Finding) -> tuple[str, int]:
@@ -187,6 +248,8 @@ def deployed_elsewhere(
     because every translation catalog of the project holds it."""
     primary = _primary(finding)
     others = [loc for loc in finding.locations if loc is not primary]
+    if not others:
+        return False
     if len(others) > _MAX_OTHER_LOCATIONS:
         return True
     cleaned = clean_value(value)
@@ -223,32 +286,44 @@ def build_contexts(
         rules[candidate.fingerprint].add(candidate.type)
         files[candidate.fingerprint].add(candidate.path)
         per_file[candidate.path] += 1
+    primaries = [_primary(f) for f in findings]  # each finding's, found once
     lookups = [
         path
-        for f in findings
-        if (path := in_file(_primary(f))) is not None and wants_lookup(path, f.rule_id)
+        for f, primary in zip(findings, primaries, strict=True)
+        if (path := in_file(primary)) is not None and wants_lookup(path, f.rule_id)
     ]
     referenced = references(root, lookups) if root is not None and lookups else {}
+    # What the findings of one value share, worked out once a value.
+    shared: dict[str, tuple[tuple[str, ...], int, bool]] = {}
     contexts: dict[str, CandidateContext] = {}
-    for finding in findings:
+    for finding, primary in zip(findings, primaries, strict=True):
         value = value_of(finding.id)
         if value is None:
             continue
-        path, number = primary_location(finding)
-        outside_tree = in_file(_primary(finding)) is None
+        path, number = primary.path, primary.line
+        outside_tree = in_file(primary) is None
         checks = tuple(
             (r.kind.value, r.status.value) for r in (validations or {}).get(finding.id, ())
         )
+        of_value = shared.get(finding.fingerprint)
+        if of_value is None:
+            holding = files.get(finding.fingerprint, ())
+            of_value = shared[finding.fingerprint] = (
+                tuple(sorted(rules.get(finding.fingerprint, set()))),
+                max(1, len(holding)),
+                any(in_test_scope(p) for p in holding),
+            )
+        value_rules, value_files, copies_in_tests = of_value
         contexts[finding.id] = CandidateContext(
             value=value,
             rule_id=finding.rule_id,
             path=path,
             line=line_of(path, number),
             paths=tuple(loc.path for loc in finding.locations),
-            rules=tuple(sorted(rules.get(finding.fingerprint, set()))),
+            rules=value_rules,
             file_candidates=max(1, per_file.get(path, 1)),
-            value_files=max(1, len(files.get(finding.fingerprint, ()))),
-            copies_in_tests=any(in_test_scope(p) for p in files.get(finding.fingerprint, ())),
+            value_files=value_files,
+            copies_in_tests=copies_in_tests,
             checks=checks,
             referenced=referenced.get(path, Referenced.UNKNOWN),
             in_test_block=(

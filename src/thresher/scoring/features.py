@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from thresher.findings.filekind import FileKind, file_kind, in_test_scope, path_tokens
 from thresher.scoring.placement import (
@@ -49,7 +50,6 @@ from thresher.scoring.shape import (
 )
 from thresher.scoring.vocabulary import (
     ASSERTION,
-    CAMEL,
     CLI_FLAG,
     CODE_CHARS,
     COMMENT_START,
@@ -66,12 +66,13 @@ from thresher.scoring.vocabulary import (
     LINE_WORDS,
     PROVIDER_PREFIX,
     SETTING_WORDS,
-    SPLIT,
     SUFFIXES,
     UI_KEYS,
     URL_CREDS,
     WORD,
     is_reference,
+    name_tokens,
+    name_words,
 )
 
 Features = dict[str, float]
@@ -109,37 +110,6 @@ class CandidateContext:
     deployed_elsewhere: bool = False
 
 
-def _words(text: str) -> list[str]:
-    """Lower-case words of a name, in order (``OAuthClientId`` -> o, auth, client, id)."""
-    return [t for t in SPLIT.split(CAMEL.sub(" ", text).lower()) if t]
-
-
-def _tokens(text: str) -> list[str]:
-    """Lower-case words of a name; a word ending in digits also counts without them
-    (``sha2``, ``password1``), so a numbered key still says what it holds."""
-    tokens = _words(text)
-    tokens += [b for t in tokens if (b := t.rstrip("0123456789")) and b != t]
-    return tokens + [part for t in tokens if t not in KEY_TOKENS for part in _compound(t)]
-
-
-# Credential words that end a compound written in one case (``apitoken``,
-# ``mysqlrootpwd``, ``secretkey``). ``key`` and ``pass`` end ordinary words too
-# (``monkey``, ``bypass``), so they split only after a word of the key vocabulary.
-_AFTER_ANY_WORD = ("password", "passwd", "passphrase", "pwd", "secret", "token", "credentials")
-_AFTER_A_KEY_WORD = ("key", "pass", "auth")
-
-
-def _compound(token: str) -> list[str]:
-    for suffix in _AFTER_ANY_WORD:
-        if token.endswith(suffix) and len(token) > len(suffix) + 1:
-            return [suffix, token[: -len(suffix)]]
-    for suffix in _AFTER_A_KEY_WORD:
-        prefix = token[: -len(suffix)]
-        if token.endswith(suffix) and prefix in KEY_TOKENS:
-            return [suffix, prefix]
-    return []
-
-
 def key_name(before: str) -> str | None:
     """The identifier the value is assigned to, read backwards from the value:
     ``password = "``, ``"apiKey": "``, ``<password>``, ``--token ``, ``PASS=``,
@@ -168,6 +138,7 @@ _BASE64 = re.compile(r"[A-Za-z0-9+/=_-]+")
 _DOTTED = re.compile(r"[A-Za-z0-9_]\.[A-Za-z_]")
 _IDENTIFIER = re.compile(r"[a-z]+(?:_[a-z0-9]+)+|[A-Z]+(?:_[A-Z0-9]+)+")
 _NOT_NORMAL = re.compile(r"[^a-z0-9]")
+_SYMBOL = re.compile(r"[^\w\s]|_")
 _PATH = re.compile(r"[~.]{0,2}/*(?:[\w.@%+-]+/+)+[\w.@%+-]*")
 _FORMAT = re.compile(r"%(?:\([A-Za-z_]\w*\))?[-+ #0]?\d*[sdqv](?![A-Za-z0-9])")
 
@@ -191,7 +162,12 @@ def _shape(value: str) -> str:
 def _entropy(value: str) -> float:
     counts = Counter(value)
     n = len(value)
-    return -sum(c / n * math.log2(c / n) for c in counts.values()) if n else 0.0
+    if not n:
+        return 0.0
+    # Each count's term worked out once (a value has a few distinct counts, and dozens
+    # of characters), then summed in the characters' order as before: the same float.
+    terms = {c: c / n * math.log2(c / n) for c in set(counts.values())}
+    return -sum(map(terms.__getitem__, counts.values()))
 
 
 def value_features(value: str, key: str | None) -> Features:
@@ -207,8 +183,9 @@ def value_features(value: str, key: str | None) -> Features:
         any(map(str.islower, v)),
         any(map(str.isupper, v)),
         any(map(str.isdigit, v)),
-        # All alphanumeric (``isalnum``): no symbol, without the loop.
-        not v.isalnum() and any(not c.isalnum() and not c.isspace() for c in v),
+        # All alphanumeric (``isalnum``): no symbol, without the search. ``_SYMBOL`` is
+        # exactly "not alphanumeric and not space" (``\w`` is ``isalnum`` or ``_``).
+        not v.isalnum() and _SYMBOL.search(v) is not None,
     ]
     for name, present in zip(("lower", "upper", "digit", "symbol"), classes, strict=True):
         if present:
@@ -294,7 +271,7 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
     if key is None:
         f["key_none"] = 1.0
     else:
-        tokens = _tokens(key)
+        tokens = name_tokens(key)
         known = [t for t in tokens if t in KEY_TOKENS]
         for token in set(known):
             f[f"key_{token}"] = 1.0
@@ -304,7 +281,7 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
             f["key_ui"] = 1.0
         if any(t in HASH_KEYS for t in tokens):
             f["key_hash"] = 1.0
-        words_of_key = _words(key)
+        words_of_key = name_words(key)
         if len(words_of_key) > 1 and words_of_key[-1] in SETTING_WORDS:
             # ``password_method``, ``passwdqc_options``, ``OAuthClientId``: the key names
             # a setting or an identifier about a credential, not the credential itself.
@@ -350,7 +327,7 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["credential_words_near"] = 1.0
     for word in words & LINE_WORDS:
         f[f"line_{word}"] = 1.0
-    if {t for w in WORD.findall(window) for t in _tokens(w)} & HASH_WORDS:
+    if {t for w in WORD.findall(window) for t in name_tokens(w)} & HASH_WORDS:
         f["line_hash_words"] = 1.0
     if len(line) > 400:
         f["long_line"] = 1.0
@@ -358,6 +335,18 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
 
 
 def path_features(path: str, paths: Iterable[str]) -> Features:
+    f = dict(_path_features(path))
+    test = [in_test_scope(p) for p in list(paths) or [path]]
+    if all(test):
+        f["all_locations_test"] = 1.0
+    elif any(test):
+        f["some_locations_test"] = 1.0
+    return f
+
+
+@lru_cache(maxsize=1 << 16)
+def _path_features(path: str) -> tuple[tuple[str, float], ...]:
+    """What the path alone says (its kind, directories, suffix, depth): once a file."""
     f: Features = {}
     f[f"file_{file_kind(path).value}"] = 1.0
     tokens = set(path_tokens(path))
@@ -370,14 +359,8 @@ def path_features(path: str, paths: Iterable[str]) -> Features:
         f[f"ext_{suffix}"] = 1.0
     if name.startswith(".env") or name.endswith(".env"):
         f["ext_env"] = 1.0
-    all_paths = list(paths) or [path]
-    test = [in_test_scope(p) for p in all_paths]
-    if all(test):
-        f["all_locations_test"] = 1.0
-    elif any(test):
-        f["some_locations_test"] = 1.0
     f["depth"] = min(path.count("/"), 8) / 8
-    return f
+    return tuple(f.items())
 
 
 def rule_features(rule_id: str, rules: Iterable[str]) -> Features:
@@ -388,8 +371,12 @@ def rule_features(rule_id: str, rules: Iterable[str]) -> Features:
     return f
 
 
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+@lru_cache(maxsize=1 << 12)
 def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "custom"
+    return _NOT_SLUG.sub("_", text.lower()).strip("_") or "custom"
 
 
 def features(ctx: CandidateContext) -> Features:

@@ -16,12 +16,14 @@ from __future__ import annotations
 import heapq
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from importlib import resources
+from itertools import compress
+from operator import getitem, itemgetter
 from pathlib import Path
 from types import MappingProxyType
-from typing import Annotated, Any, Final
+from typing import Annotated, Any, Final, cast
 
 from pydantic import (
     BaseModel,
@@ -44,6 +46,8 @@ from thresher.scoring.trees import Forest, Tree
 ARTIFACT_FORMAT = "thresher-scorer/2"
 CLASSES = ("real", "test", "not_secret")
 _TOP = 5
+_CITED = 5e-4  # the least pull a decision cites
+_MAX_SHARED_WEIGHTS = 1 << 16  # cited weights a scorer keeps to share (a few thousand a scan)
 _TEST_FILE = f"file_{FileKind.TEST.value}"  # the path is test scope (``path_features``)
 # An entropy plugin's hit with no word of credentials near it, and the hex plugin's.
 _ENTROPY_ONLY = "entropy_only"
@@ -191,6 +195,20 @@ class Scorer:
         self._trees = artifact.trees
         self._linear = artifact.linear
         self._forest = Forest(artifact.trees, tuple(artifact.blend * m for m in _MARGIN))
+        # How a split on each feature is cited, absent and present (None: the bias),
+        # for the features split on, in the order of the forest's shares.
+        split = self._forest.features
+        self._cited = tuple(
+            (None, None) if name == "bias" else (f"no {name}", name)
+            for name in (artifact.features[j] for j in split)
+        )
+        self._split_row = _reader(split)
+        cited = [label for pair in self._cited for label in pair if label is not None]
+        # Every label names one share (a feature named "no x" beside "x" would not).
+        self._cited_apart = len(set(cited)) == len(cited)
+        # The cited weights made so far: a few thousand pairs recur over a whole scan, and
+        # a frozen model can be shared by every assessment that cites it.
+        self._weights: dict[tuple[str, float], FeatureWeight] = {}
 
     @property
     def operating_point(self) -> OperatingPoint:
@@ -224,34 +242,38 @@ class Scorer:
 
     def _parts(
         self, vector: Features
-    ) -> tuple[list[float], list[float], list[float], dict[str, float], dict[int, float]]:
+    ) -> tuple[list[float], list[float], list[float], dict[str, float], tuple[float, ...]]:
         """Class scores of the trees (on the prior margin) and of the linear model, the
-        dense row the trees read, and each present feature's pull on real-vs-rest."""
+        dense row the trees read, each present feature's pull on real-vs-rest (priors and
+        linear weights) and the trees' shares of it (``Forest.features``' order)."""
         row = [0.0] * len(self._index)
         trees = [0.0, 0.0, 0.0]
         linear = [0.0, 0.0, 0.0]
         share = self.artifact.blend
         pulls: dict[str, float] = {}
+        index, priors, linear_weights = self._index, self._priors, self._linear
         for name, x in vector.items():
             if not x:
                 continue
-            j = self._index.get(name)
+            j = index.get(name)
             if j is not None:
                 row[j] = x
+            prior = priors.get(name)
+            weight = linear_weights.get(name)
+            if prior is None and weight is None:
+                continue  # most features: no prior, no linear weight, no pull of its own
             pull = 0.0
-            prior = self._priors.get(name)
             if prior is not None:
                 for c in range(3):
                     trees[c] += prior[c] * x
                 pull += share * x * (prior[0] - (prior[1] + prior[2]) / 2)
-            weight = self._linear.get(name)
             if weight is not None:
                 for c in range(3):
                     linear[c] += weight[c] * x
                 pull += (1 - share) * x * (weight[0] - (weight[1] + weight[2]) / 2)
             if pull and name != "bias":
                 pulls[name] = pull
-        scores, shares = self._forest.evaluate(row, len(CLASSES))
+        scores, shares = self._forest.run(row)
         for c, score in enumerate(scores):
             trees[c] += score
         return trees, linear, row, pulls, shares
@@ -262,25 +284,16 @@ class Scorer:
         calibrated = self.artifact.calibration.apply(p_real)
         rest = p_test + p_not
         share = p_test / rest if rest > 0 else 0.5
-        for j, contribution in shares.items():
-            name = self.artifact.features[j]
-            if name != "bias":
-                # A split can move the score because a feature is absent: say so.
-                label = name if row[j] else f"no {name}"
-                pulls[label] = pulls.get(label, 0.0) + contribution
+        pulls = self._pulls(row, pulls, shares)
         # The strongest first, by name on a tie (names are unique: ``c`` never compares).
         ranked = heapq.nsmallest(
-            _TOP, [(-abs(c), n, c) for n, c in pulls.items() if abs(c) >= 5e-4]
+            _TOP, [(-abs(c), n, c) for n, c in pulls.items() if abs(c) >= _CITED]
         )
         return Assessment(
             p_real=round(calibrated, 4),
             p_test=round((1 - calibrated) * share, 4),
             p_not_secret=round((1 - calibrated) * (1 - share), 4),
-            # Built from a name and a float as they are: no validation to repeat.
-            top_features=tuple(
-                FeatureWeight.model_construct(feature=n, contribution=round(c, 3))
-                for _, n, c in ranked
-            ),
+            top_features=tuple(self._weight(n, round(c, 3)) for _, n, c in ranked),
             scorer=self.name,
             only_tests_reference=bool(vector.get(TESTS_ONLY_FEATURE)),
             placement=next(
@@ -292,6 +305,48 @@ class Scorer:
             unnamed_hex=bool(vector.get(_ENTROPY_ONLY) and vector.get(_HEX_ENTROPY)),
             private_key=any(vector.get(name) for name in _PRIVATE_KEY_RULES),
         )
+
+    def _pulls(
+        self, row: list[float], pulls: dict[str, float], shares: tuple[float, ...]
+    ) -> dict[str, float]:
+        """Each cited feature's whole pull: its prior's and linear weight's (``pulls``)
+        plus its share of the trees, under ``no <feature>`` where a split moved the score
+        because the feature is absent. Each label is added once, in the order the pulls
+        then the shares come, so the sums are the same floats however they are made."""
+        # The shares are labelled and their zeros dropped in C: a hundred a candidate.
+        present = map(bool, self._split_row(row))
+        labels = map(getitem, self._cited, present)
+        if not self._cited_apart:
+            for label, share in zip(labels, shares, strict=True):
+                if share and label is not None:
+                    pulls[label] = pulls.get(label, 0.0) + share
+            return pulls
+        cited: dict[str | None, float] = dict(compress(zip(labels, shares, strict=True), shares))
+        cited.pop(None, None)
+        for name, pull in pulls.items():  # a few: the features with a prior
+            tree_share = cited.get(name)
+            cited[name] = pull if tree_share is None else pull + tree_share
+        return cast(dict[str, float], cited)
+
+    def _weight(self, feature: str, contribution: float) -> FeatureWeight:
+        """A cited weight, built from a name and a float as they are (no validation to
+        repeat), shared when the same pair was cited before. Zero is never shared: -0.0
+        equals 0.0 as a key but is written differently."""
+        key = (feature, contribution)
+        made = self._weights.get(key) if contribution else None
+        if made is None:
+            made = FeatureWeight.model_construct(feature=feature, contribution=contribution)
+            if contribution and len(self._weights) < _MAX_SHARED_WEIGHTS:
+                self._weights[key] = made
+        return made
+
+
+def _reader(indices: tuple[int, ...]) -> Callable[[list[float]], tuple[float, ...]]:
+    """The values at ``indices`` of a row, as a tuple (``itemgetter`` of one index gives
+    the value itself)."""
+    if len(indices) > 1:
+        return cast(Callable[[list[float]], tuple[float, ...]], itemgetter(*indices))
+    return lambda row: tuple(row[j] for j in indices)
 
 
 def _softmax(logits: list[float]) -> tuple[float, float, float]:

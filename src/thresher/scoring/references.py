@@ -23,6 +23,7 @@ from thresher.findings.filekind import FileKind, file_kind, in_test_scope
 from thresher.findings.options import ScanError
 from thresher.git import scope as gitscope
 from thresher.memory import release_freed
+from thresher.scoring.reading import read_head
 
 # Test files grow large (a Go package's tests in one 800 kB file): they are read whole up
 # to this size; the total below bounds the pass.
@@ -87,14 +88,19 @@ def references(root: Path, paths: Iterable[str]) -> dict[str, Referenced]:
     first, complete = _referrers(items, wanted)
     if first is None:
         return result
-    middle = sorted(
-        {
-            referrer
-            for owners in first.values()
-            for referrer in owners
-            if not in_test_scope(referrer) and file_kind(referrer) in _LOOKUP_KINDS
-        }
-    )
+
+    def may_be_test_material(referrer: str) -> bool:
+        return not in_test_scope(referrer) and file_kind(referrer) in _LOOKUP_KINDS
+
+    # Only where every other file naming a path is test code or such a file does the
+    # second step decide anything: a source file that names it makes it ``CODE``
+    # whoever names the rest, so the files beside such a file are not looked up.
+    middle_of: set[str] = set()
+    for path in wanted:
+        others = first.get(path, set()) - {path}
+        if all(in_test_scope(p) or may_be_test_material(p) for p in others):
+            middle_of.update(p for p in others if may_be_test_material(p))
+    middle = sorted(middle_of)
     second: dict[str, set[str]] = {}
     if middle:
         found, _ = _referrers(items, middle)
@@ -146,15 +152,16 @@ def _referrers(
             complete = False
             break
         try:
-            with open(item.disk, "rb") as handle:  # noqa: PTH123 - a path string from git
-                data = handle.read(MAX_FILE_BYTES)
+            data = read_head(item.disk, MAX_FILE_BYTES)
         except OSError:
             continue
         budget -= len(data)
         if b"\0" in data[:4096]:
             continue
-        text = data.decode("latin-1")
-        stretches = ((0, len(text)),) if finder is None else _windows(finder, data, longest)
+        stretches = [(0, len(data))] if finder is None else list(_windows(finder, data, longest))
+        if not stretches:
+            continue  # no name anywhere: most files, never decoded
+        text = data.decode("latin-1")  # one character a byte: the same offsets
         for begin, stop in stretches:
             for end, name in automaton.iter(text, begin, stop):
                 start = end - len(name) + 1

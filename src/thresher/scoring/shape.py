@@ -153,14 +153,14 @@ def word_features(value: str) -> Features:
     n = len(v)
     if not n:
         return f
-    letters = sum(1 for c in v if c.isalpha())
+    letters = sum(map(str.isalpha, v))  # each a C loop: a value runs to 256 characters
     runs = _LETTER_RUNS.findall(v)
     digit_runs = _DIGIT_RUNS.findall(v)
     f["letter_share"] = letters / n
     f["letter_runs"] = min(len(runs), 8) / 8
     f["digit_runs"] = min(len(digit_runs), 8) / 8
     if letters:
-        vowels = sum(1 for c in v if c in _VOWELS)
+        vowels = sum(map(_VOWELS.__contains__, v))
         share = vowels / letters
         f["vowel_share"] = share
         if 0.25 <= share <= 0.6 and not _CONSONANT_RUN.search(v):
@@ -179,7 +179,7 @@ def word_features(value: str) -> Features:
         f["value_passphrase"] = 1.0
     if _CAMEL_WORDS.fullmatch(v):
         f["value_camel_words"] = 1.0
-    if any(ord(c) > 127 for c in v):
+    if not v.isascii():
         f["value_non_ascii"] = 1.0
     squashed = _NOT_LETTER.sub("", v).lower()
     if _NAMES_CREDENTIAL.fullmatch(squashed):
@@ -191,13 +191,28 @@ def word_features(value: str) -> Features:
         # "API password", "The password for API user ID", "S3 Secret": words that
         # describe a credential, a label or a prompt, not one.
         f["value_describes_credential"] = 1.0
-    case_flips = sum(
+    f["case_flips"] = min(_case_flips(v), 16) / 16
+    return f
+
+
+# ASCII letters by case (``l``, ``u``), anything else ``.``: a case flip is ``lu`` or
+# ``ul`` (neither can overlap itself, so ``str.count`` finds every one).
+_CASES = str.maketrans(
+    {chr(c): "l" if chr(c).islower() else "u" if chr(c).isupper() else "." for c in range(128)}
+)
+
+
+def _case_flips(v: str) -> int:
+    """Adjacent letters of different case. An ASCII value is counted in C; any other
+    letter (a cased or uncased Unicode one) goes the one-pair-at-a-time way."""
+    if v.isascii():
+        cases = v.translate(_CASES)
+        return cases.count("lu") + cases.count("ul")
+    return sum(
         1
         for a, b in itertools.pairwise(v)
         if a.isalpha() and b.isalpha() and a.isupper() != b.isupper()
     )
-    f["case_flips"] = min(case_flips, 16) / 16
-    return f
 
 
 # Where code nobody wrote by hand, or text nobody deploys, lives.
@@ -256,6 +271,12 @@ def translation_catalog(path: str) -> bool:
 
 def file_features(path: str) -> Features:
     """Vendored or generated code, locale and translation files, checksum manifests."""
+    return dict(_file_features(path))
+
+
+@lru_cache(maxsize=1 << 16)
+def _file_features(path: str) -> tuple[tuple[str, float], ...]:
+    """``file_features`` of a path, read once however many findings its file holds."""
     f: Features = {}
     posix = PurePosixPath(path)
     parts = {p.lower() for p in posix.parts[:-1]}
@@ -289,7 +310,7 @@ def file_features(path: str) -> Features:
         )
     ):
         f["file_locale"] = 1.0
-    return f
+    return tuple(f.items())
 
 
 _FILE_SUFFIXES = words(
@@ -303,6 +324,12 @@ _CONSTANT_DECL = re.compile(
 )
 
 
+@lru_cache(maxsize=1 << 16)
+def _names_a_file(key: str) -> bool:
+    """A key that is a file name (a checksum manifest's): a path, or a known suffix."""
+    return "/" in key or PurePosixPath(key).suffix.lower()[1:] in _FILE_SUFFIXES
+
+
 def line_features(line: str, key: str | None) -> Features:
     """The declaration around the value: a C macro, a constant, a key that is a file
     name (a checksum manifest), a key with nothing after it."""
@@ -313,8 +340,7 @@ def line_features(line: str, key: str | None) -> Features:
     if _CONSTANT_DECL.match(head):
         f["line_constant"] = 1.0
     if key is not None:
-        suffix = PurePosixPath(key).suffix.lower()[1:]
-        if "/" in key or suffix in _FILE_SUFFIXES:
+        if _names_a_file(key):
             f["key_file_name"] = 1.0
         if key.isupper() and "_" in key:
             f["key_env_style"] = 1.0

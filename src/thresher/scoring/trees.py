@@ -9,15 +9,15 @@ names leaf ``i``; a row goes left when its feature value is ``<=`` the threshold
 which is LightGBM's own rule for numerical splits (the exporter refuses any other).
 
 Each split's share of the score (the change in the node value along the path,
-Saabas' attribution) is precomputed per leaf, so every decision can still cite the few
-features that moved it, as the logistic scorer's weights did.
+Saabas' attribution) is precomputed per branch, so every decision can still cite the
+few features that moved it, as the logistic scorer's weights did.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from itertools import chain
-from operator import getitem
+import math
+from collections.abc import Callable, Sequence
+from operator import itemgetter
 from typing import cast
 
 from pydantic import BaseModel, ConfigDict
@@ -72,79 +72,96 @@ class Tree(BaseModel):
 
 
 class Forest:
-    """The trees compiled once into one Python expression per forest, for speed.
+    """The trees compiled once into one Python function per forest, for speed.
 
-    A loop over node arrays costs an interpreted step per node; a nested conditional
-    expression costs one comparison per level, about ten times less, which is what keeps
-    the scorer under a millisecond per candidate. The expression is built from nothing
-    but integers this class formats itself (feature indices, threshold indices, leaf
-    indices, all checked by ``Tree.check`` before), and the thresholds are passed in as a
-    tuple, so no text of the artifact is ever compiled. It returns the leaf each tree
-    reaches; each leaf's score and its path's shares (Saabas) are looked up, precomputed.
+    A loop over node arrays costs several interpreted steps per node; here each split is
+    one ``if`` comparing a local variable with a constant, each branch first adds its
+    split's share (Saabas: the weighted change in node value it makes) to its feature's
+    local variable, and each leaf adds its tree's score: several times less than walking
+    the arrays and summing the paths reached in a loop. The source is written by this
+    class alone: feature indices (integers, checked by ``Tree.check`` before) and
+    numbers written as ``repr`` of a finite float, which reads back as the same float; a
+    number that is not finite is read from a tuple passed in. No text of the artifact
+    is ever compiled. Every sum is taken in the order of the trees and, within a tree,
+    of its path, as a plain walk takes it: the same floats, bit for bit.
     """
 
     def __init__(self, trees: Sequence[Tree], margin: Sequence[float]) -> None:
-        thresholds: list[float] = []
-        parts = [self._expression(tree, 0 if tree.feature else -1, thresholds) for tree in trees]
-        source = "lambda r, T: (" + "".join(f"{p}," for p in parts) + ")"
-        code = compile(source, "<thresher-forest>", "eval")
-        # The source is integers and fixed syntax only (see the class docstring).
-        self._leaves = eval(code, {"__builtins__": {}})  # noqa: S307
-        self._thresholds = tuple(thresholds)
-        self._classes = tuple(tree.klass for tree in trees)
-        self._values = tuple(tree.leaf for tree in trees)
-        paths = tuple(_leaf_paths(tree, margin[tree.klass]) for tree in trees)
-        # Per tree, per leaf: the features of its path, and their changes, apart.
-        self._paths_f: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
-            tuple(path[0] for path in leaves) for leaves in paths
-        )
-        self._paths_c: tuple[tuple[tuple[float, ...], ...], ...] = tuple(
-            tuple(path[1] for path in leaves) for leaves in paths
+        self._classes = len(margin)
+        # Every feature split on, in index order: the row's values read, and the shares'.
+        self._features = tuple(sorted({f for tree in trees for f in tree.feature}))
+        source = _Source()
+        for tree in trees:
+            source.subtree(tree, 0 if tree.feature else -1, margin[tree.klass], 1)
+        scores = "".join(f"s{k}, " for k in range(self._classes))
+        shares = "".join(f"a{j}, " for j in self._features)
+        if len(self._features) > 1:
+            read = ["".join(f"f{j}, " for j in self._features) + "= G(r)"]
+        else:  # ``itemgetter`` of one index gives the value itself, not a tuple
+            read = [f"f{j} = r[{j}]" for j in self._features]
+        lines = [
+            "def forest(r):",
+            *(f" {line}" for line in read),
+            *(f" s{k} = 0.0" for k in range(self._classes)),
+            *(f" a{j} = 0.0" for j in self._features),
+            *source.lines,
+            f" return ({scores}), ({shares})",
+        ]
+        namespace: dict[str, object] = {}
+        scope = {"__builtins__": {}, "G": itemgetter(*self._features), "K": tuple(source.other)}
+        # The source is integers, finite floats' reprs and fixed syntax (the docstring).
+        exec(compile("\n".join(lines), "<thresher-forest>", "exec"), scope, namespace)  # noqa: S102
+        # ``run(row)``: the class scores (one per weight of the margin) and the shares of
+        # ``features``, zero where no path reached split on one.
+        self.run = cast(
+            Callable[[Sequence[float]], tuple[tuple[float, ...], tuple[float, ...]]],
+            namespace["forest"],
         )
 
-    def _expression(self, tree: Tree, node: int, thresholds: list[float]) -> str:
-        if node < 0:
-            return str(~node)
-        index = len(thresholds)
-        thresholds.append(tree.threshold[node])
-        low = self._expression(tree, tree.left[node], thresholds)
-        high = self._expression(tree, tree.right[node], thresholds)
-        return f"({low} if r[{int(tree.feature[node])}] <= T[{index}] else {high})"
+    @property
+    def features(self) -> tuple[int, ...]:
+        """The features split on, in index order: the order of ``run``'s shares."""
+        return self._features
 
     def evaluate(self, row: Sequence[float], classes: int) -> tuple[list[float], dict[int, float]]:
-        """Raw class scores and each feature's share of the margin along the paths.
-
-        The shares are summed in the order of the trees and, within a tree, of its path,
-        one interpreted step per split: the paths reached are chained, not walked."""
-        scores = [0.0] * classes
-        leaves = self._leaves(row, self._thresholds)
-        for klass, values, leaf in zip(self._classes, self._values, leaves, strict=True):
-            scores[klass] += values[leaf]
-        acc = [0.0] * len(row)
-        # ``getitem`` in C picks each tree's leaf's path (typeshed cannot type the pair).
-        features = cast(list[int], list(chain.from_iterable(map(getitem, self._paths_f, leaves))))
-        changes = cast(Iterable[float], chain.from_iterable(map(getitem, self._paths_c, leaves)))
-        for feature, change in zip(features, changes, strict=True):
-            acc[feature] += change
-        # Only the features split on can hold a share: a tenth of the row, in its order.
-        return scores, {j: acc[j] for j in sorted(set(features)) if acc[j]}
+        """Raw class scores and each feature's share of the margin along the path (the
+        features split on, in index order, whose share is not zero)."""
+        scores, shares = self.run(row)
+        padded = [*scores, *([0.0] * (classes - len(scores)))]
+        return padded, {j: a for j, a in zip(self._features, shares, strict=True) if a}
 
 
-def _leaf_paths(tree: Tree, weight: float) -> tuple[tuple[tuple[int, ...], tuple[float, ...]], ...]:
-    """Per leaf: the features split on along its path and the weighted change in node
-    value each split made (two parallel tuples: the scorer sums them per candidate)."""
-    paths: list[tuple[tuple[int, ...], tuple[float, ...]]] = [((), ())] * len(tree.leaf)
+class _Source:
+    """The statements of the compiled forest, and the numbers that are not finite (read
+    from the tuple ``K``: ``repr`` would write a name, ``inf`` or ``nan``)."""
 
-    def visit(node: int, features: tuple[int, ...], changes: tuple[float, ...]) -> None:
-        for child in (tree.left[node], tree.right[node]):
-            after = tree.node_value[child] if child >= 0 else tree.leaf[~child]
-            step_features = (*features, tree.feature[node])
-            step_changes = (*changes, weight * (after - tree.node_value[node]))
-            if child >= 0:
-                visit(child, step_features, step_changes)
-            elif weight:
-                paths[~child] = (step_features, step_changes)
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.other: list[float] = []
 
-    if tree.feature:
-        visit(0, (), ())
-    return tuple(paths)
+    def number(self, value: float) -> str:
+        if math.isfinite(value):
+            return repr(float(value))
+        self.other.append(value)
+        return f"K[{len(self.other) - 1}]"
+
+    def subtree(self, tree: Tree, node: int, weight: float, depth: int) -> None:
+        """``node``'s subtree, indented ``depth`` levels: a split's test and its two
+        branches, each adding its share (none when the class's ``weight`` is zero), or a
+        leaf's score."""
+        pad = " " * depth
+        if node < 0:
+            self.lines.append(f"{pad}s{int(tree.klass)} += {self.number(tree.leaf[~node])}")
+            return
+        feature = int(tree.feature[node])
+        limit = self.number(tree.threshold[node])
+        for test, child in (
+            (f"if f{feature} <= {limit}:", tree.left[node]),
+            ("else:", tree.right[node]),
+        ):
+            self.lines.append(f"{pad}{test}")
+            if weight:
+                after = tree.node_value[child] if child >= 0 else tree.leaf[~child]
+                change = weight * (after - tree.node_value[node])
+                self.lines.append(f"{pad} a{feature} += {self.number(change)}")
+            self.subtree(tree, child, weight, depth + 1)

@@ -8,6 +8,7 @@ repository text (see ``features``) and is written to stay linear on it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from thresher.findings.filekind import words
 
@@ -154,3 +155,36 @@ SUFFIXES = words(
     crt example sample dist template tpl j2 erb
     """
 )
+
+
+def name_words(text: str) -> list[str]:
+    """Lower-case words of a name, in order (``OAuthClientId`` -> o, auth, client, id)."""
+    return [t for t in SPLIT.split(CAMEL.sub(" ", text).lower()) if t]
+
+
+@lru_cache(maxsize=1 << 16)
+def name_tokens(text: str) -> tuple[str, ...]:
+    """Lower-case words of a name; a word ending in digits also counts without them
+    (``sha2``, ``password1``), so a numbered key still says what it holds. Cached: the
+    same key names and the same words around values recur across a repository."""
+    tokens = name_words(text)
+    tokens += [b for t in tokens if (b := t.rstrip("0123456789")) and b != t]
+    return (*tokens, *(part for t in tokens if t not in KEY_TOKENS for part in _compound(t)))
+
+
+# Credential words that end a compound written in one case (``apitoken``,
+# ``mysqlrootpwd``, ``secretkey``). ``key`` and ``pass`` end ordinary words too
+# (``monkey``, ``bypass``), so they split only after a word of the key vocabulary.
+_AFTER_ANY_WORD = ("password", "passwd", "passphrase", "pwd", "secret", "token", "credentials")
+_AFTER_A_KEY_WORD = ("key", "pass", "auth")
+
+
+def _compound(token: str) -> list[str]:
+    for suffix in _AFTER_ANY_WORD:
+        if token.endswith(suffix) and len(token) > len(suffix) + 1:
+            return [suffix, token[: -len(suffix)]]
+    for suffix in _AFTER_A_KEY_WORD:
+        prefix = token[: -len(suffix)]
+        if token.endswith(suffix) and prefix in KEY_TOKENS:
+            return [suffix, prefix]
+    return []

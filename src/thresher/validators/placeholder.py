@@ -71,6 +71,25 @@ _PLACEHOLDER = re.compile(
     r"(key|token|secret|password)|insert[_-]?|replace[_-]?me|redacted|<[^>]+>|\$\{[^}]+\}|"
     r"\{\{[^}]+\}\}|%\([a-z_]+\)s|x{6,}|\*{4,})"
 )
+# Text every match of ``_PLACEHOLDER`` holds, lower-cased. An ASCII value holding none
+# of it cannot match and is not searched (the alternation is tried at every character
+# of a value that can run to kilobytes); any other value is, for IGNORECASE also folds
+# some letters beyond ASCII onto ASCII ones (the long s, U+017F, onto ``s``).
+_PLACEHOLDER_NEEDS = (
+    "example", "sample", "placeholder", "dummy", "changeme", "change_me", "your", "insert",
+    "replace", "redacted", "<", "${", "{{", "%(", "xxxxxx", "****",
+)  # fmt: skip
+
+
+def _placeholder_text(text: str) -> re.Match[str] | None:
+    """``_PLACEHOLDER.search(text)``, skipped where it provably finds nothing."""
+    if text.isascii():
+        lowered = text.lower()
+        if not any(need in lowered for need in _PLACEHOLDER_NEEDS):
+            return None
+    return _PLACEHOLDER.search(text)
+
+
 # Placeholder words that are too short to match anywhere: only as a separate word.
 _WORDS = re.compile(
     r"(?i)(?:^|[^a-z0-9])(fake|todo|fixme|tbd|foobar|secret[_-]?here|key[_-]?here|"
@@ -83,6 +102,9 @@ _REFERENCE = re.compile(
     r"env\([^)]*\)|secrets?\.[A-Za-z_][A-Za-z0-9_]*)$"
 )
 _ELLIPSIS = re.compile(r"\.{3,}|\u2026|\u2022{3,}|#{6,}")
+# Text every match of ``_ELLIPSIS`` holds (no case folding): four substring scans rule
+# most values out before the alternation is tried at each character.
+_ELLIPSIS_NEEDS = ("...", "\u2026", "\u2022" * 3, "#" * 6)
 _TOKEN_PREFIX = re.compile(r"^[A-Za-z]{2,10}[_-](?:(?:live|test|proj)[_-])?")
 _RUNS = "0123456789abcdefghijklmnopqrstuvwxyz"
 _HEX_RUNS = "0123456789abcdef"
@@ -142,10 +164,10 @@ def _undocumented_reason(stripped: str) -> str | None:
     the check asks that first, and asking again hashed every key-like run twice."""
     if _REFERENCE.match(stripped):
         return "a reference to an environment variable or secret store, not a value"
-    match = _PLACEHOLDER.search(stripped) or _WORDS.search(stripped)
+    match = _placeholder_text(stripped) or _WORDS.search(stripped)
     if match:
         return f"contains placeholder or template text ({len(match.group(0))} characters matched)"
-    if _ELLIPSIS.search(stripped):
+    if any(need in stripped for need in _ELLIPSIS_NEEDS) and _ELLIPSIS.search(stripped):
         return "elided or masked (ellipsis or mask characters): not a usable value"
     reason = _degenerate(stripped)
     if reason:
