@@ -47,8 +47,9 @@ def assessment(gathered: Gathered, root: Path, scorer: Scorer, *, workers: int) 
     """Stage 4: every finding assessed now, unless ``workers`` will decide (and assess)."""
     if workers:
         return Assessed(gathered.scan, root, scorer, {}, workers)
-    contexts, checks = scan_contexts(gathered.scan, root)
-    assessments = {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
+    with collector_paused():  # as ``assess``
+        contexts, checks = scan_contexts(gathered.scan, root)
+        assessments = {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
     return Assessed(gathered.scan, root, scorer, assessments, workers, checks)
 
 
