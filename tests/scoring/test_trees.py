@@ -266,3 +266,9 @@ def test_a_forest_of_one_feature_and_numbers_that_are_not_finite() -> None:
         assert repr(scores) == repr(predict(trees, [x], 3))
         assert repr(shares) == repr(attribute(trees, [x], margin))
     assert math.isnan(forest.evaluate([0.7], 3)[0][1])
+
+
+def test_a_forest_that_splits_on_nothing_scores_its_leaves() -> None:
+    forest = Forest((Tree(klass=0, leaf=(0.5,)), Tree(klass=2, leaf=(-1.0,))), (1.0, -0.5, -0.5))
+    assert forest.evaluate([1.0, 0.0], 3) == ([0.5, 0.0, -1.0], {})
+    assert Forest((), (1.0, -0.5, -0.5)).evaluate([], 3) == ([0.0, 0.0, 0.0], {})

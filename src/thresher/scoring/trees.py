@@ -108,7 +108,10 @@ class Forest:
             f" return ({scores}), ({shares})",
         ]
         namespace: dict[str, object] = {}
-        scope = {"__builtins__": {}, "G": itemgetter(*self._features), "K": tuple(source.other)}
+        # ``G`` reads the row's values split on (``itemgetter`` of one index or none reads
+        # no tuple: those forests read ``r`` themselves, or nothing).
+        getter = itemgetter(*self._features) if len(self._features) > 1 else None
+        scope: dict[str, object] = {"__builtins__": {}, "G": getter, "K": tuple(source.other)}
         # The source is integers, finite floats' reprs and fixed syntax (the docstring).
         exec(compile("\n".join(lines), "<thresher-forest>", "exec"), scope, namespace)  # noqa: S102
         # ``run(row)``: the class scores (one per weight of the margin) and the shares of
