@@ -20,10 +20,14 @@ fresh process, offline (no validation, no network):
   kept in the temporary directory, so only the first run compiles it);
 * ``detect-secrets scan --all-files`` in the tree.
 
-Figures, per tool: the median wall time; the **peak RSS summed over all the tool's
-processes** (the process and every descendant, sampled with psutil every 10 ms: the
-sum of the tree's RSS at each sample, the largest sample of all runs; forked workers'
-shared pages count once per process, as the issue's figures do); the findings each
+Figures, per tool: the median wall time of ``--runs`` runs that nothing watches; the
+**peak RSS summed over all the tool's processes**, from one more run (the process and
+every descendant, sampled with psutil every 10 ms: the sum of the tree's RSS at each
+sample, the largest sample; forked workers' shared pages count once per process, as
+the issue's figures do). The sampler walks /proc a hundred times a second on the same
+cores as the tool: on two cores it slowed thresher's triage by 3-5 s (its own CPU grew
+by as much) and Betterleaks by about 0.5 s, so it stays out of the timed runs; its own
+run's wall time is printed beside the median. Also: the findings each
 reports (thresher: decisions; Betterleaks and Kingfisher: findings in their JSON;
 detect-secrets: results); and the ratios to Betterleaks. For thresher's triage also
 the JSON report's bytes per decision and the run directory's size.
@@ -78,6 +82,7 @@ class Measured:
     name: str
     walls: list[float] = field(default_factory=list)
     peaks: list[float] = field(default_factory=list)  # bytes
+    sampled_wall: float = float("nan")  # the run whose RSS was sampled
     findings: int = 0
     extra: dict[str, float] = field(default_factory=dict)
 
@@ -107,9 +112,10 @@ def tree_rss(process: psutil.Process) -> int:
 
 
 def timed(
-    command: Sequence[str], *, cwd: Path, env: dict[str, str] | None = None
+    command: Sequence[str], *, cwd: Path, env: dict[str, str] | None = None, sample: bool = True
 ) -> tuple[float, int]:
-    """Run ``command``; its wall seconds and the peak of its process tree's summed RSS."""
+    """Run ``command``; its wall seconds and the peak of its process tree's summed RSS
+    (0 without ``sample``: nothing reads the tree meanwhile)."""
     started = time.perf_counter()
     child = subprocess.Popen(
         list(command), cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -118,18 +124,20 @@ def timed(
     peak = 0
     stop = threading.Event()
 
-    def sample() -> None:
+    def sample_rss() -> None:
         nonlocal peak
         while not stop.is_set():
             peak = max(peak, tree_rss(watched))
             stop.wait(SAMPLE_SECONDS)
 
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    sampler = threading.Thread(target=sample_rss, daemon=True)
+    if sample:
+        sampler.start()
     _, stderr = child.communicate()
     seconds = time.perf_counter() - started
     stop.set()
-    sampler.join()
+    if sample:
+        sampler.join()
     if child.returncode not in (0, 1, 200):  # 1/200: findings (Betterleaks, Kingfisher)
         sys.exit(f"error: {command[0]} exited {child.returncode}: {stderr.decode()[-2000:]}")
     return seconds, peak
@@ -158,16 +166,22 @@ def run_tool(
     env: dict[str, str] | None = None,
     after: Callable[[], None] | None = None,
 ) -> None:
-    for _ in range(runs):
-        seconds, peak = timed(command, cwd=cwd, env=env)
-        measured.walls.append(seconds)
-        measured.peaks.append(peak)
+    # The wall times come from runs nothing watches; the peak RSS from one more run,
+    # sampled (see the module docstring).
+    for run in range(runs + 1):
+        sampled = run == runs
+        seconds, peak = timed(command, cwd=cwd, env=env, sample=sampled)
+        if sampled:
+            measured.peaks.append(peak)
+            measured.sampled_wall = seconds
+        else:
+            measured.walls.append(seconds)
         measured.findings = count()
         if after is not None:
             after()
     print(
         f"  {measured.name}: {measured.wall:.2f} s median, {measured.peak_mb:.0f} MB, "
-        f"{measured.findings} findings",
+        f"{measured.findings} findings ({measured.sampled_wall:.2f} s while sampled)",
         flush=True,
     )
 
