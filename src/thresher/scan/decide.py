@@ -48,9 +48,9 @@ class PanelShown:
     it for the first ``MAX_ROWS`` dismissed findings, riskiest first (``by_risk``).
     A dependency's view reads its panel too. Any other dismissed decision is shown by
     no report with its panel (the JSON report never writes an offline panel), so the
-    run keeps it without one (``DecisionJournal``): about two-thirds of what the run
-    held per finding. A decision is kept whole while it is among the first
-    ``MAX_ROWS`` dismissed ones so far, so every one the summary lists is whole.
+    run keeps it without one (``DecisionJournal``). A decision is kept whole while it
+    is among the first ``MAX_ROWS`` dismissed ones so far, so every one the summary
+    lists is whole.
     """
 
     def __init__(self, rows: int = MAX_ROWS) -> None:
@@ -131,8 +131,9 @@ def decide(
         else:
             if workers:  # the record cannot be opened: the serial loop reports it per finding
                 tribunal.assessments.update(assessed.of())
-            # Opened once for the run, not once a finding (a tenth of an offline run's
-            # record time); one that cannot be opened is reported per finding.
+            # Opened once for the run: opening it for each finding was a quarter of the
+            # record's time on the dev corpus. One that cannot be opened is reported
+            # per finding.
             record = None if workers else open_offline_record(setup.run_dir / "offline.jsonl")
             if record is not None:
                 tribunal.offline_panel.sink = _record_sink(record)

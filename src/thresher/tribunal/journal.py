@@ -21,8 +21,8 @@ What the run keeps of a decision until its report is the journal's to say: with
 ``panel_shown`` the journal keeps whole only the decisions a report will show with their
 panel (see ``thresher.scan.decide``), and of every other one its redacted copy as its
 line reads back (``reported``: the offline panel dropped). ``write`` returns what it kept,
-and the run holds that, not the decision: a dismissed offline decision's panel is most
-of its memory, and nothing renders it.
+and the run holds that, not the decision: nothing renders a dismissed offline
+decision's panel.
 """
 
 from __future__ import annotations
@@ -131,10 +131,12 @@ class DecisionJournal:
         what the run keeps of it: the decision, or its redacted copy without the panel."""
         self.handle.write(line + "\n")
         self.handle.flush()
-        at: LineAt | bytes = _utf8(line)
+        at: LineAt | bytes
         if self._path is not None:
             start, self._end = self._end, self.handle.tell()
             at = (start, self._end)
+        else:
+            at = _utf8(line)
         if not decision.escalated and not self._shown(decision):
             # The line leaves the panel out too: it reads back as this copy.
             decision = redacted = reported(redacted)
