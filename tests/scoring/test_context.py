@@ -94,15 +94,21 @@ def _slow_in_test_block(lines: Sequence[str], number: int) -> bool:
     return False
 
 
-def test_test_blocks_are_found_as_the_plain_look_back_finds_them() -> None:
-    """The look-back with its indents inline, and its early answer for a line at the
-    margin, agrees with the plain one on generated code of every indentation."""
-    rng = random.Random(5)
-    pieces = [
+def _pieces() -> list[str]:
+    """Lines of code to build files from: the samples' lines and lines of every kind
+    the look-back reads (blank, indented, a block's opening)."""
+    return [
         *(RUST.splitlines() + PYTHON.splitlines() + GO.splitlines()),
         "", "   ", "\t\t", "def helper():", "  it('works', () => {", "fn build() {",
         "\f", "x = 1", "#[cfg(test)]", "mod inner {", "func TestX(t) {", "class A:",
     ]  # fmt: skip
+
+
+def test_test_blocks_are_found_as_the_plain_look_back_finds_them() -> None:
+    """The look-back with its indents inline, and its early answer for a line at the
+    margin, agrees with the plain one on generated code of every indentation."""
+    rng = random.Random(5)
+    pieces = _pieces()
     for _ in range(300):
         lines = [
             " " * rng.choice([0, 0, 2, 4, 8]) + "\t" * rng.choice([0, 0, 1]) + rng.choice(pieces)
@@ -116,11 +122,7 @@ def test_test_blocks_are_found_alike_with_the_indents_of_a_file_kept() -> None:
     """One file's indents kept across its findings, asked in any order, over files
     longer than the look-back and lines indented past the 300 characters read."""
     rng = random.Random(6)
-    pieces = [
-        *(RUST.splitlines() + PYTHON.splitlines() + GO.splitlines()),
-        "", "   ", "\t\t", "def helper():", "  it('works', () => {", "fn build() {",
-        "\f", "x = 1", "#[cfg(test)]", "mod inner {", "func TestX(t) {", "class A:",
-    ]  # fmt: skip
+    pieces = _pieces()
     for _ in range(60):
         lines = [
             " " * rng.choice([0, 0, 2, 4, 8, 301]) + "\t" * rng.choice([0, 0, 1])

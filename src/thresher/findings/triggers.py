@@ -35,7 +35,7 @@ import hashlib
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate, repeat
@@ -367,28 +367,16 @@ class Prefilter:
         for union, lowered, members in self._merged:
             if lowered not in encoded:
                 encoded[lowered] = utf8(plain[lowered], starts, lines)
-            data, offsets = encoded[lowered]
-            position = 0
-            while (start := union.first(data, position)) >= 0:
-                index = bisect_right(offsets, start) - 1
+            for index in _hit_lines(union.first, *encoded[lowered]):
                 flagged.setdefault(index, set()).update(members)
-                if index + 1 >= len(offsets):
-                    break
-                position = offsets[index + 1]
         for number in self._alone:
             compiled = self._all[number]
             linear = self._linear[number]
             if linear is not None:
                 if compiled.lowered not in encoded:
                     encoded[compiled.lowered] = utf8(plain[compiled.lowered], starts, lines)
-                data, offsets = encoded[compiled.lowered]
-                position = 0
-                while (start := linear.first(data, position)) >= 0:
-                    index = bisect_right(offsets, start) - 1
+                for index in _hit_lines(linear.first, *encoded[compiled.lowered]):
                     flagged.setdefault(index, set()).add(number)
-                    if index + 1 >= len(offsets):
-                        break
-                    position = offsets[index + 1]
                 continue
             pattern, haystack = compiled.fast, plain[compiled.lowered]
             position = 0
@@ -406,6 +394,21 @@ _QUOTED_RUN = re.compile(r"\(\?P<q>\['\"\]\)(?P<run>\[[^\]]*\]\{[0-9]+,\})\(\?P=
 
 
 _ANCHOR = re.compile(r"\$|(?<!\[)\^")
+
+
+def _hit_lines(
+    first: Callable[[bytes, int], int], data: bytes, offsets: list[int]
+) -> Iterator[int]:
+    """The lines an RE2 search (``first``: a hit's byte offset from a position, or -1)
+    hits in ``data``, each once, in order: a hit's offset mapped to its line through the
+    lines' byte ``offsets``, the search going on from the next line."""
+    position = 0
+    while (start := first(data, position)) >= 0:
+        index = bisect_right(offsets, start) - 1
+        yield index
+        if index + 1 >= len(offsets):
+            return
+        position = offsets[index + 1]
 
 
 @cache

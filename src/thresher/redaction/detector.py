@@ -254,6 +254,9 @@ class Detector:
         except _re2().error:
             pass  # too large to combine: every rule runs on every text
         self._set, self._sentinel, self._members = _rule_set(self._rules)
+        self._ungated = frozenset(  # every short text runs them (``_rule_set``)
+            i for i, c in enumerate(self._rules) if c.rule.kind in _UNGATED
+        )
 
     def _matching(self, data: bytes) -> list[_Compiled] | None:
         """The rules that match somewhere in ``data``, in their order, from one pass of
@@ -265,8 +268,8 @@ class Detector:
         if self._sentinel not in found:
             return None
         members = self._members
-        hit = {members[i] for i in found if i != self._sentinel}
-        return [r for i, r in enumerate(self._rules) if i in hit or r.rule.kind in _UNGATED]
+        hit = self._ungated.union(members[i] for i in found if i != self._sentinel)
+        return [rule for i, rule in enumerate(self._rules) if i in hit]
 
     def find(self, text: str) -> list[Found]:
         """Every secret-shaped value in ``text``, in order of the rules that found it."""

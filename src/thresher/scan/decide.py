@@ -165,10 +165,7 @@ def _record_sink(record: TextIO) -> Callable[[str], None]:
             record.write(line + "\n")
             record.flush()
         except OSError as exc:
-            raise OfflineRecordError(
-                f"cannot write {record.name}: {exc.strerror or exc}",
-                hint="check free space and permissions of the run directory",
-            ) from exc
+            raise OfflineRecordError.writing(record.name, exc) from exc
 
     return write
 
@@ -250,10 +247,7 @@ def _decide_in_workers(
         try:
             record.writelines(line + "\n" for line in done.records)
         except OSError as exc:
-            raise OfflineRecordError(
-                f"cannot write {record.name}: {exc.strerror or exc}",
-                hint="check free space and permissions of the run directory",
-            ) from exc
+            raise OfflineRecordError.writing(record.name, exc) from exc
         kept = journal.write_redacted(
             done.decision, done.redacted, done.line, done.exact, known=known
         )

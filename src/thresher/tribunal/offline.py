@@ -314,10 +314,7 @@ class OfflinePanel:
             with self.record_path.open("a", encoding="utf-8") as handle:
                 handle.write(line + "\n")
         except OSError as exc:  # the finding fails (INCONCLUSIVE, exit 3), the run goes on
-            raise OfflineRecordError(
-                f"cannot write {self.record_path}: {exc.strerror or exc}",
-                hint="check free space and permissions of the run directory",
-            ) from exc
+            raise OfflineRecordError.writing(self.record_path, exc) from exc
 
 
 def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:

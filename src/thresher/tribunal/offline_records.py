@@ -23,6 +23,14 @@ if TYPE_CHECKING:  # only an annotation here: ``offline_calls`` imports this mod
 class OfflineRecordError(ThresherError):
     """``offline.jsonl`` cannot be written."""
 
+    @classmethod
+    def writing(cls, path: object, exc: OSError) -> OfflineRecordError:
+        """The record at ``path`` could not be written (``exc``): why, and what to check."""
+        return cls(
+            f"cannot write {path}: {exc.strerror or exc}",
+            hint="check free space and permissions of the run directory",
+        )
+
 
 class OfflineCallRecord(BaseModel):
     """One tool call of the offline panel, without its (bulky) result."""
