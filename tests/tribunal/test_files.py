@@ -72,8 +72,8 @@ def test_a_shared_read_shows_each_line_as_its_own_read_does(tmp_path: Path, seed
 
 
 def test_files_that_cannot_be_shared_are_read_per_finding(tmp_path: Path) -> None:
-    """A binary or empty file, or one with too few findings, gets no shared read: each
-    finding's own read reports it exactly."""
+    """A binary or empty file, or one no finding was expected in, gets no shared read:
+    each finding's own read reports it exactly. A file with one finding is shared."""
     (tmp_path / "empty.txt").write_text("")
     (tmp_path / "blob.bin").write_bytes(b"\x00\x01" * 100)
     (tmp_path / "one.py").write_text("a = 1\nb = 2\n")
@@ -82,4 +82,6 @@ def test_files_that_cannot_be_shared_are_read_per_finding(tmp_path: Path) -> Non
     shared.expect([_finding("one.py", 2)])
     assert shared.lines("empty.txt") is None and shared.context_ok("empty.txt", 1) is None
     assert shared.lines("blob.bin") is None
-    assert shared.lines("one.py") is None
+    one = shared.lines("one.py")
+    assert one is not None and one.raw(2) == "b = 2" and one[1] == "b = 2"
+    assert shared.lines("never.py") is None

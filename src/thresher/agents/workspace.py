@@ -170,6 +170,10 @@ class Workspace(GitTools):
             "lines": lines[start - 1 : last], "truncated": cut,
         })  # fmt: skip
 
+    def redacts_with(self, redact: Callable[[str], str]) -> bool:
+        """Whether this workspace redacts what it shows with ``redact``."""
+        return bool(self._redact == redact)
+
     def narrowed(self) -> Workspace:
         """This workspace, redacting reads with a one-line margin unless a key block's
         marker is within the usual margin.

@@ -44,6 +44,7 @@ from thresher.errors import UsageError
 from thresher.redaction.patterns import (
     ASSIGNMENTS,
     FORMATS,
+    KEYWORD_SLUGS,
     Kind,
     Rule,
     entropy_plugins,
@@ -256,6 +257,11 @@ class Detector:
         self._set, self._sentinel, self._members = _rule_set(self._rules)
         self._ungated = frozenset(  # every short text runs them (``_rule_set``)
             i for i, c in enumerate(self._rules) if c.rule.kind in _UNGATED
+        )
+        # Every slug a ``Found`` of this detector can carry: the keyword rule names its
+        # value by the keyword (``keyword_slug``), every other rule by its own slug.
+        self.slugs = frozenset(
+            (*(c.rule.slug for c in self._rules if c.rule.kind is not Kind.KEYWORD), *KEYWORD_SLUGS)
         )
 
     def _matching(self, data: bytes) -> list[_Compiled] | None:

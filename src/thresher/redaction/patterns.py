@@ -134,6 +134,8 @@ ASSIGNMENTS: tuple[Rule, ...] = (
 # that hold credentials in .env and CI files all the same.
 _EXTRA_KEYWORDS = ("token", "access_?key", "secret_?key", "credentials?", "passphrase")
 _PASSWORD_WORDS = ("pass", "pwd", "contrase")
+# Every slug ``keyword_slug`` gives (``thresher.redaction.hiding`` reads them).
+KEYWORD_SLUGS = ("password", "secret", "token", "credential", "key")
 
 
 def keyword_slug(keyword: str) -> str:
@@ -141,7 +143,7 @@ def keyword_slug(keyword: str) -> str:
     word = keyword.lower()
     if any(p in word for p in _PASSWORD_WORDS):
         return "password"
-    for slug in ("secret", "token", "credential"):
+    for slug in KEYWORD_SLUGS[1:-1]:  # "password" is the words above; "key" the rest
         if slug in word:
             return slug
     return "key"

@@ -24,9 +24,7 @@ keeps them without a list of special cases of its own.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 import sys
 import threading
 from bisect import bisect_right
@@ -41,13 +39,12 @@ from thresher.redaction.detector import Detector, Found
 from thresher.redaction.fields import Structural as Structural
 from thresher.redaction.fields import is_model as _is_model
 from thresher.redaction.fields import text_fields as _text_fields
+from thresher.redaction.forms import REDACTED_FORMS as _REDACTED_FORMS
+from thresher.redaction.forms import TOKEN_FORM, hides
+from thresher.redaction.forms import bounded as _bounded
+from thresher.redaction.forms import redact_value as redact_value
+from thresher.redaction.forms import redaction_token as redaction_token
 
-# Only well-known provider prefixes are shown: they identify the token type and are
-# public. Any other leading text (a human-chosen password's first word) stays hidden.
-_PREFIX = re.compile(
-    r"^(gh[pousr]_|github_pat_|xox[abprse]-|xapp-|(?:sk|rk|pk)_(?:live|test)_|whsec_|"
-    r"AKIA|ASIA|AIza|SG\.|npm_|pypi-|glpat-|sk-proj-|sk-ant-|sk-|eyJ|-----BEGIN )"
-)
 _MIN_LENGTH = 4
 _PENDING_MAX = 256  # learned values matched apart before the main automaton is rebuilt
 _CACHE_SIZE = 4096
@@ -59,47 +56,16 @@ _TEXT_CACHE_SIZE = 32768
 _TEXT_CACHE_CHARS = 4 * 1024 * 1024
 _CACHE_TEXT_CHARS = 64 * 1024  # prompts and skills repeat; a 5 MB file read once does not
 _FRESH_CHECKS = 32  # values learned since a text was cached that are looked for in it
-_ANYWHERE_LENGTH = 12
 _AUTOMATON_CHARS = 64  # characters of a value its automaton holds (``_automaton_of``)
 # A detected value this long is remembered for the rest of the run. Longer ones are not:
 # they are not quoted from memory, and a long periodic value ("password=" x 6000)
 # would make the automaton's pass quadratic.
 _LEARN_LENGTHS = range(8, 257)
-# The forms this module writes. Their slugs and digests cannot hold a token's
-# characters (upper case, "_"), so a planted look-alike cannot hide a provider token.
-_REDACTED_FORMS = re.compile(
-    r"\[REDACTED:[a-z0-9]+(?:-[a-z0-9]+)*:[0-9a-f]{4}\]|…(?:[^\n]{3} )?\(\d{1,9} chars\)"
-)
-
 T = TypeVar("T")
 # Leaves of a model that hold no text: returned as they are.
 _PLAIN = (Enum, int, float, type(None))
 # The exact types of the commonest such leaves, checked by identity before ``_PLAIN``.
 _LEAVES: frozenset[type] = frozenset({int, float, bool, type(None)})
-
-
-def redact_value(value: str) -> str:
-    """``ghp_…Xk2 (40 chars)``: a known prefix, the last 3 characters, the length.
-
-    Values under 12 characters show nothing but their length, so a short
-    password cannot be guessed from what is shown.
-    """
-    length = len(value)
-    if length < 12:
-        return f"…({length} chars)"
-    match = _PREFIX.match(value)
-    prefix = match.group(1) if match else ""
-    return f"{prefix}…{value[-3:]} ({length} chars)"
-
-
-def redaction_token(slug: str, value: str) -> str:
-    """``[REDACTED:github-token:3f2a]``: the kind of secret and 16 bits of its SHA-256.
-
-    The same value gives the same token in every text and every run, so a model can
-    tell two mentions of one secret apart from two secrets; 16 bits cannot recover it.
-    """
-    digest = hashlib.sha256(value.encode("utf-8", errors="surrogatepass")).hexdigest()
-    return f"[REDACTED:{slug}:{digest[:4]}]"
 
 
 def _within(start: int, end: int, forms: list[tuple[int, int]]) -> bool:
@@ -124,18 +90,6 @@ def _outside(start: int, end: int, forms: list[tuple[int, int]]) -> Iterator[tup
         start = max(start, high)
     if start < end:
         yield start, end
-
-
-def _bounded(text: str, start: int, end: int, value: str) -> bool:
-    """A short value counts only as a token, not inside a longer word ("passw" in
-    "passwords"); a long one counts anywhere, even glued to other text."""
-    if len(value) >= _ANYWHERE_LENGTH:
-        return True
-    if value[0].isalnum() and start > 0 and text[start - 1].isascii() and text[start - 1].isalnum():
-        return False
-    return not (
-        value[-1].isalnum() and end < len(text) and text[end].isascii() and text[end].isalnum()
-    )
 
 
 class Redactor:
@@ -170,6 +124,10 @@ class Redactor:
         # values: detection does not depend on them, and it is the costly part.
         self._detections: dict[str, list[Found]] = {}
         self._detector = detector
+        # The slugs of the tokens this redactor may write (its detector's, and those of
+        # tokens handed to ``add``), and whether a form of any other shape was: ``hides``.
+        self._slugs: frozenset[str] = detector.slugs if detector is not None else frozenset()
+        self._odd_forms = False
         self._lock = threading.Lock()
         for value in values:
             self.add(value)
@@ -177,6 +135,12 @@ class Redactor:
     def add(self, value: str, redacted: str | None = None) -> None:
         if len(value) >= _MIN_LENGTH:
             form = redacted or redact_value(value)
+            if redacted is not None and redacted != redact_value(value):
+                token = TOKEN_FORM.fullmatch(redacted)
+                if token is None:
+                    self._odd_forms = True
+                elif token.group(1) not in self._slugs:  # replaced whole: ``hides`` may read it
+                    self._slugs = self._slugs | {token.group(1)}
             with self._lock:
                 old = self._values.get(value)
                 if old is None:
@@ -193,6 +157,14 @@ class Redactor:
                     # Counted last: a text that counts this value (``text`` reads the count
                     # first) is matched with automata rebuilt after it was added.
                     self._order.append(value)
+
+    def hides(self, value: str, line: str) -> bool:
+        """Whether ``value`` cannot be on ``line`` once any text holding the line is
+        redacted by this redactor (``thresher.redaction.forms.hides``): then whoever reads
+        only that need not redact the text. False when it cannot be shown cheaply."""
+        if self._odd_forms or len(value) < _MIN_LENGTH or value not in self._values:
+            return False
+        return hides(value, line, self._slugs)
 
     def __bool__(self) -> bool:
         return bool(self._values) or self._detector is not None

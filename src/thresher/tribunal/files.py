@@ -2,20 +2,21 @@
 
 The heuristic reads the lines around each finding, and the workspace redacts a margin
 around every read, so a file holding 400 candidates (a test fixture of keys and
-certificates) was read, split and redacted 400 times over. A file with several
-findings is instead read once through the workspace (containment, binary and size
-checks: nothing the workspace refuses is seen here either), and each finding's line
-comes from that read, redacted as ``read_file`` redacts it: the lines the panel reads
-around its findings -- their context windows, overlapping ones merged into one range --
-each with the workspace's own margin, on first use. The rest of the file is never
-redacted, since nothing reads it: redacting whole files cost more than deciding their
-findings. A file with one finding is read as before.
+certificates) was read, split and redacted 400 times over. A file with findings is
+instead read once through the workspace (containment, binary and size checks: nothing
+the workspace refuses is seen here either), and each finding's line comes from that
+read, redacted as ``read_file`` redacts it: the lines the panel reads around its
+findings -- their context windows, overlapping ones merged into one range -- each with
+the workspace's own margin, on first use. The rest of the file is never redacted, since
+nothing reads it: redacting whole files cost more than deciding their findings. A file
+with one finding is read the same way: the panel then asks the redactor first whether
+it needs the redacted line at all (``thresher.tribunal.offline``), and most of the time
+the file is never redacted.
 
-So the redactor learns the values detection finds where the panel reads, as it always
-did for a file with one finding, and no longer every value anywhere in a file that
-holds several (it did while those were redacted whole). Nothing the panel reads reaches
-a model, and its decisions are redacted whole, by detection and by every value learned,
-before they are written; the LLM path reads through the workspace with its wide margin.
+So the redactor learns the values detection finds where the panel reads redacted
+lines, and nowhere else. Nothing the panel reads reaches a model, and its decisions are
+redacted whole, by detection and by every value learned, before they are written; the
+LLM path reads through the workspace with its wide margin.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from thresher.agents.tooling import ToolError
 from thresher.agents.workspace import Workspace
 from thresher.findings import Finding
 
-SHARED_FROM = 2  # findings in one file before it is read once for all of them
+SHARED_FROM = 1  # findings in one file before it is read once for all of them
 CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
 _MAX_CHARS = 64 * 1024 * 1024  # file text kept for the whole run
 
@@ -53,6 +54,11 @@ class RedactedLines(Sequence[str]):
     def __len__(self) -> int:
         return len(self._raw)
 
+    def raw(self, number: int) -> str:
+        """Line ``number`` (from 1) as the file holds it: for a caller that shows it to
+        no one and only asks the redactor what redaction would leave of it."""
+        return self._raw[number - 1]
+
     @overload
     def __getitem__(self, index: int) -> str: ...
 
@@ -76,14 +82,15 @@ class RedactedLines(Sequence[str]):
 
 
 class SharedReads:
-    """Redacted lines of the files that hold several findings, read on first use."""
+    """Redacted lines of the files that hold findings, read on first use."""
 
     def __init__(self, workspace: Workspace | None) -> None:
         self.workspace = workspace
         self.expected: Counter[str] = Counter()
         self._wanted: defaultdict[str, set[int]] = defaultdict(set)
         self._lines: dict[str, RedactedLines | None] = {}
-        self._chars = 0
+        self._chars = 0  # the text of the files held now
+        self._sizes: dict[str, int] = {}
         self._decided: Counter[str] = Counter()
 
     def expect(self, findings: Iterable[Finding]) -> None:
@@ -94,9 +101,10 @@ class SharedReads:
             self.expected[location.path] += 1
             self._wanted[location.path].add(location.line)
 
-    def lines(self, path: str) -> Sequence[str] | None:
+    def lines(self, path: str) -> RedactedLines | None:
         """The file's redacted lines, or None: read it per finding as the heuristic does
-        (one finding there, a read error to report exactly, or the memory bound reached)."""
+        (no finding expected there, a read error to report exactly, or the memory bound
+        reached)."""
         if self.workspace is None or self.expected[path] < SHARED_FROM:
             return None
         if path not in self._lines:
@@ -104,7 +112,9 @@ class SharedReads:
             size = sum(len(line) for line in raw) if raw is not None else 0
             if raw is not None and self._chars + size > _MAX_CHARS:
                 raw = None
-            self._chars += size
+            if raw is not None:
+                self._chars += size
+                self._sizes[path] = size
             self._lines[path] = (
                 None
                 if raw is None
@@ -114,12 +124,12 @@ class SharedReads:
 
     def decided(self, path: str) -> None:
         """One more finding in ``path`` decided: after the last one its lines are let go,
-        so a run holds the files it is deciding, not every file it has read. (The
-        budget of ``_MAX_CHARS`` still counts them: which files are read once is as
-        before.)"""
+        so a run holds the files it is deciding, not every file it has read, and
+        ``_MAX_CHARS`` bounds the text of those."""
         self._decided[path] += 1
         if self._decided[path] >= self.expected[path]:
             self._lines.pop(path, None)
+            self._chars -= self._sizes.pop(path, 0)
 
     def context_ok(self, path: str, start_line: int) -> bool | None:
         """Whether ``read_file(path, start_line, ...)`` succeeds, if known from a shared
