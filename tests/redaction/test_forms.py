@@ -91,11 +91,13 @@ def test_what_it_cannot_show_it_says_it_cannot() -> None:
     assert not _redactor(short).hides(short, f"x{short}y = 1")  # inside a word: not redacted there
     assert _redactor(short).hides(short, f"x = {short}")
     slug = "generic-api-key-value"
-    assert not hides(slug, f"x = {slug}", {"generic-api-key-value-x"})  # inside a token's slug
+    assert not hides(
+        slug, f"x = {slug}", frozenset({"generic-api-key-value-x"})
+    )  # inside a token's slug
     glued = "Qm9vZ2xlQ29vZ2xlghp_"  # ends where a provider prefix may begin
     assert not _redactor(glued).hides(glued, f"Qm9vZ2xlQ29vZ2xl {glued}")
-    assert hides("a\nb", "anything", ())  # a line holds no line break
-    assert not hides("(40 chars)x", "x", ())  # a form's own characters
+    assert hides("a\nb", "anything", frozenset())  # a line holds no line break
+    assert not hides("(40 chars)x", "x", frozenset())  # a form's own characters
 
 
 def test_a_redactor_given_an_odd_form_does_not_say() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from functools import lru_cache
 
 # Only well-known provider prefixes are shown: they identify the token type and are
 # public. Any other leading text (a human-chosen password's first word) stays hidden.
@@ -44,6 +44,7 @@ ANYWHERE_LENGTH = 12
 # where a form's provider prefix begins.
 _DELIMITERS = frozenset("[]…()")
 _PIECES = frozenset(p[:n] for p in PROVIDER_PREFIXES for n in range(1, len(p) + 1))
+_LONGEST_PIECE = max(len(p) for p in PROVIDER_PREFIXES)
 _COUNT = re.compile(r"[0-9]+(?: (?:c(?:h(?:a(?:r(?:s)?)?)?)?)?)?")  # "(40 chars" without "("
 _HEX = frozenset("0123456789abcdef")
 _HASH_LENGTH = 4
@@ -86,7 +87,7 @@ def bounded(text: str, start: int, end: int, value: str) -> bool:
     )
 
 
-def hides(value: str, line: str, slugs: Iterable[str]) -> bool:
+def hides(value: str, line: str, slugs: frozenset[str]) -> bool:
     """Whether ``value``, a known value of a redactor whose forms are ``redact_value``'s
     and tokens whose slugs are among ``slugs``, cannot occur on ``line`` (one line of a
     text, no line break in it) after that text is redacted, however much of the text
@@ -130,9 +131,9 @@ def hides(value: str, line: str, slugs: Iterable[str]) -> bool:
             at = line.find(value, at + 1)
     if _in_token(value, slugs):
         return False
-    for piece in _PIECES:
-        if value.endswith(piece):
-            head = value[: -len(piece)]
+    for size in range(1, min(_LONGEST_PIECE, len(value)) + 1):
+        if value[-size:] in _PIECES:
+            head = value[:-size]
             if not head:
                 return False
             at = line.find(head)
@@ -143,16 +144,23 @@ def hides(value: str, line: str, slugs: Iterable[str]) -> bool:
     return True
 
 
-def _in_token(value: str, slugs: Iterable[str]) -> bool:
+def _in_token(value: str, slugs: frozenset[str]) -> bool:
     """Whether ``value`` could lie inside ``REDACTED:<slug>:<hex>`` for one of ``slugs``:
     a part of ``REDACTED:<slug>:`` followed by up to four hex digits."""
-    texts = [f"REDACTED:{slug}:" for slug in slugs]
+    texts = _token_texts(slugs)
     for cut in range(_HASH_LENGTH + 1):
         if cut and value[-cut] not in _HEX:
             break
         head = value[: len(value) - cut]
         if not head:
             return True  # the hex digits alone
-        if any(head in text for text in texts):
+        if head in texts:
             return True
     return False
+
+
+@lru_cache(maxsize=8)
+def _token_texts(slugs: frozenset[str]) -> str:
+    """``REDACTED:<slug>:`` for every slug, one to a line: one search finds a part of any
+    (no slug holds a line break, nor does a value ``hides`` gets this far with)."""
+    return "\n".join(f"REDACTED:{slug}:" for slug in sorted(slugs))

@@ -119,8 +119,13 @@ class DecisionJournal:
     def write(self, decision: Decision) -> Decision:
         """Journal ``decision``; returns what the run keeps of it until the report."""
         known = self.redactor.known  # read first: values learned while redacting count
-        redacted = self.redactor.model(decision)
-        return self.write_redacted(decision, redacted, *decision_line(redacted), known=known)
+        whole = decision.escalated or self._shown(decision)
+        # A decision kept without its panel is redacted without it: its line leaves the
+        # panel out, and nothing else reads it (the panel's parts were redacted as each
+        # was submitted; walking them again cost a tenth of the journal's time).
+        redacted = self.redactor.model(decision if whole else reported(decision))
+        line, exact = decision_line(redacted)
+        return self._write(decision, redacted, line, exact, known=known, whole=whole)
 
     def write_redacted(
         self, decision: Decision, redacted: Decision, line: str, exact: bool, *, known: int
@@ -129,6 +134,19 @@ class DecisionJournal:
         ``line`` is ``redacted`` as ``decision_line`` writes it (``exact``: by pydantic),
         and ``known`` at most the values the redactor had when it redacted it. Returns
         what the run keeps of it: the decision, or its redacted copy without the panel."""
+        whole = decision.escalated or self._shown(decision)
+        return self._write(decision, redacted, line, exact, known=known, whole=whole)
+
+    def _write(
+        self,
+        decision: Decision,
+        redacted: Decision,
+        line: str,
+        exact: bool,
+        *,
+        known: int,
+        whole: bool,
+    ) -> Decision:
         self.handle.write(line + "\n")
         self.handle.flush()
         at: LineAt | bytes
@@ -137,7 +155,7 @@ class DecisionJournal:
             at = (start, self._end)
         else:
             at = _utf8(line)
-        if not decision.escalated and not self._shown(decision):
+        if not whole:
             # The line leaves the panel out too: it reads back as this copy.
             decision = redacted = reported(redacted)
         self._kept[decision.finding.id] = _Kept(decision, redacted, at, exact, known)
