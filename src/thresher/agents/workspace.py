@@ -202,14 +202,15 @@ class Workspace(GitTools):
         return [*lines[:low], *window, *lines[high:]]
 
     def redacted_ranges(
-        self, lines: list[str], ranges: Iterable[tuple[int, int]]
+        self, lines: list[str], ranges: Iterable[tuple[int, int]], *, holding: int | None = None
     ) -> dict[int, str]:
         """Lines of ``text_lines`` in each of ``ranges`` (``start``, ``end``: from 1,
         inclusive, within the file), by number, as ``read_file`` of that range shows them.
 
         Each range gets the margin ``read_file`` gives it; where margins meet, they are
         redacted as one text, so a file's many close ranges cost one pass over them and
-        a value across their meeting lines is seen whole.
+        a value across their meeting lines is seen whole. ``holding``: only the text
+        that holds that line is redacted, and only the lines of its ranges returned.
         """
         ranges = sorted(ranges)
         spans: list[list[int]] = []
@@ -218,6 +219,9 @@ class Workspace(GitTools):
                 spans[-1][1] = max(spans[-1][1], high)
             else:
                 spans.append([low, high])
+        if holding is not None:
+            spans = [span for span in spans if span[0] < holding <= span[1]]
+            ranges = [r for r in ranges if any(low < r[0] and r[1] <= high for low, high in spans)]
         shown: dict[int, str] = {}
         for low, high in spans:
             window = self._redact("\n".join(lines[low:high])).split("\n")

@@ -147,7 +147,9 @@ def hides(value: str, line: str, slugs: frozenset[str]) -> bool:
 def _in_token(value: str, slugs: frozenset[str]) -> bool:
     """Whether ``value`` could lie inside ``REDACTED:<slug>:<hex>`` for one of ``slugs``:
     a part of ``REDACTED:<slug>:`` followed by up to four hex digits."""
-    texts = _token_texts(slugs)
+    texts, alphabet = _token_texts(slugs)
+    if not alphabet.issuperset(value):
+        return False  # a character no such text holds
     for cut in range(_HASH_LENGTH + 1):
         if cut and value[-cut] not in _HEX:
             break
@@ -160,7 +162,9 @@ def _in_token(value: str, slugs: frozenset[str]) -> bool:
 
 
 @lru_cache(maxsize=8)
-def _token_texts(slugs: frozenset[str]) -> str:
+def _token_texts(slugs: frozenset[str]) -> tuple[str, frozenset[str]]:
     """``REDACTED:<slug>:`` for every slug, one to a line: one search finds a part of any
-    (no slug holds a line break, nor does a value ``hides`` gets this far with)."""
-    return "\n".join(f"REDACTED:{slug}:" for slug in sorted(slugs))
+    (no slug holds a line break, nor does a value ``hides`` gets this far with); and
+    every character those texts and the hex digits hold."""
+    texts = "\n".join(f"REDACTED:{slug}:" for slug in sorted(slugs))
+    return texts, frozenset(texts.replace("\n", "")) | _HEX

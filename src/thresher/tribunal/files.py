@@ -21,6 +21,7 @@ LLM path reads through the workspace with its wide margin.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import overload
@@ -42,14 +43,16 @@ def context_range(line: int) -> tuple[int, int]:
 
 class RedactedLines(Sequence[str]):
     """A file's lines as ``read_file`` shows them: the findings' context windows
-    (``ranges``) redacted together on the first read of any line, any other line with
-    its own context window when it is read."""
+    (``ranges``) redacted as ``Workspace.redacted_ranges`` merges them, each merged text
+    on the first read of one of its lines, any other line with its own context window
+    when it is read."""
 
     def __init__(self, workspace: Workspace, raw: list[str], ranges: list[tuple[int, int]]):
         self._workspace = workspace
         self._raw = raw
         self._ranges = ranges
         self._redacted: dict[int, str] | None = None
+        self._starts = [start for start, _ in ranges]  # sorted, disjoint (``_merged``)
 
     def __len__(self) -> int:
         return len(self._raw)
@@ -70,8 +73,14 @@ class RedactedLines(Sequence[str]):
             return [self[i] for i in range(*index.indices(len(self._raw)))]
         number = range(1, len(self._raw) + 1)[index]  # raises IndexError as a list does
         if self._redacted is None:
-            self._redacted = self._workspace.redacted_ranges(self._raw, self._ranges)
+            self._redacted = {}
         line = self._redacted.get(number)
+        if line is None and self._in_range(number):
+            # The text that holds the line, with the windows around it that it merges with.
+            shown = self._workspace.redacted_ranges(self._raw, self._ranges, holding=number)
+            for n, text in shown.items():
+                self._redacted.setdefault(n, text)
+            line = self._redacted.get(number)
         if line is None:
             start, end = context_range(number)
             window = [(start, min(end, len(self._raw)))]
@@ -79,6 +88,10 @@ class RedactedLines(Sequence[str]):
                 self._redacted.setdefault(n, text)
             line = self._redacted[number]
         return line
+
+    def _in_range(self, number: int) -> bool:
+        index = bisect_right(self._starts, number) - 1
+        return index >= 0 and number <= self._ranges[index][1]
 
 
 class SharedReads:
