@@ -337,16 +337,23 @@ class OfflinePanel:
             raise OfflineRecordError.writing(self.record_path, exc) from exc
 
 
+# What ``heuristic_judgement`` reads of each entry: its rules read nothing else.
+_JUDGED_REPORT = {"confidence_score", "verdict", "classification"}
+_JUDGED_CHALLENGE = {"outcome"}
+
+
 def _judge_entries(entries: list[ReportEntry]) -> list[dict[str, Any]]:
-    """What the judge session receives as its context (see ``Tribunal._panel``)."""
+    """What the judge session receives as its context (see ``Tribunal._panel``), of it
+    only what the heuristic's judgement reads (dumping the whole of each report, its
+    checks and compliance for it was a fiftieth of a decision's time)."""
     return [
         {
             "index": i,
-            "report": e.report.model_dump(mode="json"),
-            "compliance": e.compliance.model_dump(mode="json"),
-            "checks": [c.model_dump(mode="json") for c in e.checks],
+            "report": e.report.model_dump(mode="json", include=_JUDGED_REPORT),
             "checks_passed": e.checks_passed,
-            "challenge": e.challenge.model_dump(mode="json") if e.challenge else None,
+            "challenge": e.challenge.model_dump(mode="json", include=_JUDGED_CHALLENGE)
+            if e.challenge
+            else None,
         }
         for i, e in enumerate(entries)
     ]
