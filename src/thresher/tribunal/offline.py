@@ -58,6 +58,7 @@ from thresher.tribunal.offline_records import OfflineAgentRecord as OfflineAgent
 from thresher.tribunal.offline_records import OfflineCallRecord as OfflineCallRecord
 from thresher.tribunal.offline_records import OfflineRecord as OfflineRecord
 from thresher.tribunal.offline_records import OfflineRecordError as OfflineRecordError
+from thresher.tribunal.offline_records import record_line
 from thresher.validators.base import ValidationResult
 
 # The evidence tools in the order the heuristic calls them (after its skills).
@@ -112,12 +113,12 @@ class OfflinePanel:
         started = time.perf_counter()
         calls = self._calls(finding, value, validations, offline)
         errors: list[DecisionError] = []
-        records: list[OfflineAgentRecord] = []
+        records: list[tuple[AgentName, _Ledger, Compliance]] = []
         name = self.model.name
 
         dependency = finding.kind is FindingKind.DEPENDENCY
         analysis_ledger, compliance = self._gather(AgentName.ANALYSIS, finding, calls)
-        records.append(OfflineAgentRecord.of(AgentName.ANALYSIS, analysis_ledger, compliance))
+        records.append((AgentName.ANALYSIS, analysis_ledger, compliance))
         report = self._submit(
             AgentName.ANALYSIS,
             dependency_report(gather_dependency_evidence(analysis_ledger.results))
@@ -129,9 +130,7 @@ class OfflinePanel:
         entries: list[ReportEntry] = []
         if isinstance(report, AnalysisReport):
             ledger, challenger_compliance = self._gather(AgentName.CHALLENGER, finding, calls)
-            records.append(
-                OfflineAgentRecord.of(AgentName.CHALLENGER, ledger, challenger_compliance)
-            )
+            records.append((AgentName.CHALLENGER, ledger, challenger_compliance))
             reproduced = any(
                 tool == ToolName.VALIDATE_SECRET.value for tool, _, _ in ledger.results
             )
@@ -165,7 +164,7 @@ class OfflinePanel:
         judge: JudgeResult | None = None
         if entries:
             judge_ledger, judge_compliance = self._gather(AgentName.JUDGE, finding, calls)
-            records.append(OfflineAgentRecord.of(AgentName.JUDGE, judge_ledger, judge_compliance))
+            records.append((AgentName.JUDGE, judge_ledger, judge_compliance))
             safe = "affected" if dependency else "real"
             judged = self._submit(
                 AgentName.JUDGE,
@@ -176,14 +175,7 @@ class OfflinePanel:
             judge = valid_judgement(
                 judged if isinstance(judged, JudgeResult) else None, len(entries), errors
             )
-        self._write(
-            OfflineRecord(
-                finding_id=finding.id,
-                model=name,
-                agents=tuple(records),
-                milliseconds=round((time.perf_counter() - started) * 1000, 2),
-            )
-        )
+        self._write(finding.id, name, records, round((time.perf_counter() - started) * 1000, 2))
         if finding.kind is FindingKind.SECRET:
             self.shared.decided(finding.locations[0].path)
         # Not interned: a scan keeps the panel only of the few decisions a report shows
@@ -322,10 +314,18 @@ class OfflinePanel:
             return None
         return self.factory.redactor.model(result)
 
-    def _write(self, record: OfflineRecord) -> None:
+    def _write(
+        self,
+        finding_id: str,
+        model: str,
+        agents: Sequence[tuple[AgentName, _Ledger, Compliance]],
+        milliseconds: float,
+    ) -> None:
+        """The finding's ``OfflineRecord`` line, redacted (``record_line``)."""
         if self.record_path is None and self.sink is None:
             return
-        line = self.factory.redactor.model(record).model_dump_json(exclude_defaults=True)
+        redact = self.factory.redactor.text
+        line = record_line(finding_id, model, agents, milliseconds, redact)
         if self.sink is not None:
             self.sink(line)
             return

@@ -19,7 +19,7 @@ from thresher.findings import Finding
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.tribunal.files import SharedReads, context_range
-from thresher.tribunal.offline_records import OfflineCallRecord
+from thresher.tribunal.offline_records import CallRow
 from thresher.validators.base import ValidationResult
 
 # What of each tool's data the rules read (``gather_evidence``).
@@ -107,7 +107,7 @@ class _Ledger:
     def __init__(self) -> None:
         self.count = 0
         self.skills: list[str] = []  # loaded first: ``T1``..``Tn``
-        self.calls: list[OfflineCallRecord] = []  # the calls after them
+        self.calls: list[CallRow] = []  # the calls after them
         self.results: list[tuple[str, str | None, dict[str, Any]]] = []
 
     def skill(self, name: str) -> None:
@@ -118,15 +118,7 @@ class _Ledger:
     def record(self, tool: ToolName, arguments: dict[str, Any], call: _Call) -> None:
         self.count += 1
         ledger_id = f"T{self.count}"
-        self.calls.append(  # built from the panel's own values: nothing to validate
-            OfflineCallRecord.model_construct(
-                id=ledger_id,
-                tool=tool.value,
-                arguments=arguments,
-                ok=call.error is None,
-                error=call.error,
-            )
-        )
+        self.calls.append(CallRow(ledger_id, tool.value, arguments, call.error is None, call.error))
         if call.error is None:
             self.results.append((tool.value, ledger_id, call.data))
 

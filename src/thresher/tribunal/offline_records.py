@@ -7,9 +7,11 @@ every name, so importers are unchanged.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
+from pydantic_core import to_json
 
 from thresher.config.settings import AgentName
 from thresher.errors import ThresherError
@@ -44,6 +46,17 @@ class OfflineCallRecord(BaseModel):
     error: str | None = None
 
 
+class CallRow(NamedTuple):
+    """An ``OfflineCallRecord`` as the panel's ledger keeps it until its line is written
+    (``record_line``): a call of every agent of every finding, so built without a model."""
+
+    id: str
+    tool: str
+    arguments: dict[str, Any]
+    ok: bool
+    error: str | None
+
+
 class OfflineAgentRecord(BaseModel):
     """One role: the skills it loaded (ledger ids ``T1``..``Tn``, in this order), the
     calls after them, and its compliance (what its session's transcript would show)."""
@@ -61,7 +74,7 @@ class OfflineAgentRecord(BaseModel):
         return cls(
             agent=agent.value,
             skills=tuple(ledger.skills),
-            calls=tuple(ledger.calls),
+            calls=tuple(OfflineCallRecord.model_construct(**c._asdict()) for c in ledger.calls),
             compliance=compliance.score,
             skipped=compliance.skipped,
         )
@@ -80,3 +93,60 @@ class OfflineRecord(BaseModel):
     model: Annotated[str, Structural]
     agents: tuple[OfflineAgentRecord, ...]
     milliseconds: float
+
+
+def record_line(
+    finding_id: str,
+    model: str,
+    agents: Sequence[tuple[AgentName, _Ledger, Compliance]],
+    milliseconds: float,
+    redact: Callable[[str], str],
+) -> str:
+    """The ``OfflineRecord`` of these agents as ``offline.jsonl`` writes it -- redacted as
+    ``Redactor.model`` redacts the model (``redact``: its text redaction; only the calls'
+    arguments and errors are text, the rest is structure), dumped as
+    ``model_dump_json(exclude_defaults=True)`` dumps it -- built without the models:
+    constructing, walking and dumping them was an eighth of a decision's time. Same
+    serialiser (``pydantic_core``), same field order, same defaults left out;
+    ``tests/tribunal/test_offline_records.py`` compares the two."""
+    rows: list[dict[str, Any]] = []
+    for agent, ledger, compliance in agents:
+        calls: list[dict[str, Any]] = []
+        for call in ledger.calls:
+            row: dict[str, Any] = {
+                "id": call.id,
+                "tool": call.tool,
+                "arguments": _redacted(call.arguments, redact),
+                "ok": call.ok,
+            }
+            if call.error is not None:
+                row["error"] = redact(call.error)
+            calls.append(row)
+        one: dict[str, Any] = {
+            "agent": agent.value,
+            "skills": list(ledger.skills),
+            "calls": calls,
+            "compliance": float(compliance.score),
+        }
+        if compliance.skipped:
+            one["skipped"] = list(compliance.skipped)
+        rows.append(one)
+    line = {
+        "finding_id": finding_id,
+        "model": model,
+        "agents": rows,
+        "milliseconds": float(milliseconds),
+    }
+    return to_json(line).decode("utf-8")
+
+
+def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
+    """``value`` (a call's arguments) with every string in it redacted, as
+    ``Redactor.model`` walks a model's free-form data."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redact) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(v, redact) for v in value]
+    return value
