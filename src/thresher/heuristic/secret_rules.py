@@ -157,11 +157,16 @@ def _risk(classification: Classification, checksum_ok: bool) -> RiskLevel:
     return RiskLevel.HIGH if checksum_ok else RiskLevel.MEDIUM
 
 
+# The assessment's strongest features the offline call's words cite: the only part of
+# the assessment a rule reads (``thresher.tribunal.offline_calls`` hands over no more).
+TOP_FEATURES_CITED = 3
+
+
 def _scored_key(classification: Classification, reason: str, assessment: dict[str, Any]) -> str:
     """The offline call in words, with the features that moved the scorer most."""
     top = [
         f"{f.get('feature')} ({float(f.get('contribution', 0)):+.2f})"
-        for f in assessment.get("top_features", [])[:3]
+        for f in assessment.get("top_features", [])[:TOP_FEATURES_CITED]
         if isinstance(f, dict)
     ]
     because = f"; features that moved P(real) most: {', '.join(top)}" if top else ""

@@ -16,6 +16,7 @@ from thresher.agents.toolbox import Handler, finding_data
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import ToolName
 from thresher.findings import Finding
+from thresher.heuristic.secret_rules import TOP_FEATURES_CITED
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.tribunal.files import SharedReads, context_range
@@ -150,12 +151,16 @@ def _described(
     """``get_finding`` as data only: the panel reads nothing else of it, and writing its
     JSON text for every finding cost more than the rules that read the data."""
 
+    assessment, call = offline
+
     def handler(arguments: dict[str, Any]) -> ToolOutput:
         if arguments.get("finding_id") != finding.id:
             raise ToolError(f"unknown finding id; this panel is about '{finding.id}'")
-        return ToolOutput(
-            "", finding_data(finding, value, line, offline=offline, fields=_OF_FINDING)
-        )
+        data = finding_data(finding, value, line, offline=(None, call), fields=_OF_FINDING)
+        if assessment is not None:  # of it the rules read the features they cite
+            top = assessment.top_features[:TOP_FEATURES_CITED]
+            data["assessment"] = {"top_features": [f.model_dump(mode="json") for f in top]}
+        return ToolOutput("", data)
 
     return handler
 

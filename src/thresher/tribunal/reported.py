@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel
 from pydantic_core import PydanticSerializationError
@@ -141,7 +141,9 @@ _FIELDS: dict[type[BaseModel], tuple[tuple[str, Any], ...]] = {}
 
 def _omissible(kind: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
     """Each field of the model class with its default (``_REQUIRED`` for a field that
-    has none, or that is always written): worked out once a class, not once a value."""
+    has none, or that is always written): worked out once a class, not once a value.
+    A field with neither a default nor room for a model is left out: ``_defaults``
+    would find nothing in it (a decision's scalars and strings, most of its fields)."""
     fields = _FIELDS.get(kind)
     if fields is None:
         fields = tuple(
@@ -152,6 +154,16 @@ def _omissible(kind: type[BaseModel]) -> tuple[tuple[str, Any], ...]:
                 else info.get_default(call_default_factory=True),
             )
             for name, info in kind.model_fields.items()
+            if not (info.is_required() or name in _TAGS) or _may_hold_model(info.annotation)
         )
         _FIELDS[kind] = fields
     return fields
+
+
+def _may_hold_model(annotation: Any) -> bool:
+    """Whether a value of this annotation can be a model, or a tuple of them."""
+    if annotation is Any or annotation is object:
+        return True
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return True
+    return any(_may_hold_model(arg) for arg in get_args(annotation))
