@@ -189,6 +189,20 @@ def test_paths_outside_the_workspace_are_refused(ws: Path, escape_links: Path, i
     assert "outside the workspace" in message or "relative to the workspace" in message
 
 
+def test_links_are_refused_after_their_directory_was_read(ws: Path, escape_links: Path) -> None:
+    """Directories are resolved once a run: a link beside a file already read, or under
+    a directory link, is still resolved whole and refused."""
+    tools = Workspace(ws)
+    (ws / "conf").mkdir()
+    (ws / "conf" / "app.yml").write_text("a: 1\n")
+    (ws / "conf" / "out.yml").symlink_to(escape_links / "secret.txt")
+    assert tools.read_file(ReadFileArgs(path="inside.txt")).data["lines"] == ["harmless"]
+    assert tools.read_file(ReadFileArgs(path="conf/app.yml")).data["lines"] == ["a: 1"]
+    for path in ("link_file", "conf/out.yml", "link_dir/secret.txt", "link_dir/secret.txt"):
+        with pytest.raises(ToolError, match="outside the workspace"):
+            tools.read_file(ReadFileArgs(path=path))
+
+
 def test_walks_do_not_follow_symlinks_out(ws: Path, escape_links: Path) -> None:
     tools = Workspace(ws)
     assert tools.grep(GrepArgs(pattern="TOPSECRET")).data["matches"] == []
