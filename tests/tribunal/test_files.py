@@ -85,3 +85,23 @@ def test_files_that_cannot_be_shared_are_read_per_finding(tmp_path: Path) -> Non
     one = shared.lines("one.py")
     assert one is not None and one.raw(2) == "b = 2" and one[1] == "b = 2"
     assert shared.lines("never.py") is None
+
+
+def test_the_memory_bound_counts_the_files_held_not_every_file_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file let go after its last finding gives its share of the bound back: a run
+    reads every file with findings once, however many files the tree holds."""
+    import thresher.tribunal.files as files
+
+    monkeypatch.setattr(files, "_MAX_CHARS", 100)
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text("x = 1\n" * 10)  # 50 characters of lines
+    shared = SharedReads(detecting_workspace(tmp_path))
+    shared.expect(_finding(p, 2) for p in ("a.py", "b.py", "c.py"))
+    assert shared.lines("a.py") is not None and shared.lines("b.py") is not None
+    assert shared.lines("c.py") is None  # a and b hold the bound
+    shared.decided("a.py")
+    shared.expect([_finding("d.py", 1)])
+    (tmp_path / "d.py").write_text("y = 2\n" * 10)
+    assert shared.lines("d.py") is not None  # a's share was given back
