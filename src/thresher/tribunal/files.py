@@ -30,7 +30,7 @@ from thresher.agents.tooling import ToolError
 from thresher.agents.workspace import Workspace
 from thresher.findings import Finding
 
-SHARED_FROM = 1  # findings in one file before it is read once for all of them
+SHARED_FROM = 1  # findings expected in a file for it to be read once for all of them
 CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
 _MAX_CHARS = 64 * 1024 * 1024  # file text kept for the whole run
 

@@ -94,7 +94,7 @@ class OfflinePanel:
         )
 
     def expect(self, findings: Sequence[Finding]) -> None:
-        """The findings about to be decided: files holding several are read once."""
+        """The findings about to be decided: each file holding any is read once."""
         self.shared.expect(f for f in findings if f.kind is FindingKind.SECRET)
 
     def tools(self, agent: AgentName) -> tuple[ToolName, ...]:
