@@ -134,7 +134,8 @@ class OfflinePanel:
             reproduced = any(
                 tool == ToolName.VALIDATE_SECRET.value for tool, _, _ in ledger.results
             )
-            submitted = report.model_dump(mode="json")
+            # Of the report the challenge rules read only its classification.
+            submitted = report.model_dump(mode="json", include={"classification"})
             challenge = self._submit(
                 AgentName.CHALLENGER,
                 dependency_challenge(gather_dependency_evidence(ledger.results), submitted)
@@ -299,7 +300,14 @@ class OfflinePanel:
     def _submit(
         self, agent: AgentName, submission: dict[str, Any], stage: str, errors: list[DecisionError]
     ) -> BaseModel | None:
-        """Validate and redact a submission as the loop does; a bad one is a typed error."""
+        """Validate a submission as the loop does; a bad one is a typed error.
+
+        Unlike a model's submission it is not redacted here: the heuristic writes it from
+        the redacted tool results, its rules' own words and the scorer's figures, and
+        what a run writes of it (the journal's line, a report) is redacted where it is
+        written (``DecisionJournal``, the run report). Redacting it here as well was a
+        tenth of a decision's time and changed nothing on the dev corpus or the wild
+        trees."""
         try:
             result = RESULT_TYPES[agent].model_validate(submission)
         except ValidationError as exc:
@@ -312,7 +320,7 @@ class OfflinePanel:
                 )
             )
             return None
-        return self.factory.redactor.model(result)
+        return result
 
     def _write(
         self,
