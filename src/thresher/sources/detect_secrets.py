@@ -16,7 +16,6 @@ import logging
 import multiprocessing
 import threading
 import time
-from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -56,7 +55,7 @@ log = logging.getLogger(__name__)
 PARALLEL_MIN_BYTES = 256 * 1024
 _QUEUED = 1  # batches a worker process holds: it gets the next between two of this one's files
 _MIN_BATCH_BYTES = 64 * 1024
-_BATCHES_PER_WORKER = 12
+_GUIDED = 4  # a worker's batch holds 1/(processes * this) of the bytes left
 
 
 @dataclass(frozen=True)
@@ -298,30 +297,66 @@ def _run(
     total = sum(job.size for job in jobs)
     if workers == 1 or len(jobs) < 2 or total < PARALLEL_MIN_BYTES:
         return scan_in_process(jobs, rules, limits)
-    batches = _batches(jobs, total, workers)
+    # Largest first (ties in the plan's order): the outcomes come back in this order.
+    ordered = sorted(jobs, key=lambda job: job.size, reverse=True)
     try:
-        return _shared_run(batches, rules, limits, min(workers, len(batches)) - 1)
+        return _shared_run(ordered, rules, limits, min(workers, len(jobs)) - 1)
     except (BrokenProcessPool, OSError) as exc:
         log.warning("worker processes failed (%s); scanning in this process", exc)
         return scan_in_process(jobs, rules, limits)
 
 
+class _Queue:
+    """The jobs not handed out yet, largest first: worker processes take batches from the
+    large end, this process one file at a time from the small end.
+
+    A batch holds a share of the bytes left (``_GUIDED``: the more is left, the larger),
+    never less than ``_MIN_BATCH_BYTES``: few round trips while much is left, and at the
+    end no batch so large that the other process idles while it is scanned."""
+
+    def __init__(self, jobs: list[FileJob], processes: int) -> None:
+        self.jobs = jobs
+        self._low, self._high = 0, len(jobs)  # jobs[low:high] are left
+        self._left = sum(job.size for job in jobs)
+        self._share = processes * _GUIDED
+
+    def __bool__(self) -> bool:
+        return self._low < self._high
+
+    def smallest(self) -> int:
+        """The position (in ``jobs``) of the smallest job left, taken."""
+        self._high -= 1
+        self._left -= self.jobs[self._high].size
+        return self._high
+
+    def batch(self) -> range:
+        """The positions of the largest jobs left, about their share of the bytes, taken."""
+        target = max(_MIN_BATCH_BYTES, self._left // self._share)
+        start, size = self._low, 0
+        while self._low < self._high and size < target:
+            size += self.jobs[self._low].size
+            self._low += 1
+        self._left -= size
+        return range(start, self._low)
+
+
 def _shared_run(
-    batches: list[list[FileJob]], rules: tuple[Rule, ...], limits: Limits, helpers: int
+    jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits, helpers: int
 ) -> list[FileOutcome]:
-    """The batches scanned by ``helpers`` worker processes and by this one, each taking
-    the next batch when it is done with one (the workers from the largest end, this
-    process from the smallest), the outcomes in the batches' order.
+    """``jobs`` (largest first) scanned by ``helpers`` worker processes and by this one,
+    the outcomes in the jobs' order. A worker holds one batch at a time (``_QUEUED``),
+    taken from the large end (``_Queue``); this process scans from the small end, one
+    file at a time, and between two of its files hands a worker whose batch is done
+    the next one. Both ends meet with no large batch left: neither process idles long
+    while the other finishes.
 
     This process scans too instead of waiting: one process fewer holds a copy of the
     interpreter and detect-secrets (peak memory, all processes summed), and no core
     idles. Its engine is built before the workers start, so a forked worker inherits it
-    instead of building its own. Between two of its files it hands a worker whose batch
-    is done the next one, so a worker holds one batch at a time (``_QUEUED``): at the end
-    no core waits on a batch that sat queued behind another.
+    instead of building its own.
     """
-    results: list[list[FileOutcome] | None] = [None] * len(batches)
-    pending = deque(range(len(batches)))
+    results: list[FileOutcome | None] = [None] * len(jobs)
+    queue = _Queue(jobs, helpers + 1)
     context = _context()
     with detect_secrets_session(honour_pragmas=limits.honour_pragmas):
         engine = limits.engine(rules)
@@ -334,44 +369,31 @@ def _shared_run(
             initializer=init_worker,
             initargs=(rules, limits, built),
         ) as pool:
-            running: dict[Future[list[FileOutcome]], int] = {}
+            running: dict[Future[list[FileOutcome]], range] = {}
 
             def collect_and_refill() -> None:
                 for future in [f for f in running if f.done()]:
-                    results[running.pop(future)] = future.result()
-                while pending and len(running) < _QUEUED * helpers:
-                    index = pending.popleft()
-                    running[pool.submit(scan_batch, batches[index])] = index
+                    _place(results, running.pop(future), future.result())
+                while queue and len(running) < _QUEUED * helpers:
+                    positions = queue.batch()
+                    batch = [jobs[position] for position in positions]
+                    running[pool.submit(scan_batch, batch)] = positions
 
             collect_and_refill()
-            while pending:
-                index = pending.pop()
-                outcomes: list[FileOutcome] = []
-                for job in batches[index]:
-                    outcomes.append(engine.scan_job(job))
-                    collect_and_refill()
-                results[index] = outcomes
-            for future, index in running.items():
-                results[index] = future.result()
-    return [outcome for batch in results if batch is not None for outcome in batch]
+            while queue:
+                position = queue.smallest()
+                results[position] = engine.scan_job(jobs[position])
+                collect_and_refill()
+            for future, positions in running.items():
+                _place(results, positions, future.result())
+    return [outcome for outcome in results if outcome is not None]
 
 
-def _batches(jobs: list[FileJob], total: int, workers: int) -> list[list[FileJob]]:
-    """Largest files first, in batches of about equal bytes, several per
-    worker, so no core idles while another finishes one big batch."""
-    target = max(_MIN_BATCH_BYTES, total // (workers * _BATCHES_PER_WORKER))
-    batches: list[list[FileJob]] = []
-    current: list[FileJob] = []
-    size = 0
-    for job in sorted(jobs, key=lambda j: j.size, reverse=True):
-        current.append(job)
-        size += job.size
-        if size >= target:
-            batches.append(current)
-            current, size = [], 0
-    if current:
-        batches.append(current)
-    return batches
+def _place(
+    results: list[FileOutcome | None], positions: range, outcomes: list[FileOutcome]
+) -> None:
+    for position, outcome in zip(positions, outcomes, strict=True):
+        results[position] = outcome
 
 
 def _context() -> BaseContext:
