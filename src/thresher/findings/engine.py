@@ -215,7 +215,9 @@ class Engine:
         found, unparsed = self._detect_secrets(job.path, text)
         lines = text.split("\n")
         numbers = range(1, len(lines) + 1)
-        ruled = self._rules(job.path, lines, range(len(lines)), numbers, by_name=found is None)
+        ruled = self._rules(
+            job.path, lines, range(len(lines)), numbers, by_name=found is None, joined=text
+        )
         if found is None and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
         kept = _added([*(found or ()), *aligned(ruled, found or ())], job.added)
@@ -316,16 +318,24 @@ class Engine:
         return out
 
     def _rules(
-        self, path: str, lines: list[str], indices: range, numbers: Sequence[int], *, by_name: bool
+        self,
+        path: str,
+        lines: list[str],
+        indices: range,
+        numbers: Sequence[int],
+        *,
+        by_name: bool,
+        joined: str | None = None,
     ) -> list[Detection]:
         """The custom rules, and thresher's own unless detect-secrets skips the file by
-        name, on each line of ``indices`` (Aho-Corasick, then RE2: linear in the text)."""
+        name, on each line of ``indices`` (Aho-Corasick, then RE2: linear in the text).
+        ``joined``: those lines joined by newlines, if the caller has that text."""
         out: list[Detection] = []
         books = [(self.rules, Origin.CUSTOM)]
         if not by_name:
             books.append((self.builtin, Origin.RULES))
         for book, origin in books:
-            for hit in book.scan(path, lines, indices):
+            for hit in book.scan(path, lines, indices, joined):
                 if self.honour_pragmas and _allowlisted(path, lines, hit.index):
                     continue
                 number = numbers[hit.index]
