@@ -1,13 +1,20 @@
 """How a parallel scan shares its files between this process and its workers: every
 file once, workers from the large end in batches that shrink as the work left does,
-this process from the small end one file at a time."""
+this process from the small end one file at a time. And what it kept out of the cyclic
+collector's walks while it ran is given back to it."""
 
 from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from thresher.findings.engine import FileJob
 from thresher.sources import detect_secrets as scan_module
+from thresher.sources.scan import ScanOptions, scan
 
 
 def jobs(sizes: list[int]) -> list[FileJob]:
@@ -48,3 +55,32 @@ def test_a_batch_holds_at_least_one_file() -> None:
     queue = scan_module._Queue(listed, processes=2)
     assert list(queue.batch()) == [0, 1, 2]  # under the minimum bytes: all of it
     assert not queue
+
+
+def test_a_scan_spares_its_outcomes_and_gives_the_collector_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for index in range(6):
+        (tmp_path / f"m{index}.py").write_text(f'password = "pw-{index}-Zq9"\n' * 20)
+    monkeypatch.setattr(scan_module, "PARALLEL_MIN_BYTES", 0)
+    frozen_while_assembled: list[int] = []
+    assembled = scan_module.sourced
+
+    def watched(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        frozen_while_assembled.append(gc.get_freeze_count())
+        yield from assembled(*args, **kwargs)
+
+    monkeypatch.setattr(scan_module, "sourced", watched)
+    assert gc.get_freeze_count() == 0
+    result = scan(ScanOptions(root=tmp_path, workers=2))
+    assert len(result.findings) == 6
+    assert frozen_while_assembled and frozen_while_assembled[0] > 0
+    assert gc.get_freeze_count() == 0
+    # A caller that froze objects itself keeps them frozen (the count only drops by
+    # what was freed meanwhile).
+    gc.freeze()
+    try:
+        scan(ScanOptions(root=tmp_path, workers=2))
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

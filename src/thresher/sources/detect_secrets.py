@@ -39,6 +39,7 @@ from thresher.findings.screen import Dropped, DropReason, drop_phrase
 from thresher.findings.screen import count_by_reason as count_drops
 from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
 from thresher.git import scope as gitscope
+from thresher.memory import collector_spared
 from thresher.sources.assemble import (
     BaselineKey,
     Candidate,
@@ -142,7 +143,19 @@ class DetectSecretsScan(Source):
             screen=options.screen,
         )
         outcomes = _run(plan.jobs, specs, limits, workers)
+        with collector_spared() as spare:
+            spare()  # the outcomes, kept to the end: no collection walks them again
+            yield from self._assembled(outcomes, plan, rules, baseline, started)
 
+    def _assembled(
+        self,
+        outcomes: list[FileOutcome],
+        plan: _Plan,
+        rules: dict[str, CustomRule],
+        baseline: frozenset[BaselineKey],
+        started: float,
+    ) -> Iterator[Sourced]:
+        """The reports of the outcomes; ``scanned`` is set before the first."""
         detections: list[Detection] = [d for outcome in outcomes for d in outcome.detections]
         kept = _without_baseline(detections, baseline)
         skipped = plan.skipped + [
@@ -358,8 +371,11 @@ def _shared_run(
     results: list[FileOutcome | None] = [None] * len(jobs)
     queue = _Queue(jobs, helpers + 1)
     context = _context()
-    with detect_secrets_session(honour_pragmas=limits.honour_pragmas):
+    with collector_spared() as spare, detect_secrets_session(honour_pragmas=limits.honour_pragmas):
         engine = limits.engine(rules)
+        # The modules and the engine live to the end: no collection here or in a forked
+        # worker walks them (nor, in the worker, copies the pages they lie on).
+        spare()
         # A forked worker starts with this engine (and the settings of this session):
         # it builds none of its own. Another start pickles nothing of it.
         built = engine if context.get_start_method() == "fork" else None
