@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-from detect_secrets.core.scan import _is_filtered_out
 from detect_secrets.settings import (
     cache_bust,
     configure_settings_from_baseline,
@@ -234,7 +233,7 @@ class Engine:
 
     def _chunked(self, job: FileJob, handle: BinaryIO, head: bytes) -> FileOutcome:
         """A larger file, a window at a time: raw lines, each reported by one window."""
-        by_name = _is_filtered_out(required_filter_parameters=["filename"], filename=job.path)
+        by_name = self._scan.name_filtered({"filename": job.path})
         if by_name and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME)
         found: dict[tuple[int, str, str, str], Detection] = {}
@@ -282,7 +281,7 @@ class Engine:
     def _detect_secrets(self, path: str, text: str) -> tuple[list[Detection] | None, bool]:
         """detect-secrets' findings, or None when it skips the file by name; and whether
         the format parsers had to be left out (see ``parsable``)."""
-        if _is_filtered_out(required_filter_parameters=["filename"], filename=path):
+        if self._scan.name_filtered({"filename": path}):
             return None, False
         handle = cast(NamedIO, _NamedText(text, path))
         if not parsable(text):
