@@ -186,7 +186,7 @@ class Engine:
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
             with self._open(job) as handle:
-                head = handle.read(self.chunk_bytes + 1)
+                head = _head(handle, job.size, self.chunk_bytes + 1)
                 if b"\x00" in head[:BINARY_SNIFF_BYTES]:
                     return FileOutcome(job.path, SkipReason.BINARY)
                 if len(head) > self.max_file_bytes:
@@ -350,6 +350,18 @@ _EXPRESSION_CONFIG = (".tf", ".tfvars", ".hcl")
 def _code(path: str) -> bool:
     """Whether an unquoted value in this file is an expression, for the screen."""
     return not literal_file(path) or path.lower().endswith(_EXPRESSION_CONFIG)
+
+
+def _head(handle: BinaryIO, size: int, limit: int) -> bytes:
+    """``handle.read(limit)``, asked for the size the listing gave plus one byte first:
+    a read of the whole limit allocates a buffer that large for every file, however
+    small (2 MiB, most of a small file's read). A file that grew since it was listed
+    is read on to the limit, as one read would have."""
+    wanted = min(size + 1, limit)
+    head = handle.read(wanted)
+    if len(head) < wanted or wanted == limit:
+        return head  # the end of the file, or the limit
+    return head + handle.read(limit - wanted)
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:
