@@ -54,7 +54,7 @@ log = logging.getLogger(__name__)
 
 # Below this much text, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 256 * 1024
-_QUEUED = 1  # batches a worker process holds: it gets the next between two of this one's files
+_QUEUED = 2  # batches a worker process holds: the next waits queued while it scans one
 _MIN_BATCH_BYTES = 64 * 1024
 _GUIDED = 4  # a worker's batch holds 1/(processes * this) of the bytes left
 
@@ -357,11 +357,12 @@ def _shared_run(
     jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits, helpers: int
 ) -> list[FileOutcome]:
     """``jobs`` (largest first) scanned by ``helpers`` worker processes and by this one,
-    the outcomes in the jobs' order. A worker holds one batch at a time (``_QUEUED``),
-    taken from the large end (``_Queue``); this process scans from the small end, one
-    file at a time, and between two of its files hands a worker whose batch is done
-    the next one. Both ends meet with no large batch left: neither process idles long
-    while the other finishes.
+    the outcomes in the jobs' order. Workers take batches from the large end
+    (``_Queue``), each holding the one it scans and the next (``_QUEUED``: it never
+    waits for this process to hand one over); this process scans from the small end,
+    one file at a time, and between two of its files refills a worker that finished a
+    batch. Batches shrink as the work left does, so both ends meet with no large batch
+    left: neither process idles long while the other finishes.
 
     This process scans too instead of waiting: one process fewer holds a copy of the
     interpreter and detect-secrets (peak memory, all processes summed), and no core
