@@ -84,3 +84,18 @@ def test_a_scan_spares_its_outcomes_and_gives_the_collector_back(
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_a_batch_is_capped_unless_one_file_is_larger(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Bytes are a poor measure of a large file's cost (a 1 MB YAML file takes seconds):
+    # a worker holds few large files at a time, so this process never waits long on them.
+    monkeypatch.setattr(scan_module, "_MIN_BATCH_BYTES", 1)
+    monkeypatch.setattr(scan_module, "_MAX_BATCH_BYTES", 1000)
+    listed = jobs([5000, 3000, *[100] * 200])
+    queue = scan_module._Queue(listed, processes=2)
+    assert list(queue.batch()) == [0]  # larger than the cap: alone
+    assert list(queue.batch()) == [1]
+    sizes = []
+    while queue:
+        sizes.append(sum(listed[p].size for p in queue.batch()))
+    assert max(sizes) <= 1000

@@ -56,7 +56,8 @@ log = logging.getLogger(__name__)
 PARALLEL_MIN_BYTES = 256 * 1024
 _QUEUED = 2  # batches a worker process holds: the next waits queued while it scans one
 _MIN_BATCH_BYTES = 64 * 1024
-_GUIDED = 4  # a worker's batch holds 1/(processes * this) of the bytes left
+_GUIDED = 4  # a worker's batch holds 1/(processes * this) of the bytes left ...
+_MAX_BATCH_BYTES = 512 * 1024  # ... and no more than this, unless one file is larger
 
 
 @dataclass(frozen=True)
@@ -324,8 +325,11 @@ class _Queue:
     large end, this process one file at a time from the small end.
 
     A batch holds a share of the bytes left (``_GUIDED``: the more is left, the larger),
-    never less than ``_MIN_BATCH_BYTES``: few round trips while much is left, and at the
-    end no batch so large that the other process idles while it is scanned."""
+    never less than ``_MIN_BATCH_BYTES``, never more than ``_MAX_BATCH_BYTES`` unless one
+    file is larger: at the end no batch so large that the other process idles while it
+    is scanned. Bytes say little of a large file's cost (a 1 MB YAML file takes seconds
+    to parse), so a worker holds few large files at a time: the rest stay in the queue,
+    where either process can take them."""
 
     def __init__(self, jobs: list[FileJob], processes: int) -> None:
         self.jobs = jobs
@@ -344,7 +348,7 @@ class _Queue:
 
     def batch(self) -> range:
         """The positions of the largest jobs left, about their share of the bytes, taken."""
-        target = max(_MIN_BATCH_BYTES, self._left // self._share)
+        target = max(_MIN_BATCH_BYTES, min(self._left // self._share, _MAX_BATCH_BYTES))
         start, size = self._low, 0
         while self._low < self._high and size < target:
             size += self.jobs[self._low].size
