@@ -99,3 +99,24 @@ def test_plugins_and_filters_answer_as_through_the_injector(honour_pragmas: bool
                         compared += 1
                         found += len(mine)
     assert compared > 10_000 and found > 100
+
+
+_NAMES = [
+    "a.py", "config.yaml", "b.txt", "package-lock.json", "yarn.lock", "Cargo.lock", ".env",
+    "logo.png", "img/icon.svg", "docs/swagger.json", "api/swagger-ui.html", "x.min.js",
+    "go.sum", "poetry.lock", "Gemfile.lock", "composer.lock", "a.jpg", "f.woff2", "a.mp4",
+    "dir/pnpm-lock.yaml", "notes", "Pipfile.lock", "a.zip", "b.tar.gz", "app.exe",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("honour_pragmas", [True, False])
+def test_the_name_filters_answer_as_through_the_injector(honour_pragmas: bool) -> None:
+    with detect_secrets_session(honour_pragmas=honour_pragmas):
+        scan = LineScan()
+        answers = [scan.name_filtered({"filename": name}) for name in _NAMES]
+        expected = [
+            _is_filtered_out(required_filter_parameters=["filename"], filename=name)
+            for name in _NAMES
+        ]
+    assert answers == expected
+    assert any(answers) and not all(answers)

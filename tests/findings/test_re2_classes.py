@@ -1,9 +1,14 @@
-"""``searchable_utf8`` is ``searchable`` in UTF-8, with or without lone surrogates."""
+"""``searchable_utf8`` is ``searchable`` in UTF-8; the stored character classes are what
+this Python computes, and are computed where none are stored for it."""
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
 import pytest
 
+from thresher.findings import re2_classes
 from thresher.findings.re2_classes import compile_re2, hits, searchable, searchable_utf8
 
 
@@ -31,3 +36,46 @@ def test_hits_answers_as_search_with_or_without_the_private_match(text: str) -> 
     expected = program.search(text) is not None
     assert hits(program, text) == expected
     assert hits(_PublicOnly(program), text) == expected
+
+
+def test_the_stored_classes_are_what_this_python_computes() -> None:
+    # The stored tables stand in for a pass over every code point; they are only read
+    # on the Python that computed them, and must be what it computes.
+    stored = json.loads(
+        resources.files("thresher.findings").joinpath(re2_classes.KNOWN_FILE).read_text("utf-8")
+    )
+    if stored["python"] != re2_classes.python_key():
+        assert re2_classes._known() == {}
+        pytest.skip(f"tables stored for {stored['python']}, not this Python")
+    assert re2_classes.known_tables() == stored
+    assert re2_classes._known() == stored
+
+
+def test_without_stored_tables_the_classes_are_enumerated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pattern, letters = r"\w", "ks\u00f1"
+    stored = (re2_classes.python_class(pattern), re2_classes.folded_letters(letters))
+    re2_classes.python_class.cache_clear()
+    re2_classes.folded_letters.cache_clear()
+    monkeypatch.setattr(re2_classes, "_known", dict)
+    try:
+        enumerated = (re2_classes.python_class(pattern), re2_classes.folded_letters(letters))
+    finally:
+        re2_classes.python_class.cache_clear()
+        re2_classes.folded_letters.cache_clear()
+    assert enumerated == stored
+    # The Kelvin sign is a k, the long s an s, to Python's case-insensitive ``re``.
+    assert "\\x{212a}" in enumerated[1]["k"] and "\\x{17f}" in enumerated[1]["s"]
+
+
+def test_the_stored_tables_are_not_read_on_another_python(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    re2_classes._known.cache_clear()
+    monkeypatch.setattr(re2_classes, "python_key", lambda: "another python")
+    try:
+        assert re2_classes._known() == {}
+    finally:
+        monkeypatch.undo()
+        re2_classes._known.cache_clear()

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.tokens import github_token, random_secret
-from thresher.findings.engine import FileJob, Limits, scan_in_process
+from thresher.findings.engine import FileJob, Limits, _head, scan_in_process
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.profile import profile_value
 from thresher.scan.assess import assess
@@ -244,3 +244,20 @@ def test_a_rule_re2_cannot_run_names_the_rule_and_the_syntax(tmp_path: Path) -> 
     with pytest.raises(ValueError, match="does not compile as RE2"):
         compile_rule_pattern(r"(?<=x)y")
     assert compile_rule_pattern(r"key_(?P<secret>[A-Z0-9]{8})").groupindex == {"secret": 1}
+
+
+@pytest.mark.parametrize("listed", [0, 5, 99, 100, 101, 5000])
+@pytest.mark.parametrize("actual", [0, 1, 100, 250, 4000])
+def test_a_file_is_read_as_one_read_would_whatever_size_was_listed(
+    tmp_path: Path, listed: int, actual: int
+) -> None:
+    # The first read asks for the listed size: a file that grew or shrank since it
+    # was listed is still read up to the limit, no more, no less.
+    path = tmp_path / "f.txt"
+    path.write_bytes(bytes(range(256)) * (actual // 256) + bytes(range(actual % 256)))
+    limit = 201
+    with path.open("rb") as handle:
+        expected = handle.read(limit)
+    with path.open("rb") as handle:
+        assert _head(handle, listed, limit) == expected
+        assert handle.read() == path.read_bytes()[limit:]

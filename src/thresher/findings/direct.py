@@ -80,9 +80,12 @@ class PluginCall:
 class LineScan:
     """``_scan_line`` and the filters ``_process_line_based_plugins`` runs on its
     secrets, for one configured session: the line filters, each plugin, its secret
-    filters, then the context filters — the same calls in the same order."""
+    filters, then the context filters — the same calls in the same order. And the
+    filters ``scan_file`` asks of a file's name before it reads the file."""
 
     def __init__(self) -> None:
+        # Whether a file is skipped by its name alone (``scan_file``'s first step).
+        self.name_filtered = FilterChain(("filename",), ("filename",))
         self.line_filtered = FilterChain(("line",), ("filename", "line", "context"))
         self._secret_filtered = FilterChain(("secret",), ("filename", "secret", "plugin", "line"))
         self._context_filtered = FilterChain(

@@ -36,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import BinaryIO, cast
 
 from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-from detect_secrets.core.scan import _is_filtered_out
 from detect_secrets.settings import (
     cache_bust,
     configure_settings_from_baseline,
@@ -187,7 +186,7 @@ class Engine:
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
             with self._open(job) as handle:
-                head = handle.read(self.chunk_bytes + 1)
+                head = _head(handle, job.size, self.chunk_bytes + 1)
                 if b"\x00" in head[:BINARY_SNIFF_BYTES]:
                     return FileOutcome(job.path, SkipReason.BINARY)
                 if len(head) > self.max_file_bytes:
@@ -215,7 +214,9 @@ class Engine:
         found, unparsed = self._detect_secrets(job.path, text)
         lines = text.split("\n")
         numbers = range(1, len(lines) + 1)
-        ruled = self._rules(job.path, lines, range(len(lines)), numbers, by_name=found is None)
+        ruled = self._rules(
+            job.path, lines, range(len(lines)), numbers, by_name=found is None, joined=text
+        )
         if found is None and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
         kept = _added([*(found or ()), *aligned(ruled, found or ())], job.added)
@@ -232,7 +233,7 @@ class Engine:
 
     def _chunked(self, job: FileJob, handle: BinaryIO, head: bytes) -> FileOutcome:
         """A larger file, a window at a time: raw lines, each reported by one window."""
-        by_name = _is_filtered_out(required_filter_parameters=["filename"], filename=job.path)
+        by_name = self._scan.name_filtered({"filename": job.path})
         if by_name and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME)
         found: dict[tuple[int, str, str, str], Detection] = {}
@@ -280,7 +281,7 @@ class Engine:
     def _detect_secrets(self, path: str, text: str) -> tuple[list[Detection] | None, bool]:
         """detect-secrets' findings, or None when it skips the file by name; and whether
         the format parsers had to be left out (see ``parsable``)."""
-        if _is_filtered_out(required_filter_parameters=["filename"], filename=path):
+        if self._scan.name_filtered({"filename": path}):
             return None, False
         handle = cast(NamedIO, _NamedText(text, path))
         if not parsable(text):
@@ -316,16 +317,24 @@ class Engine:
         return out
 
     def _rules(
-        self, path: str, lines: list[str], indices: range, numbers: Sequence[int], *, by_name: bool
+        self,
+        path: str,
+        lines: list[str],
+        indices: range,
+        numbers: Sequence[int],
+        *,
+        by_name: bool,
+        joined: str | None = None,
     ) -> list[Detection]:
         """The custom rules, and thresher's own unless detect-secrets skips the file by
-        name, on each line of ``indices`` (Aho-Corasick, then RE2: linear in the text)."""
+        name, on each line of ``indices`` (Aho-Corasick, then RE2: linear in the text).
+        ``joined``: those lines joined by newlines, if the caller has that text."""
         out: list[Detection] = []
         books = [(self.rules, Origin.CUSTOM)]
         if not by_name:
             books.append((self.builtin, Origin.RULES))
         for book, origin in books:
-            for hit in book.scan(path, lines, indices):
+            for hit in book.scan(path, lines, indices, joined):
                 if self.honour_pragmas and _allowlisted(path, lines, hit.index):
                     continue
                 number = numbers[hit.index]
@@ -341,6 +350,18 @@ _EXPRESSION_CONFIG = (".tf", ".tfvars", ".hcl")
 def _code(path: str) -> bool:
     """Whether an unquoted value in this file is an expression, for the screen."""
     return not literal_file(path) or path.lower().endswith(_EXPRESSION_CONFIG)
+
+
+def _head(handle: BinaryIO, size: int, limit: int) -> bytes:
+    """``handle.read(limit)``, asked for the size the listing gave plus one byte first:
+    a read of the whole limit allocates a buffer that large for every file, however
+    small (2 MiB, most of a small file's read). A file that grew since it was listed
+    is read on to the limit, as one read would have."""
+    wanted = min(size + 1, limit)
+    head = handle.read(wanted)
+    if len(head) < wanted or wanted == limit:
+        return head  # the end of the file, or the limit
+    return head + handle.read(limit - wanted)
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:

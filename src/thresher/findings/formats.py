@@ -82,9 +82,10 @@ def transformed(handle: NamedIO, text: str, *, eager: bool) -> list[str] | None:
     try:
         transformer: Any
         for transformer in get_transformers():
-            if not transformer.should_parse_file(handle.name):
-                continue
+            # Both checks only pass a transformer over; the cheaper (a flag) first.
             if eager != transformer.is_eager:
+                continue
+            if not transformer.should_parse_file(handle.name):
                 continue
             if config_fails(transformer, text):
                 continue

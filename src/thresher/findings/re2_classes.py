@@ -4,15 +4,23 @@ RE2 runs in time linear in the text, but its ``\\w``, ``\\s`` and ``\\d`` are AS
 its case folding differs from Python's for a few letters (the dotted capital I, the
 Kelvin sign). A rewrite of a detect-secrets regex must match exactly what the original
 matches, so each such class is enumerated from Python's own ``re`` over every code
-point and handed to RE2 as explicit ranges. Computed once per process, on first use.
+point and handed to RE2 as explicit ranges. Computed once per process, on first use,
+except where ``re2_classes.json`` holds them for this very Python (implementation,
+version and Unicode database: the only inputs of the enumeration): read from it, they
+cost no pass over every code point (about a tenth of a second before a scan's first
+file). ``known_tables()`` computes that file's content; a test checks it is current.
 """
 
 from __future__ import annotations
 
+import json
+import platform
 import re
 import sys
+import unicodedata
 from array import array
 from functools import cache
+from importlib import resources
 from typing import Any
 
 _MAX_MEM = 64 << 20  # bytes of compiled program; large classes need room for the DFA
@@ -30,11 +38,48 @@ def _code_point(index: int) -> int:
     return index if index < 0xD800 else index + 0x800
 
 
+KNOWN_FILE = "re2_classes.json"
+# The classes and letters ``re2_classes.json`` holds: the ones the scan asks for.
+KNOWN_CLASSES = (r"\w", r"\s", r"\d", r"[^\S\n]")
+KNOWN_LETTERS = "abcdefghijklmnopqrstuvwxyz\u00f1"
+
+
+def python_key() -> str:
+    """What the enumeration depends on: the Python and its Unicode database."""
+    version = ".".join(map(str, sys.version_info[:3])) + sys.version_info.releaselevel
+    return f"{platform.python_implementation()} {version} unicode {unicodedata.unidata_version}"
+
+
+@cache
+def _known() -> dict[str, Any]:
+    """The stored tables, if they were computed by this Python; else none."""
+    try:
+        text = resources.files(__package__).joinpath(KNOWN_FILE).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and data.get("python") == python_key() else {}
+
+
+def known_tables() -> dict[str, Any]:
+    """The content of ``re2_classes.json`` for this Python, computed."""
+    return {
+        "python": python_key(),
+        "classes": {pattern: _enumerated_class(pattern) for pattern in KNOWN_CLASSES},
+        "letters": _enumerated_letters(KNOWN_LETTERS),
+    }
+
+
 @cache
 def python_class(pattern: str) -> str:
     """The items of an RE2 character class (no brackets) holding exactly the
     characters that Python's ``re`` matches with ``pattern``, a one-character pattern
     such as ``\\w`` or ``(?i)[a-f0-9]``."""
+    known = _known().get("classes", {}).get(pattern)
+    return known if isinstance(known, str) else _enumerated_class(pattern)
+
+
+def _enumerated_class(pattern: str) -> str:
     text = _every_code_point()
     items: list[str] = []
     for match in re.finditer(f"(?:{pattern})+", text):
@@ -49,6 +94,13 @@ def folded_letters(letters: str) -> dict[str, str]:
 
     One pass over every code point finds the few characters that match any of the
     letters; each letter's share is then picked out of those."""
+    known = _known().get("letters", {})
+    if all(isinstance(known.get(letter), str) for letter in letters):
+        return {letter: known[letter] for letter in set(letters)}
+    return _enumerated_letters(letters)
+
+
+def _enumerated_letters(letters: str) -> dict[str, str]:
     alternatives = "".join(re.escape(letter) for letter in sorted(set(letters)))
     near = "".join(sorted(set(re.findall(f"(?i:[{alternatives}])", _every_code_point()))))
     return {

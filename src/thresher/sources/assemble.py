@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from thresher.findings.detection import Detection, Origin
@@ -136,7 +137,10 @@ def _rank(detection: Detection) -> tuple[int, str]:
             return _GENERIC_RANK.get(detection.type, 0), detection.type
 
 
+@cache
 def _builtin() -> dict[str, Rule]:
+    """The built-in rules by id: asked once per detection, built once per process
+    (``builtin_rules`` is)."""
     return {rule.id: rule for rule in builtin_rules()}
 
 
@@ -177,15 +181,23 @@ def sourced(
     rules: Mapping[str, CustomRule],
     commit: str | None = None,
 ) -> Iterator[Sourced]:
-    """One report per detection; its raw value travels to ``dedupe`` and the vault only."""
+    """One report per detection; its raw value travels to ``dedupe`` and the vault only.
+
+    A line's detections share one ``Location`` (immutable; a line often holds several,
+    and building one validates it)."""
     detect_secrets, own = DetectSecretsSource(), ThresherRulesSource()
+    places: dict[tuple[str, int], tuple[Location]] = {}
     for detection in detections:
         source: FindingSource = own if detection.origin is Origin.RULES else detect_secrets
+        place = places.get((detection.path, detection.line))
+        if place is None:
+            place = (Location(path=detection.path, line=detection.line, commit=commit),)
+            places[detection.path, detection.line] = place
         yield Sourced(
             kind=FindingKind.SECRET,
             rule_id=detection.type,
             severity=severity_for(detection, rules),
-            locations=(Location(path=detection.path, line=detection.line, commit=commit),),
+            locations=place,
             source=source,
             value=detection.value,
             secret_type=_secret_type(detection, rules),

@@ -76,15 +76,20 @@ def dedupe(items: Iterable[Sourced]) -> Deduped:
     kind its source cannot report), naming the source and the rule.
     """
     groups: dict[tuple[FindingKind, str, bool, str], list[Sourced]] = {}
+    # A value is often reported several times (plugins, rules, files): hashed once.
+    fingerprints: dict[str, str] = {}
     for item in items:
         if not item.value or not item.locations:
             missing = "a value" if not item.value else "a location"
             raise SourceError(
                 f"source {item.source.type!r} reported {item.rule_id!r} without {missing}"
             )
+        hashed = fingerprints.get(item.value)
+        if hashed is None:
+            hashed = fingerprints[item.value] = fingerprint(item.value)
         key = (
             item.kind,
-            fingerprint(item.value),
+            hashed,
             in_test_code(item.locations[0]),
             _target(item.source),
         )

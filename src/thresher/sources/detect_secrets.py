@@ -16,7 +16,6 @@ import logging
 import multiprocessing
 import threading
 import time
-from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -40,6 +39,7 @@ from thresher.findings.screen import Dropped, DropReason, drop_phrase
 from thresher.findings.screen import count_by_reason as count_drops
 from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
 from thresher.git import scope as gitscope
+from thresher.memory import collector_spared
 from thresher.sources.assemble import (
     BaselineKey,
     Candidate,
@@ -54,9 +54,10 @@ log = logging.getLogger(__name__)
 
 # Below this much text, starting worker processes costs more than it saves.
 PARALLEL_MIN_BYTES = 256 * 1024
-_QUEUED = 1  # batches a worker process holds: it gets the next between two of this one's files
+_QUEUED = 2  # batches a worker process holds: the next waits queued while it scans one
 _MIN_BATCH_BYTES = 64 * 1024
-_BATCHES_PER_WORKER = 12
+_GUIDED = 4  # a worker's batch holds 1/(processes * this) of the bytes left ...
+_MAX_BATCH_BYTES = 512 * 1024  # ... and no more than this, unless one file is larger
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,19 @@ class DetectSecretsScan(Source):
             screen=options.screen,
         )
         outcomes = _run(plan.jobs, specs, limits, workers)
+        with collector_spared() as spare:
+            spare()  # the outcomes, kept to the end: no collection walks them again
+            yield from self._assembled(outcomes, plan, rules, baseline, started)
 
+    def _assembled(
+        self,
+        outcomes: list[FileOutcome],
+        plan: _Plan,
+        rules: dict[str, CustomRule],
+        baseline: frozenset[BaselineKey],
+        started: float,
+    ) -> Iterator[Sourced]:
+        """The reports of the outcomes; ``scanned`` is set before the first."""
         detections: list[Detection] = [d for outcome in outcomes for d in outcome.detections]
         kept = _without_baseline(detections, baseline)
         skipped = plan.skipped + [
@@ -298,33 +311,76 @@ def _run(
     total = sum(job.size for job in jobs)
     if workers == 1 or len(jobs) < 2 or total < PARALLEL_MIN_BYTES:
         return scan_in_process(jobs, rules, limits)
-    batches = _batches(jobs, total, workers)
+    # Largest first (ties in the plan's order): the outcomes come back in this order.
+    ordered = sorted(jobs, key=lambda job: job.size, reverse=True)
     try:
-        return _shared_run(batches, rules, limits, min(workers, len(batches)) - 1)
+        return _shared_run(ordered, rules, limits, min(workers, len(jobs)) - 1)
     except (BrokenProcessPool, OSError) as exc:
         log.warning("worker processes failed (%s); scanning in this process", exc)
         return scan_in_process(jobs, rules, limits)
 
 
+class _Queue:
+    """The jobs not handed out yet, largest first: worker processes take batches from the
+    large end, this process one file at a time from the small end.
+
+    A batch holds a share of the bytes left (``_GUIDED``: the more is left, the larger),
+    never less than ``_MIN_BATCH_BYTES``, never more than ``_MAX_BATCH_BYTES`` unless one
+    file is larger: at the end no batch so large that the other process idles while it
+    is scanned. Bytes say little of a large file's cost (a 1 MB YAML file takes seconds
+    to parse), so a worker holds few large files at a time: the rest stay in the queue,
+    where either process can take them."""
+
+    def __init__(self, jobs: list[FileJob], processes: int) -> None:
+        self.jobs = jobs
+        self._low, self._high = 0, len(jobs)  # jobs[low:high] are left
+        self._left = sum(job.size for job in jobs)
+        self._share = processes * _GUIDED
+
+    def __bool__(self) -> bool:
+        return self._low < self._high
+
+    def smallest(self) -> int:
+        """The position (in ``jobs``) of the smallest job left, taken."""
+        self._high -= 1
+        self._left -= self.jobs[self._high].size
+        return self._high
+
+    def batch(self) -> range:
+        """The positions of the largest jobs left, about their share of the bytes, taken."""
+        target = max(_MIN_BATCH_BYTES, min(self._left // self._share, _MAX_BATCH_BYTES))
+        start, size = self._low, 0
+        while self._low < self._high and size < target:
+            size += self.jobs[self._low].size
+            self._low += 1
+        self._left -= size
+        return range(start, self._low)
+
+
 def _shared_run(
-    batches: list[list[FileJob]], rules: tuple[Rule, ...], limits: Limits, helpers: int
+    jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits, helpers: int
 ) -> list[FileOutcome]:
-    """The batches scanned by ``helpers`` worker processes and by this one, each taking
-    the next batch when it is done with one (the workers from the largest end, this
-    process from the smallest), the outcomes in the batches' order.
+    """``jobs`` (largest first) scanned by ``helpers`` worker processes and by this one,
+    the outcomes in the jobs' order. Workers take batches from the large end
+    (``_Queue``), each holding the one it scans and the next (``_QUEUED``: it never
+    waits for this process to hand one over); this process scans from the small end,
+    one file at a time, and between two of its files refills a worker that finished a
+    batch. Batches shrink as the work left does, so both ends meet with no large batch
+    left: neither process idles long while the other finishes.
 
     This process scans too instead of waiting: one process fewer holds a copy of the
     interpreter and detect-secrets (peak memory, all processes summed), and no core
     idles. Its engine is built before the workers start, so a forked worker inherits it
-    instead of building its own. Between two of its files it hands a worker whose batch
-    is done the next one, so a worker holds one batch at a time (``_QUEUED``): at the end
-    no core waits on a batch that sat queued behind another.
+    instead of building its own.
     """
-    results: list[list[FileOutcome] | None] = [None] * len(batches)
-    pending = deque(range(len(batches)))
+    results: list[FileOutcome | None] = [None] * len(jobs)
+    queue = _Queue(jobs, helpers + 1)
     context = _context()
-    with detect_secrets_session(honour_pragmas=limits.honour_pragmas):
+    with collector_spared() as spare, detect_secrets_session(honour_pragmas=limits.honour_pragmas):
         engine = limits.engine(rules)
+        # The modules and the engine live to the end: no collection here or in a forked
+        # worker walks them (nor, in the worker, copies the pages they lie on).
+        spare()
         # A forked worker starts with this engine (and the settings of this session):
         # it builds none of its own. Another start pickles nothing of it.
         built = engine if context.get_start_method() == "fork" else None
@@ -334,44 +390,31 @@ def _shared_run(
             initializer=init_worker,
             initargs=(rules, limits, built),
         ) as pool:
-            running: dict[Future[list[FileOutcome]], int] = {}
+            running: dict[Future[list[FileOutcome]], range] = {}
 
             def collect_and_refill() -> None:
                 for future in [f for f in running if f.done()]:
-                    results[running.pop(future)] = future.result()
-                while pending and len(running) < _QUEUED * helpers:
-                    index = pending.popleft()
-                    running[pool.submit(scan_batch, batches[index])] = index
+                    _place(results, running.pop(future), future.result())
+                while queue and len(running) < _QUEUED * helpers:
+                    positions = queue.batch()
+                    batch = [jobs[position] for position in positions]
+                    running[pool.submit(scan_batch, batch)] = positions
 
             collect_and_refill()
-            while pending:
-                index = pending.pop()
-                outcomes: list[FileOutcome] = []
-                for job in batches[index]:
-                    outcomes.append(engine.scan_job(job))
-                    collect_and_refill()
-                results[index] = outcomes
-            for future, index in running.items():
-                results[index] = future.result()
-    return [outcome for batch in results if batch is not None for outcome in batch]
+            while queue:
+                position = queue.smallest()
+                results[position] = engine.scan_job(jobs[position])
+                collect_and_refill()
+            for future, positions in running.items():
+                _place(results, positions, future.result())
+    return [outcome for outcome in results if outcome is not None]
 
 
-def _batches(jobs: list[FileJob], total: int, workers: int) -> list[list[FileJob]]:
-    """Largest files first, in batches of about equal bytes, several per
-    worker, so no core idles while another finishes one big batch."""
-    target = max(_MIN_BATCH_BYTES, total // (workers * _BATCHES_PER_WORKER))
-    batches: list[list[FileJob]] = []
-    current: list[FileJob] = []
-    size = 0
-    for job in sorted(jobs, key=lambda j: j.size, reverse=True):
-        current.append(job)
-        size += job.size
-        if size >= target:
-            batches.append(current)
-            current, size = [], 0
-    if current:
-        batches.append(current)
-    return batches
+def _place(
+    results: list[FileOutcome | None], positions: range, outcomes: list[FileOutcome]
+) -> None:
+    for position, outcome in zip(positions, outcomes, strict=True):
+        results[position] = outcome
 
 
 def _context() -> BaseContext:

@@ -25,6 +25,7 @@ from typing import Any
 
 from thresher.findings.detection import key_block
 from thresher.findings.options import compile_rule_pattern
+from thresher.findings.re2_classes import hits as searched_hits
 from thresher.findings.re2_classes import searchable
 from thresher.findings.rules.blocks import block_default
 from thresher.findings.rules.book import STRUCTURED, Rule, RuleKind
@@ -117,13 +118,21 @@ class Rulebook:
     def __len__(self) -> int:
         return len(self._rules)
 
-    def scan(self, path: str, lines: Sequence[str], indices: range) -> list[RuleHit]:
-        """Every value the rules find on ``lines[i]`` for ``i`` in ``indices``."""
+    def scan(
+        self, path: str, lines: Sequence[str], indices: range, joined: str | None = None
+    ) -> list[RuleHit]:
+        """Every value the rules find on ``lines[i]`` for ``i`` in ``indices``.
+
+        ``joined``: those lines joined by newlines, when the caller has that text (a
+        whole file's, which its lines were split from): not built again."""
         if not self._rules or not len(indices):
             return []
-        chunk = list(map(lines.__getitem__, indices))
-        text = "\n".join(chunk)
-        blocked = {n for n in self._by_path if not self._rules[n].path.search(path)}
+        if indices == range(len(lines)) and isinstance(lines, list):
+            chunk: Sequence[str] = lines  # all of them: read, never changed
+        else:
+            chunk = list(map(lines.__getitem__, indices))
+        text = "\n".join(chunk) if joined is None else joined
+        blocked = {n for n in self._by_path if not searched_hits(self._rules[n].path, path)}
         todo = self._located(text, chunk, indices.start, blocked)
         if self._automaton is not None or self._ungated:
             starts = list(accumulate((len(line) + 1 for line in chunk), initial=0))
