@@ -337,3 +337,27 @@ def test_a_file_is_found_as_resolving_its_whole_path_finds_it(tmp_path: Path) ->
             assert reader._target(path) == expected, path
     assert reader.lines("a/in-dir/f.txt") == ("x = 1", "")
     assert reader.lines("a/out-dir/secret.txt") == ()
+
+
+def test_references_read_the_listing_a_scan_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Given the scan's listing of the tree, the pass lists nothing itself (no git
+    spawned from a process grown large) and finds what its own listing finds."""
+    from thresher.git import scope as gitscope
+    from thresher.scoring import references as refs
+
+    (tmp_path / "certs").mkdir()
+    (tmp_path / "certs" / "server.key").write_text("-----BEGIN PRIVATE KEY-----\n")
+    (tmp_path / "tls_test.go").write_text('load("certs/server.key")\n')
+    (tmp_path / "main.go").write_text('open("certs/other.key")\n')
+    wanted = ["certs/server.key", "certs/other.key"]
+    tree, _ = gitscope.list_files(tmp_path)
+    expected = references(tmp_path, wanted)
+
+    def refused(root: Path) -> object:
+        raise AssertionError("listed again")
+
+    monkeypatch.setattr(refs.gitscope, "list_files", refused)
+    assert references(tmp_path, wanted, tree) == expected
+    assert expected["certs/server.key"] is Referenced.TESTS_ONLY

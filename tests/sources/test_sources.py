@@ -205,3 +205,17 @@ def test_detect_secrets_is_a_source_whose_scan_counts_follow_its_reports(tmp_pat
     assert result.findings == dedupe(reports).findings
     assert result.skipped == source.scanned.skipped
     assert result.candidates == source.scanned.candidates
+
+
+def test_a_scan_keeps_the_listing_it_planned_from(tmp_path: Path) -> None:
+    """The whole tree's listing, as ``list_files`` makes it, for the scorer's references
+    pass (it would otherwise list the tree again late in the run)."""
+    from thresher.git import scope as gitscope
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "one.py").write_text("x = 1\n")
+    (tmp_path / "two.txt").write_text("y\n")
+    result = scan(ScanOptions(root=tmp_path))
+    listed, _ = gitscope.list_files(tmp_path.resolve())
+    assert result.tree is not None
+    assert [(i.path, i.size) for i in result.tree] == [(i.path, i.size) for i in listed]

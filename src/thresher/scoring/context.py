@@ -19,6 +19,7 @@ from pathlib import Path
 
 from thresher.findings.filekind import in_documentation, in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
+from thresher.git.scope import Listed
 from thresher.scoring.docstrings import docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.placement import Placement, placement
@@ -276,9 +277,11 @@ def build_contexts(
     root: Path | None = None,
     test_block_of: Callable[[str, int], bool] | None = None,
     docstring_of: Callable[[str, int], bool] | None = None,
+    tree: Sequence[Listed] | None = None,
 ) -> dict[str, CandidateContext]:
     """finding id -> context, for every finding whose value is known. With ``root``,
-    key files outside test code are looked up: who else in the repository names them."""
+    key files outside test code are looked up: who else in the repository names them
+    (among ``tree``, the root's files as a scan listed them; else listed here)."""
     rules: dict[str, set[str]] = defaultdict(set)
     files: dict[str, set[str]] = defaultdict(set)
     per_file: Counter[str] = Counter()
@@ -292,7 +295,7 @@ def build_contexts(
         for f, primary in zip(findings, primaries, strict=True)
         if (path := in_file(primary)) is not None and wants_lookup(path, f.rule_id)
     ]
-    referenced = references(root, lookups) if root is not None and lookups else {}
+    referenced = references(root, lookups, tree) if root is not None and lookups else {}
     # What the findings of one value share, worked out once a value.
     shared: dict[str, tuple[tuple[str, ...], int, bool]] = {}
     contexts: dict[str, CandidateContext] = {}
@@ -367,5 +370,6 @@ def scan_contexts(
         root=root,
         test_block_of=reader.in_test_block,
         docstring_of=reader.in_docstring,
+        tree=result.tree,
     )
     return contexts, checks

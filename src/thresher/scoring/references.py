@@ -70,20 +70,29 @@ def wants_lookup(path: str, rule_id: str) -> bool:
     )
 
 
-def references(root: Path, paths: Iterable[str]) -> dict[str, Referenced]:
+def references(
+    root: Path, paths: Iterable[str], tree: Sequence[gitscope.Listed] | None = None
+) -> dict[str, Referenced]:
     """path -> how other files of the repository under ``root`` refer to it.
 
     One step further than the files that name it: a configuration or data file that
     names it and is itself named only by test code is test material too. Test
     fixtures reference each other (``server/configs/tls.conf`` names
     ``certs/key.pem``, and only ``*_test.go`` names ``tls.conf``), so without this
-    step one fixture referencing another made both look deployable."""
+    step one fixture referencing another made both look deployable.
+
+    ``tree``: the root's files as ``gitscope.list_files`` listed them for the scan; the
+    pass lists them itself without it. Listing again spawned git from a process grown
+    to the size of the scan, which a memory sampler can catch counted twice."""
     wanted = sorted(set(paths))
     result = dict.fromkeys(wanted, Referenced.UNKNOWN)
-    try:
-        listed, _ = gitscope.list_files(root)
-    except ScanError:
-        return result
+    if tree is not None:
+        listed: Sequence[gitscope.Listed] = tree
+    else:
+        try:
+            listed, _ = gitscope.list_files(root)
+        except ScanError:
+            return result
     items = sorted(listed, key=lambda i: i.path)
     first, complete = _referrers(items, wanted)
     if first is None:

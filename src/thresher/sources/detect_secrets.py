@@ -100,6 +100,9 @@ class Scanned:
     line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
     skipped: tuple[Skipped, ...] = ()  # every file passed over, by path
     dropped: tuple[Dropped, ...] = ()  # every detection the screen dropped, by place
+    # The root's files as ``gitscope.list_files`` listed them for this scan (None for a
+    # diff or staged scan): what the scorer's references pass reads again.
+    tree: tuple[gitscope.Listed, ...] | None = field(default=None, repr=False)
 
 
 class DetectSecretsScan(Source):
@@ -182,7 +185,9 @@ class DetectSecretsScan(Source):
         )
         line_text = {(o.path, n): text for o in outcomes for n, text in o.lines.items()}
         dropped = tuple(d for outcome in outcomes for d in outcome.dropped)
-        self._scanned = Scanned(stats, candidates_of(kept), line_text, tuple(skipped), dropped)
+        self._scanned = Scanned(
+            stats, candidates_of(kept), line_text, tuple(skipped), dropped, plan.tree
+        )
         yield from sourced(kept, rules, plan.commit)
 
 
@@ -191,6 +196,7 @@ class _Plan:
     jobs: list[FileJob]
     skipped: list[Skipped]
     commit: str | None
+    tree: tuple[gitscope.Listed, ...] | None = None  # the root's whole listing, if made
 
 
 def _checked_rules(rules: Sequence[CustomRule]) -> dict[str, CustomRule]:
@@ -241,7 +247,7 @@ def _without_file(plan: _Plan, root: Path, baseline: Path) -> _Plan:
         return plan
     jobs = [job for job in plan.jobs if job.path != relative]
     passed = [Skipped(relative, SkipReason.BASELINE)] if len(jobs) < len(plan.jobs) else []
-    return _Plan(jobs, plan.skipped + passed, plan.commit)
+    return _Plan(jobs, plan.skipped + passed, plan.commit, plan.tree)
 
 
 def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
@@ -251,8 +257,8 @@ def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
         else:
             scope = gitscope.diff_staged(root)
         return _plan_diff(root, scope, scopes, options.max_file_bytes)
-    listed, skipped = gitscope.list_files(root)
-    listed = [item for item in listed if in_scopes(item.path, scopes)]
+    tree, skipped = gitscope.list_files(root)
+    listed = [item for item in tree if in_scopes(item.path, scopes)]
     listed += _named_but_unlisted(root, scopes, {item.path for item in listed})
     skipped = [item for item in skipped if in_scopes(item.path.rstrip("/"), scopes)]
     jobs: list[FileJob] = []
@@ -264,7 +270,7 @@ def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
             skipped.append(Skipped(item.path, SkipReason.TOO_LARGE, detail))
         else:
             jobs.append(FileJob(item.path, disk=item.disk, size=item.size))
-    return _Plan(jobs, skipped, None)
+    return _Plan(jobs, skipped, None, tuple(tree))
 
 
 def _named_but_unlisted(

@@ -15,6 +15,7 @@ from thresher.findings.options import CustomRule, ScanError, ScanOptions
 from thresher.findings.screen import Dropped
 from thresher.findings.skips import Skipped, SkipReason
 from thresher.findings.vault import SecretVault
+from thresher.git.scope import Listed
 from thresher.sources.assemble import Candidate
 from thresher.sources.dedupe import dedupe
 from thresher.sources.detect_secrets import DetectSecretsScan, ScanStats
@@ -44,6 +45,10 @@ class ScanResult:
     line_text: dict[tuple[str, int], str] = field(default_factory=dict, repr=False)
     skipped: tuple[Skipped, ...] = ()  # every file passed over, by path
     dropped: tuple[Dropped, ...] = ()  # every detection the screen dropped (no values)
+    # The root's files as the scan listed them (None for a diff or staged scan): the
+    # scorer's references pass reads this listing rather than list the tree again late
+    # in a run, from a process grown large (``thresher.scoring.references``).
+    tree: tuple[Listed, ...] | None = field(default=None, repr=False)
 
     def describe(self, *, verbose: bool = False) -> str:
         """The stderr line after a scan; with ``verbose`` one more line per skipped file
@@ -73,4 +78,5 @@ def scan(options: ScanOptions) -> ScanResult:
         scanned.line_text,
         scanned.skipped,
         scanned.dropped,
+        scanned.tree,
     )
