@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 PROBE = """
 import sys
@@ -22,3 +24,30 @@ def test_help_imports_no_heavy_library() -> None:
         [sys.executable, "-c", PROBE], capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip().splitlines()[-1] == "heavy="
+
+
+def test_the_command_ends_with_its_exit_code_and_its_output_whole(tmp_path: Path) -> None:
+    """Run as the command, the process ends without the interpreter's teardown: what it
+    printed and wrote is all there, and the exit code is the command's."""
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "app.py").write_text("x = 1\n")
+    report = tmp_path / "r.json"
+    command = [sys.executable, "-m", "thresher", "scan", "--root", str(tmp_path / "tree")]
+    ok = subprocess.run(
+        [*command, "--escalate", "never", "--json", str(report)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(report.read_text())["decisions"] == []
+    assert "exit 0" in ok.stdout + ok.stderr
+    bad = subprocess.run(
+        [sys.executable, "-m", "thresher", "scan", "--root", str(tmp_path / "missing")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert bad.returncode == 2 and "is not a directory" in bad.stderr
