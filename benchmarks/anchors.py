@@ -154,12 +154,16 @@ def thresher_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep + path if path else ''}"}
 
 
+# Ends as the ``thresher`` command does (``thresher.cli.app.main``): without the
+# interpreter's teardown of the scan's objects, once its output is written.
 DETECTION_ONLY = """
-import sys
+import os, sys
 from pathlib import Path
 from thresher.sources.scan import ScanOptions, scan
 result = scan(ScanOptions(root=Path(sys.argv[1])))
 Path(sys.argv[2]).write_text(str(len(result.findings)))
+sys.stdout.flush(); sys.stderr.flush()
+os._exit(0)
 """
 
 
