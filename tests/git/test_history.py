@@ -276,3 +276,30 @@ def test_nothing_to_look_for_reads_no_history(repo: Path, story: dict[str, str])
     index = HistoryIndex.build(repo, {})
     assert index.stats.commits_read == 0
     assert index.stats.describe() == "history: not read (no candidate values)"
+
+
+def test_where_the_scan_found_no_repository_the_log_is_not_run(
+    tmp_path: Path, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scan that heard git say "not a git repository" hands that on: the history reads
+    as git's failure would have made it, without running git again; inside a work tree
+    the probe says so, and the log runs."""
+    from thresher.git import history
+    from thresher.git.scope import list_tree
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "a.txt").write_text("x\n")
+    assert list_tree(plain).repository is False
+    assert list_tree(repo).repository is True
+    values = {random_secret(20, seed=3): ["a.txt"]}
+    ran = HistoryIndex.build(plain, values)
+
+    def refused(*_: Any, **__: Any) -> Any:
+        raise AssertionError("git log was run")
+
+    monkeypatch.setattr(history, "_read_log", refused)
+    skipped = HistoryIndex.build(plain, values, repository=False)
+    assert skipped.stats == ran.stats and skipped.stats.error == "not a git repository"
+    value = next(iter(values))
+    assert skipped.of(value) == ran.of(value)

@@ -175,11 +175,16 @@ class HistoryIndex:
         diff: str | None = None,
         timeout: float = HISTORY_TIMEOUT_S,
         exclude: Sequence[str] = (),
+        repository: bool | None = None,
     ) -> HistoryIndex:
         """``values``: each value with the paths it was found in (used by a --diff scan).
 
         ``exclude``: paths the log leaves out, whatever their commit: a partial clone's
-        paths whose blobs it does not hold, which ``git log -p`` would otherwise stop at."""
+        paths whose blobs it does not hold, which ``git log -p`` would otherwise stop at.
+        ``repository``: False where git already said ``root`` holds no repository (the
+        scan asked): the log is not run, and reads as it would have, no repository. Run
+        after a scan, from a process grown to the scan's size, it was the run's last
+        child process, which a memory sampler can count at its parent's size."""
         wanted = {v: tuple(p) for v, p in values.items() if v}
         if depth <= 0 or not wanted:
             return cls(HistoryStats(HistoryMode.OFF, depth))
@@ -200,7 +205,10 @@ class HistoryIndex:
         if exclude:
             # Magic pathspecs, each literal: a hostile name is never a glob nor an option.
             argv += (*(() if "--" in revs else ("--",)), *(_excluded(p) for p in exclude))
-        read = _read_log(root, argv, matcher, depth, timeout, literal=not exclude)
+        if repository is False and diff is None:
+            read = _Read(error=NOT_A_REPOSITORY)
+        else:
+            read = _read_log(root, argv, matcher, depth, timeout, literal=not exclude)
         stats = HistoryStats(
             mode, depth, read.commits, read.stopped, read.timed_out, diff, read.error
         )

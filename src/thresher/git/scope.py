@@ -91,25 +91,50 @@ def _stderr(proc: subprocess.CompletedProcess[bytes]) -> str:
 
 def in_work_tree(root: Path, *, need_git: bool = False) -> bool:
     """Without git installed a plain tree is still scannable, a diff is not."""
+    return _probe(root, need_git=need_git) is True
+
+
+def _probe(root: Path, *, need_git: bool = False) -> bool | None:
+    """True inside a work tree; False where git says there is no repository at all;
+    None otherwise (git missing, a bare repository, another failure)."""
     try:
         proc = git(root, "rev-parse", "--is-inside-work-tree")
     except ScanError:
         if need_git:
             raise
-        return False
-    return proc.returncode == 0 and proc.stdout.strip() == b"true"
+        return None
+    if proc.returncode == 0:
+        return True if proc.stdout.strip() == b"true" else None
+    return False if b"not a git repository" in proc.stderr else None
+
+
+@dataclass(frozen=True)
+class Tree:
+    """A tree's files (``list_files``), and whether git found a repository there: False
+    only where git said there is none (its history then needs no reading)."""
+
+    listed: list[Listed]
+    skipped: list[Skipped]
+    repository: bool | None
 
 
 def list_files(root: Path) -> tuple[list[Listed], list[Skipped]]:
     """Regular files under ``root``, and the entries passed over and why (symlinks,
     vanished files, unreadable directories). Inside git, ignored files are left out."""
-    if in_work_tree(root):
+    tree = list_tree(root)
+    return tree.listed, tree.skipped
+
+
+def list_tree(root: Path) -> Tree:
+    """``list_files``, with what git said of the repository."""
+    repository = _probe(root)
+    if repository:
         proc = git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
         if proc.returncode != 0:
             raise ScanError(f"git ls-files failed in {root}: {_stderr(proc)}")
         names = sorted({os.fsdecode(n) for n in proc.stdout.split(b"\0") if n})
-        return _stat_all(root, names)
-    return _walk(root)
+        return Tree(*_stat_all(root, names), repository)
+    return Tree(*_walk(root), repository)
 
 
 def is_own_output(path: str) -> bool:

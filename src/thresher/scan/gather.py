@@ -97,5 +97,10 @@ def build_history(result: ScanResult, request: ScanRequest) -> HistoryIndex:
     # Bounded by --timeout too: a run that must end in a minute cannot spend ten on git.
     timeout = min(HISTORY_TIMEOUT_S, request.timeout or HISTORY_TIMEOUT_S)
     return HistoryIndex.build(
-        request.root, paths, depth=request.history_depth, diff=request.diff, timeout=timeout
+        request.root,
+        paths,
+        depth=request.history_depth,
+        diff=request.diff,
+        timeout=timeout,
+        repository=result.repository,
     )

@@ -103,6 +103,8 @@ class Scanned:
     # The root's files as ``gitscope.list_files`` listed them for this scan (None for a
     # diff or staged scan): what the scorer's references pass reads again.
     tree: tuple[gitscope.Listed, ...] | None = field(default=None, repr=False)
+    # Whether git found a repository at the root: False only where it said there is none.
+    repository: bool | None = None
 
 
 class DetectSecretsScan(Source):
@@ -186,7 +188,13 @@ class DetectSecretsScan(Source):
         line_text = {(o.path, n): text for o in outcomes for n, text in o.lines.items()}
         dropped = tuple(d for outcome in outcomes for d in outcome.dropped)
         self._scanned = Scanned(
-            stats, candidates_of(kept), line_text, tuple(skipped), dropped, plan.tree
+            stats,
+            candidates_of(kept),
+            line_text,
+            tuple(skipped),
+            dropped,
+            plan.tree,
+            plan.repository,
         )
         yield from sourced(kept, rules, plan.commit)
 
@@ -197,6 +205,7 @@ class _Plan:
     skipped: list[Skipped]
     commit: str | None
     tree: tuple[gitscope.Listed, ...] | None = None  # the root's whole listing, if made
+    repository: bool | None = None  # what git said of it (``gitscope.Tree``)
 
 
 def _checked_rules(rules: Sequence[CustomRule]) -> dict[str, CustomRule]:
@@ -247,7 +256,7 @@ def _without_file(plan: _Plan, root: Path, baseline: Path) -> _Plan:
         return plan
     jobs = [job for job in plan.jobs if job.path != relative]
     passed = [Skipped(relative, SkipReason.BASELINE)] if len(jobs) < len(plan.jobs) else []
-    return _Plan(jobs, plan.skipped + passed, plan.commit, plan.tree)
+    return _Plan(jobs, plan.skipped + passed, plan.commit, plan.tree, plan.repository)
 
 
 def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
@@ -257,7 +266,8 @@ def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
         else:
             scope = gitscope.diff_staged(root)
         return _plan_diff(root, scope, scopes, options.max_file_bytes)
-    tree, skipped = gitscope.list_files(root)
+    listing = gitscope.list_tree(root)
+    tree, skipped = listing.listed, listing.skipped
     listed = [item for item in tree if in_scopes(item.path, scopes)]
     listed += _named_but_unlisted(root, scopes, {item.path for item in listed})
     skipped = [item for item in skipped if in_scopes(item.path.rstrip("/"), scopes)]
@@ -270,7 +280,7 @@ def _plan(root: Path, options: ScanOptions, scopes: tuple[str, ...]) -> _Plan:
             skipped.append(Skipped(item.path, SkipReason.TOO_LARGE, detail))
         else:
             jobs.append(FileJob(item.path, disk=item.disk, size=item.size))
-    return _Plan(jobs, skipped, None, tuple(tree))
+    return _Plan(jobs, skipped, None, tuple(tree), listing.repository)
 
 
 def _named_but_unlisted(

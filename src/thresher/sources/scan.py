@@ -49,6 +49,9 @@ class ScanResult:
     # scorer's references pass reads this listing rather than list the tree again late
     # in a run, from a process grown large (``thresher.scoring.references``).
     tree: tuple[Listed, ...] | None = field(default=None, repr=False)
+    # False where git said the root holds no repository (its history needs no reading);
+    # None when the scan did not ask, or git could not say.
+    repository: bool | None = None
 
     def describe(self, *, verbose: bool = False) -> str:
         """The stderr line after a scan; with ``verbose`` one more line per skipped file
@@ -79,4 +82,5 @@ def scan(options: ScanOptions) -> ScanResult:
         scanned.skipped,
         scanned.dropped,
         scanned.tree,
+        scanned.repository,
     )
