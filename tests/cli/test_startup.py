@@ -43,6 +43,18 @@ def test_the_command_ends_with_its_exit_code_and_its_output_whole(tmp_path: Path
     assert ok.returncode == 0, ok.stderr
     assert json.loads(report.read_text())["decisions"] == []
     assert "exit 0" in ok.stdout + ok.stderr
+    # Ended, not torn down: a handler the interpreter's teardown would run never runs.
+    probe = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('TORN DOWN'))\n"
+        f"sys.argv = ['thresher', 'scan', '--root', {str(tmp_path / 'tree')!r}]\n"
+        "from thresher.cli import main\n"
+        "main()\n"
+    )
+    ended = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert ended.returncode == 0 and "TORN DOWN" not in ended.stdout, ended.stderr
     bad = subprocess.run(
         [sys.executable, "-m", "thresher", "scan", "--root", str(tmp_path / "missing")],
         capture_output=True,

@@ -61,7 +61,7 @@ def test_the_line_is_the_one_the_models_write(seed: int) -> None:
     expected = models.model(record).model_dump_json(exclude_defaults=True)
 
     direct = Redactor([secret], detector=Detector([]))
-    line = record_line("s-0123abcd", "heuristic:default", agents, milliseconds, direct.text)
+    line = record_line("s-0123abcd", "heuristic:default", agents, milliseconds, direct)
 
     assert line == expected
     assert secret not in line

@@ -135,12 +135,13 @@ class Redactor:
     def add(self, value: str, redacted: str | None = None) -> None:
         if len(value) >= _MIN_LENGTH:
             form = redacted or redact_value(value)
-            if redacted is not None and redacted != redact_value(value):
+            if redacted is not None:  # a learned token, most often: matched first
                 token = TOKEN_FORM.fullmatch(redacted)
-                if token is None:
+                if token is not None:
+                    if token.group(1) not in self._slugs:  # replaced whole: ``hides`` reads it
+                        self._slugs = self._slugs | {token.group(1)}
+                elif redacted != redact_value(value):
                     self._odd_forms = True
-                elif token.group(1) not in self._slugs:  # replaced whole: ``hides`` may read it
-                    self._slugs = self._slugs | {token.group(1)}
             with self._lock:
                 old = self._values.get(value)
                 if old is None:
@@ -162,7 +163,7 @@ class Redactor:
         """Whether ``value`` cannot be on ``line`` once any text holding the line is
         redacted by this redactor (``thresher.redaction.forms.hides``): then whoever reads
         only that need not redact the text. False when it cannot be shown cheaply."""
-        if self._odd_forms or len(value) < _MIN_LENGTH or value not in self._values:
+        if self._odd_forms or value not in self._values:  # shorter ones are never added
             return False
         return hides(value, line, self._slugs)
 

@@ -30,7 +30,6 @@ from thresher.agents.tooling import ToolError
 from thresher.agents.workspace import Workspace
 from thresher.findings import Finding
 
-SHARED_FROM = 1  # findings expected in a file for it to be read once for all of them
 CONTEXT_LINES = 10  # lines either side of the finding the heuristic reads
 _MAX_CHARS = 64 * 1024 * 1024  # file text kept for the whole run
 
@@ -51,7 +50,7 @@ class RedactedLines(Sequence[str]):
         self._workspace = workspace
         self._raw = raw
         self._ranges = ranges
-        self._redacted: dict[int, str] | None = None
+        self._redacted: dict[int, str] = {}  # the lines redacted so far, by number
         self._starts = [start for start, _ in ranges]  # sorted, disjoint (``_merged``)
 
     def __len__(self) -> int:
@@ -72,8 +71,6 @@ class RedactedLines(Sequence[str]):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self._raw)))]
         number = range(1, len(self._raw) + 1)[index]  # raises IndexError as a list does
-        if self._redacted is None:
-            self._redacted = {}
         line = self._redacted.get(number)
         if line is None and self._in_range(number):
             # The text that holds the line, with the windows around it that it merges with.
@@ -118,7 +115,7 @@ class SharedReads:
         """The file's redacted lines, or None: read it per finding as the heuristic does
         (no finding expected there, a read error to report exactly, or the memory bound
         reached)."""
-        if self.workspace is None or self.expected[path] < SHARED_FROM:
+        if self.workspace is None or not self.expected[path]:
             return None
         if path not in self._lines:
             raw = self._read(self.workspace, path)

@@ -332,8 +332,7 @@ class OfflinePanel:
         """The finding's ``OfflineRecord`` line, redacted (``record_line``)."""
         if self.record_path is None and self.sink is None:
             return
-        redact = self.factory.redactor.text
-        line = record_line(finding_id, model, agents, milliseconds, redact)
+        line = record_line(finding_id, model, agents, milliseconds, self.factory.redactor)
         if self.sink is not None:
             self.sink(line)
             return

@@ -7,7 +7,7 @@ every name, so importers are unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
@@ -15,7 +15,7 @@ from pydantic_core import to_json
 
 from thresher.config.settings import AgentName
 from thresher.errors import ThresherError
-from thresher.redaction.redactor import Structural
+from thresher.redaction.redactor import Redactor, Structural
 from thresher.skills.compliance import Compliance
 
 if TYPE_CHECKING:  # only an annotation here: ``offline_calls`` imports this module
@@ -100,14 +100,15 @@ def record_line(
     model: str,
     agents: Sequence[tuple[AgentName, _Ledger, Compliance]],
     milliseconds: float,
-    redact: Callable[[str], str],
+    redactor: Redactor,
 ) -> str:
     """The ``OfflineRecord`` of these agents as ``offline.jsonl`` writes it -- redacted as
-    ``Redactor.model`` redacts the model (``redact``: its text redaction; only the calls'
-    arguments and errors are text, the rest is structure), dumped as
+    ``Redactor.model`` redacts the model (only the calls' arguments and errors are
+    text, the rest is structure), dumped as
     ``model_dump_json(exclude_defaults=True)`` dumps it -- built without the models:
     constructing, walking and dumping them was an eighth of a decision's time. Same
-    serialiser (``pydantic_core``), same field order, same defaults left out;
+    serialiser (``pydantic_core``), same field order, same defaults left out, the same
+    walk of the arguments (``Redactor.data``);
     ``tests/tribunal/test_offline_records.py`` compares the two."""
     rows: list[dict[str, Any]] = []
     for agent, ledger, compliance in agents:
@@ -116,11 +117,11 @@ def record_line(
             row: dict[str, Any] = {
                 "id": call.id,
                 "tool": call.tool,
-                "arguments": _redacted(call.arguments, redact),
+                "arguments": redactor.data(call.arguments),
                 "ok": call.ok,
             }
             if call.error is not None:
-                row["error"] = redact(call.error)
+                row["error"] = redactor.text(call.error)
             calls.append(row)
         one: dict[str, Any] = {
             "agent": agent.value,
@@ -138,15 +139,3 @@ def record_line(
         "milliseconds": float(milliseconds),
     }
     return to_json(line).decode("utf-8")
-
-
-def _redacted(value: Any, redact: Callable[[str], str]) -> Any:
-    """``value`` (a call's arguments) with every string in it redacted, as
-    ``Redactor.model`` walks a model's free-form data."""
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {k: _redacted(v, redact) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redacted(v, redact) for v in value]
-    return value
