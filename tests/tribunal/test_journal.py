@@ -14,7 +14,8 @@ from thresher.findings import Finding
 from thresher.redaction.redactor import Redactor, redact_value
 from thresher.tribunal.decisions import DecidedBy, Decision, DecisionError
 from thresher.tribunal.fallbacks import undecided
-from thresher.tribunal.journal import DecisionJournal, JournalReadError
+from thresher.tribunal.journal import DecisionJournal, JournalReadError, _Since
+from thresher.tribunal.reported import decision_line
 
 
 def _decision(number: int, text: str) -> Decision:
@@ -114,3 +115,41 @@ def test_the_report_lines_are_read_back_from_the_journal_file(tmp_path: Path) ->
     path.unlink()
     with pytest.raises(JournalReadError, match="cannot read back"):
         list(journal.lines(final))
+
+
+def test_a_copy_kept_without_its_panel_is_looked_for_in_its_line(tmp_path: Path) -> None:
+    """A copy the report shows without its panel is checked in the line the journal
+    file holds (no dump of it): a value learned later, raw or as JSON escapes it, is
+    found there and the copy redacted again; a copy holding none is kept as it was."""
+    late = random_secret(24, seed=6)
+    quoted = 'pa"ss\\w0rd-8Rt!y0#Mn'
+    unused = random_secret(24, seed=7)
+    redactor = Redactor([])
+    path = tmp_path / "decisions.jsonl"
+    with path.open("a", encoding="utf-8") as handle:
+        journal = DecisionJournal(handle, redactor, panel_shown=lambda d: False)
+        texts = (f"it holds {late}", "nothing learned", f"a password {quoted} ünïcode")
+        kept = [journal.write(_decision(n, text)) for n, text in enumerate(texts, start=1)]
+    for value in (late, quoted, unused):
+        redactor.add(value)
+
+    final = journal.final(kept)
+
+    lines = list(journal.lines(final))
+    for value in (late, quoted):
+        assert all(value not in line.decode() for line in lines)
+        assert all(json.dumps(value)[1:-1] not in line.decode() for line in lines)
+    assert final[1][0] is kept[1] and isinstance(final[1][1], tuple)  # read back, kept
+    for (redacted, _), line, copy in zip(final, lines, kept, strict=True):
+        # What a fresh redaction of the copy gives, line for line.
+        again = redactor.model(copy)
+        assert redacted == again
+        assert line == decision_line(again)[0].encode()
+
+
+def test_a_value_learned_in_a_default_text_sends_copies_to_the_whole_check() -> None:
+    """A field left at its default is not in the line: a learned value inside a default
+    text (a source's name) is looked for in the copy dumped whole."""
+    assert _Since(["xx-detect-secrets-xx"], 0).in_defaults is False
+    assert _Since(["detect-secrets"], 0).in_defaults is True
+    assert not _Since([], 0) and _Since(["s3cr3t-value"], 0)

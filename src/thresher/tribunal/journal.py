@@ -30,8 +30,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any, BinaryIO, TextIO
+from typing import Any, BinaryIO, TextIO, get_args
 
 import ahocorasick  # type: ignore[import-not-found]
 from pydantic import BaseModel
@@ -87,6 +88,7 @@ class _Kept:
     line: LineAt | bytes
     exact: bool  # ``line`` is pydantic's JSON, whose escapes ``_escaped`` reproduces
     known: int  # how many values the redactor knew before it redacted this copy
+    whole: bool  # kept with its panel (``panel_shown``): its line leaves the panel out
 
 
 class DecisionJournal:
@@ -158,7 +160,7 @@ class DecisionJournal:
         if not whole:
             # The line leaves the panel out too: it reads back as this copy.
             decision = redacted = reported(redacted)
-        self._kept[decision.finding.id] = _Kept(decision, redacted, at, exact, known)
+        self._kept[decision.finding.id] = _Kept(decision, redacted, at, exact, known, whole)
         return decision
 
     def _shown(self, decision: Decision) -> bool:
@@ -174,20 +176,44 @@ class DecisionJournal:
     def final(self, decisions: Sequence[Decision]) -> list[tuple[Decision, LineAt | bytes]]:
         """Every decision redacted with all the redactor knows now, with its report line
         (``decision_line``, UTF-8, or where the journal file holds it: ``lines`` reads
-        them): the journaled copy and line where no value learned since can be in them."""
+        them): the journaled copy and line where no value learned since can be in them.
+
+        A copy kept without its panel is looked for in its own line (read back from the
+        journal file), not in a dump of it: the line holds every text of the copy that
+        redaction can change, except a field left at its default, and ``_Since`` says
+        when a value learned since is in one of those (then the copy is dumped whole)."""
         kept = [self._kept.get(d.finding.id) for d in decisions]
         oldest = min((k.known for k in kept if k is not None), default=self.redactor.known)
         since = _Since((v for v, _ in self.redactor.learned_since(oldest)), oldest)
         out: list[tuple[Decision, LineAt | bytes]] = []
-        for decision, copy in zip(decisions, kept, strict=True):
-            if copy is None or copy.decision is not decision:
-                redacted = self.redactor.model(decision)  # never journaled: redact it now
-            elif not copy.exact or since.found_in_model(copy.redacted, copy.known):
-                redacted = self.redactor.model(copy.redacted)
-            else:
-                out.append((copy.redacted, copy.line))
-                continue
-            out.append((redacted, _utf8(decision_line(redacted)[0])))
+        source: BinaryIO | None = None
+        try:
+            for decision, copy in zip(decisions, kept, strict=True):
+                if copy is None or copy.decision is not decision:
+                    redacted = self.redactor.model(decision)  # never journaled: redact it now
+                elif not copy.exact:
+                    redacted = self.redactor.model(copy.redacted)
+                elif not since:
+                    out.append((copy.redacted, copy.line))
+                    continue
+                elif copy.whole or since.in_defaults:
+                    if not since.found_in_model(copy.redacted, copy.known):
+                        out.append((copy.redacted, copy.line))
+                        continue
+                    redacted = self.redactor.model(copy.redacted)
+                else:
+                    line = copy.line
+                    if not isinstance(line, bytes):
+                        source = source if source is not None else self._open()
+                        line = _read(source, line)
+                    if not since.found_in_utf8(line, copy.known):
+                        out.append((copy.redacted, copy.line))
+                        continue
+                    redacted = self.redactor.model(copy.redacted)
+                out.append((redacted, _utf8(decision_line(redacted)[0])))
+        finally:
+            if source is not None:
+                source.close()
         return out
 
     def lines(self, final: Iterable[tuple[Decision, LineAt | bytes]]) -> Iterator[bytes]:
@@ -247,7 +273,10 @@ class _Since:
     def __init__(self, values: Iterable[str], first: int) -> None:
         self._automaton: Any = None
         self._all = False  # a value pydantic cannot escape: every copy is checked again
+        self.in_defaults = False  # one is in a field's default text (see ``final``)
         automaton = ahocorasick.Automaton()
+        forms: set[str] = set()
+        defaults = _default_texts()
         for index, value in enumerate(values, start=first):
             escaped = _escaped(value)
             if escaped is None:
@@ -256,17 +285,34 @@ class _Since:
             for form in {value, escaped}:
                 _, latest = automaton.get(form, (form, index))
                 automaton.add_word(form, (form, max(latest, index)))
+                forms.add(form)
+                self.in_defaults = self.in_defaults or any(form in text for text in defaults)
         if len(automaton):
             automaton.make_automaton()
             self._automaton = automaton
+        # Most lines hold none of them: one linear-time pass over the line's bytes says so
+        # (hostile text, learned from the repository: escaped literals for RE2 only).
+        self._any = _literals(forms) if forms else None
+
+    def __bool__(self) -> bool:
+        """Whether any value was learned since (else no copy can hold one)."""
+        return self._all or self._automaton is not None
 
     def found_in_model(self, redacted: Decision, known: int) -> bool:
         """Whether the redacted copy, panel included (the line may leave it out, but
         SARIF and Markdown read it), holds a value learned after it knew ``known``."""
-        if not self._all and self._automaton is None:
+        if not self:
             return False  # nothing learned since: no need to serialise it
         line, exact = dumped(redacted)
         return not exact or self.found_in(line, known)
+
+    def found_in_utf8(self, line: bytes, known: int) -> bool:
+        """``found_in`` for a journal line as the file holds it (pydantic's JSON)."""
+        if self._all:
+            return True
+        if self._any is not None and self._any.search(line) is None:
+            return False
+        return self.found_in(line.decode("utf-8", "surrogatepass"), known)
 
     def found_in(self, line: str, known: int) -> bool:
         """Whether ``line`` holds a value the redactor learned after it knew ``known``."""
@@ -275,6 +321,63 @@ class _Since:
         if self._automaton is None:
             return False
         return any(index >= known for _, (_, index) in self._automaton.iter(line))
+
+
+def _literals(forms: Iterable[str]) -> Any:
+    """One RE2 program matching any of ``forms`` as UTF-8 bytes, or None when it cannot
+    be built (then every line goes through the automaton)."""
+    import re2  # type: ignore[import-untyped]  # lazy: only once values were learned since
+
+    try:
+        encoded = [form.encode("utf-8") for form in forms]
+        options = re2.Options()
+        options.max_mem = 64 << 20
+        return re2.compile(b"|".join(re2.escape(form) for form in encoded), options)
+    except (re2.error, UnicodeEncodeError):
+        return None
+
+
+@cache
+def _default_texts() -> tuple[str, ...]:
+    """Every text a decision's fields (and its models' fields) hold by default: a line
+    leaves a field at its default out, and redaction could change one that holds a value."""
+    texts: set[str] = set()
+    seen: set[type[BaseModel]] = set()
+
+    def visit(kind: type[BaseModel]) -> None:
+        if kind in seen:
+            return
+        seen.add(kind)
+        for info in kind.model_fields.values():
+            if not info.is_required():
+                _texts_in(info.get_default(call_default_factory=True), texts)
+            for model in _models_in(info.annotation):
+                visit(model)
+
+    visit(Decision)
+    return tuple(sorted(texts))
+
+
+def _texts_in(value: Any, into: set[str]) -> None:
+    if isinstance(value, str):
+        into.add(str(value))
+    elif isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            _texts_in(getattr(value, name), into)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _texts_in(key, into)
+            _texts_in(item, into)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for item in value:
+            _texts_in(item, into)
+
+
+def _models_in(annotation: Any) -> Iterator[type[BaseModel]]:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+    for arg in get_args(annotation):
+        yield from _models_in(arg)
 
 
 def _escaped(value: str) -> str | None:
