@@ -304,7 +304,19 @@ class Redactor:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, dict):
-            return {k: self.data(v) for k, v in value.items()}
+            # A dict's plain strings and numbers are handled here, without a call of
+            # ``data`` each: tool data is mostly flat dicts of them, walked per finding.
+            text, leaves = self.text, _LEAVES
+            out = {}
+            for key, item in value.items():
+                kind = type(item)
+                if kind is str:
+                    out[key] = text(item)
+                elif kind in leaves:
+                    out[key] = item
+                else:
+                    out[key] = self.data(item)
+            return out
         if type(value) is list:  # built without a generator: tool data is mostly lists
             return [self.data(v) for v in value]
         if isinstance(value, list | tuple):
