@@ -263,3 +263,42 @@ def test_a_large_run_prints_what_needs_action_first_and_names_the_reports(
     rows = [line for line in table.splitlines() if "_POSITIVE" in line or "INCONCLUSIVE" in line]
     assert len(rows) == len(decisions)
     assert "not shown" not in everything.stderr
+
+
+def test_a_run_that_fails_after_its_scan_started_stops_the_scan(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The secret scan starts on the other cores before the run is set up: a run whose
+    set-up then fails stops it, and leaves no worker process behind."""
+    import multiprocessing
+
+    from thresher.sources import running
+
+    monkeypatch.setattr(running, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(running, "_MIN_BATCH_BYTES", 1)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for index in range(8):
+        (repo / f"m{index}.py").write_text(f'password = "pw-{index}-Zq9xR4"\n' * 50)
+    started: list[object] = []
+    real = running.start_run
+
+    def watched(*args: object, **kwargs: object) -> running.Running:
+        run = real(*args, **kwargs)  # type: ignore[arg-type]
+        started.append(run)
+        return run
+
+    monkeypatch.setattr("thresher.sources.detect_secrets.start_run", watched)
+    from thresher.scan.files import RunDirError
+    from thresher.scan.setup import RunSetup
+
+    def fails(*args: object, **kwargs: object) -> RunSetup:
+        raise RunDirError("cannot create the run directory: the disk is full")
+
+    # The run is set up after its scan started (a full disk, a model spec refused).
+    monkeypatch.setattr(RunSetup, "start", fails)
+    result = cli("-q", "scan", "--root", "repo", "--escalate", "never")
+    assert result.exit_code == 3, result.stderr
+    assert "the disk is full" in result.stderr
+    assert [type(run).__name__ for run in started] == ["_Shared"]  # workers had started
+    assert multiprocessing.active_children() == []

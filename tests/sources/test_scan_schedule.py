@@ -14,6 +14,7 @@ import pytest
 
 from thresher.findings.engine import FileJob
 from thresher.sources import detect_secrets as scan_module
+from thresher.sources import running
 from thresher.sources.scan import ScanOptions, scan
 
 
@@ -22,8 +23,8 @@ def jobs(sizes: list[int]) -> list[FileJob]:
 
 
 def test_every_file_is_handed_out_once_from_both_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scan_module, "_MIN_BATCH_BYTES", 10)
-    queue = scan_module._Queue(jobs(sorted(range(1, 200), reverse=True)), processes=2)
+    monkeypatch.setattr(running, "_MIN_BATCH_BYTES", 10)
+    queue = running._Queue(jobs(sorted(range(1, 200), reverse=True)), processes=2)
     batches: list[range] = []
     singles: list[int] = []
     while queue:
@@ -39,9 +40,9 @@ def test_every_file_is_handed_out_once_from_both_ends(monkeypatch: pytest.Monkey
 
 
 def test_batches_shrink_with_the_bytes_left(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scan_module, "_MIN_BATCH_BYTES", 1)
+    monkeypatch.setattr(running, "_MIN_BATCH_BYTES", 1)
     listed = jobs([100] * 400)
-    queue = scan_module._Queue(listed, processes=2)
+    queue = running._Queue(listed, processes=2)
     sizes = []
     while queue:
         sizes.append(sum(listed[p].size for p in queue.batch()))
@@ -52,7 +53,7 @@ def test_batches_shrink_with_the_bytes_left(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_a_batch_holds_at_least_one_file() -> None:
     listed = jobs([5, 3, 1])
-    queue = scan_module._Queue(listed, processes=2)
+    queue = running._Queue(listed, processes=2)
     assert list(queue.batch()) == [0, 1, 2]  # under the minimum bytes: all of it
     assert not queue
 
@@ -62,7 +63,7 @@ def test_a_scan_spares_its_outcomes_and_gives_the_collector_back(
 ) -> None:
     for index in range(6):
         (tmp_path / f"m{index}.py").write_text(f'password = "pw-{index}-Zq9"\n' * 20)
-    monkeypatch.setattr(scan_module, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(running, "PARALLEL_MIN_BYTES", 0)
     frozen_while_assembled: list[int] = []
     assembled = scan_module.sourced
 
@@ -89,10 +90,10 @@ def test_a_scan_spares_its_outcomes_and_gives_the_collector_back(
 def test_a_batch_is_capped_unless_one_file_is_larger(monkeypatch: pytest.MonkeyPatch) -> None:
     # Bytes are a poor measure of a large file's cost (a 1 MB YAML file takes seconds):
     # a worker holds few large files at a time, so this process never waits long on them.
-    monkeypatch.setattr(scan_module, "_MIN_BATCH_BYTES", 1)
-    monkeypatch.setattr(scan_module, "_MAX_BATCH_BYTES", 1000)
+    monkeypatch.setattr(running, "_MIN_BATCH_BYTES", 1)
+    monkeypatch.setattr(running, "_MAX_BATCH_BYTES", 1000)
     listed = jobs([5000, 3000, *[100] * 200])
-    queue = scan_module._Queue(listed, processes=2)
+    queue = running._Queue(listed, processes=2)
     assert list(queue.batch()) == [0]  # larger than the cap: alone
     assert list(queue.batch()) == [1]
     sizes = []

@@ -11,7 +11,7 @@ import pytest
 
 from tests.gitrepo import git
 from tests.tokens import github_token
-from thresher.sources import detect_secrets as scan_module
+from thresher.sources import running
 from thresher.sources.scan import ScanError, ScanOptions, SkipReason, scan
 
 
@@ -85,8 +85,8 @@ def test_parallel_scan_equals_serial_scan(tmp_path: Path, monkeypatch: pytest.Mo
         body = "".join(f"x{i} = {i}\n" for i in range(50)) + secret_line(index % 5)
         (tmp_path / f"m{index}.py").write_text(body + f'password = "pw-{index}-Zq9"\n')
     serial = scan(ScanOptions(root=tmp_path, workers=1))
-    monkeypatch.setattr(scan_module, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(scan_module, "_MIN_BATCH_BYTES", 1)
+    monkeypatch.setattr(running, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(running, "_MIN_BATCH_BYTES", 1)
     parallel = scan(ScanOptions(root=tmp_path, workers=2))
     assert parallel.candidates == serial.candidates
     assert parallel.findings == serial.findings
@@ -100,9 +100,9 @@ def test_a_worker_not_forked_builds_its_own_engine(
     for index in range(4):
         (tmp_path / f"m{index}.py").write_text(f'password = "pw-{index}-Zq9"\n' * 20)
     serial = scan(ScanOptions(root=tmp_path, workers=1))
-    monkeypatch.setattr(scan_module, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(scan_module, "_MIN_BATCH_BYTES", 1)
-    monkeypatch.setattr(scan_module, "_context", lambda: multiprocessing.get_context("spawn"))
+    monkeypatch.setattr(running, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(running, "_MIN_BATCH_BYTES", 1)
+    monkeypatch.setattr(running, "_context", lambda: multiprocessing.get_context("spawn"))
     spawned = scan(ScanOptions(root=tmp_path, workers=2))
     assert spawned.candidates == serial.candidates
     assert spawned.findings == serial.findings

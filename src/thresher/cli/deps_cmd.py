@@ -38,8 +38,9 @@ from .run_options import (
     RootOption,
     SarifOption,
     TimeoutOption,
+    resolve_paths,
 )
-from .scan_cmd import Outputs, execute, resolve_paths
+from .scan_cmd import Outputs, execute
 
 
 def deps_command(

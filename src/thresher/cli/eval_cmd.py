@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 # The CLI's own copy of the policy names: importing thresher.scoring.policy here would pull
 # pydantic into `thresher --help`.
-from .run_options import EscalateChoice, EscalateOption
-from .scan_cmd import parse_band
+from .run_options import EscalateChoice, EscalateOption, parse_band
 
 
 class CorpusKind(StrEnum):

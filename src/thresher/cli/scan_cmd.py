@@ -38,38 +38,19 @@ from .run_options import (
     RootOption,
     SarifOption,
     TimeoutOption,
+    parse_band,
+    resolve_paths,
 )
 
 if TYPE_CHECKING:
     from thresher.config.settings import Settings
     from thresher.git.history import HistoryIndex
     from thresher.scan.outcome import ScanOutcome, ScanRequest
-    from thresher.scoring.policy import Band
     from thresher.sources.dependencies import DependencyScan
-    from thresher.sources.scan import ScanResult
+    from thresher.sources.scan import ScanResult, StartedScan
     from thresher.tribunal.decisions import Decision, RunReport
 
     from .app import RunState
-
-
-def parse_band(text: str) -> Band:
-    """``--escalate-band LOW,HIGH``: two probabilities, 0 <= LOW < HIGH <= 1."""
-    from thresher.scoring.policy import Band
-
-    parts = [p.strip() for p in text.split(",")]
-    try:
-        low, high = (float(p) for p in parts)
-    except ValueError:
-        raise UsageError(
-            f"--escalate-band {text!r}: expected two probabilities LOW,HIGH",
-            hint="for example --escalate-band 0.05,0.9",
-        ) from None
-    if not 0.0 <= low < high <= 1.0:
-        raise UsageError(
-            f"--escalate-band {text!r}: need 0 <= LOW < HIGH <= 1",
-            hint="for example --escalate-band 0.05,0.9",
-        )
-    return Band(low, high)
 
 
 TABLE_ROWS = 50  # rows of the decisions table without -v; the reports hold them all
@@ -154,9 +135,7 @@ def scan_command(
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.config.trust import is_pull_request
     from thresher.findings.model import Severity
-    from thresher.scan.outcome import FailOn, ScanRequest
-    from thresher.scoring.policy import Escalate
-    from thresher.sources.scan import CustomRule
+    from thresher.sources.scan import CustomRule, ScanOptions, start_scan
 
     from .app import state_of
 
@@ -178,6 +157,38 @@ def scan_command(
     resolved = resolve_paths(paths, root)
     if baseline is not None:
         baseline = _trusted_baseline(state, baseline, root, diff, stack)
+    band = parse_band(escalate_band) if escalate_band is not None else None
+    dependencies = (
+        deps_options(tuple(resolved), diff, osv_url, osv_offline, dry_run=dry_run) if deps else None
+    )
+    custom_rules = tuple(
+        CustomRule(
+            id=r.id,
+            pattern=r.pattern,
+            severity=Severity(r.severity),
+            description=r.description,
+            rule=r,
+        )
+        for r in settings.rules
+    )
+    honour_pragmas = not is_pull_request(os.environ, diff=diff)
+    # Every argument is checked: the scan starts on the other cores while this process
+    # loads the triage (``sources.scan.start_scan``); the run finishes it.
+    started = start_scan(
+        ScanOptions(
+            root=root,
+            paths=tuple(resolved),
+            diff=diff,
+            staged=staged,
+            baseline=baseline,
+            custom_rules=custom_rules,
+            honour_pragmas=honour_pragmas,
+        )
+    )
+    stack.callback(started.close)
+    from thresher.scan.outcome import FailOn, ScanRequest
+    from thresher.scoring.policy import Escalate
+
     request = ScanRequest(
         root=root,
         paths=tuple(resolved),
@@ -185,7 +196,7 @@ def scan_command(
         staged=staged,
         baseline=baseline,
         escalate=Escalate(escalate.value),
-        band=parse_band(escalate_band) if escalate_band is not None else None,
+        band=band,
         analyses=analyses,
         concurrency=concurrency,
         fail_on=FailOn(fail_on.value),
@@ -198,40 +209,11 @@ def scan_command(
         else settings.budget.max_tokens_per_finding,
         timeout=timeout,
         history_depth=history_depth,
-        honour_pragmas=not is_pull_request(os.environ, diff=diff),
-        custom_rules=tuple(
-            CustomRule(
-                id=r.id,
-                pattern=r.pattern,
-                severity=Severity(r.severity),
-                description=r.description,
-                rule=r,
-            )
-            for r in settings.rules
-        ),
-        deps=(
-            deps_options(tuple(resolved), diff, osv_url, osv_offline, dry_run=dry_run)
-            if deps
-            else None
-        ),
+        honour_pragmas=honour_pragmas,
+        custom_rules=custom_rules,
+        deps=dependencies,
     )
-    execute(state, request, settings, outputs, output_format, stack)
-
-
-def resolve_paths(paths: list[Path] | None, root: Path) -> list[Path]:
-    """PATH arguments as absolute paths, each existing and inside ``root``."""
-    resolved: list[Path] = []
-    for path in paths or []:
-        full = (Path.cwd() / path).resolve()
-        if not full.exists():
-            raise UsageError(f"no such file or directory: {path}")
-        if not full.is_relative_to(root):
-            raise UsageError(
-                f"{path} is outside --root {root}",
-                hint="pass --root with a directory that contains it",
-            )
-        resolved.append(full)
-    return resolved
+    execute(state, request, settings, outputs, output_format, stack, started)
 
 
 def execute(
@@ -241,14 +223,16 @@ def execute(
     outputs: Outputs,
     output_format: FormatChoice | None,
     stack: ExitStack,
+    started: StartedScan | None = None,
 ) -> None:
     """Run the use case, write the reports, print the table, exit by ``--fail-on``:
-    shared by ``scan`` and ``deps`` so both behave the same."""
+    shared by ``scan`` and ``deps`` so both behave the same. ``started``: the secret
+    scan of ``request``, already under way (``scan``)."""
     from thresher.scan.run import run_scan
 
     progress = _Progress(state, secrets=request.secrets)
     try:
-        outcome = run_scan(request, settings, observer=progress)
+        outcome = run_scan(request, settings, observer=progress, started=started)
     finally:
         progress.stop()
         stack.close()

@@ -21,7 +21,7 @@ from thresher.scan.observer import ScanObserver
 from thresher.scan.outcome import ScanRequest
 from thresher.sources.dependencies import DependencyScan, scan_dependencies
 from thresher.sources.detect_secrets import ScanStats
-from thresher.sources.scan import ScanOptions, ScanResult, scan
+from thresher.sources.scan import ScanOptions, ScanResult, StartedScan, scan
 
 
 @dataclass(frozen=True)
@@ -47,9 +47,12 @@ class Gathered:
         return value
 
 
-def gather(request: ScanRequest, observer: ScanObserver) -> Gathered:
-    """Stages 1-3, each reported to ``observer`` as it finishes."""
-    result = find_candidates(request)
+def gather(
+    request: ScanRequest, observer: ScanObserver, started: StartedScan | None = None
+) -> Gathered:
+    """Stages 1-3, each reported to ``observer`` as it finishes (``started``: the secret
+    scan, already under way)."""
+    result = find_candidates(request, started)
     if request.secrets:
         observer.candidates_found(result)
     dependencies = read_dependencies(request)
@@ -60,21 +63,27 @@ def gather(request: ScanRequest, observer: ScanObserver) -> Gathered:
     return Gathered(result, dependencies, history)
 
 
-def find_candidates(request: ScanRequest) -> ScanResult:
-    """The secret scan, or for a dependencies-only run an empty one (no file read)."""
+def find_candidates(request: ScanRequest, started: StartedScan | None = None) -> ScanResult:
+    """The secret scan, or for a dependencies-only run an empty one (no file read).
+
+    A scan ``started`` with exactly the request's options is finished; one started with
+    others (a caller's mistake) is stopped, and the request's own scan runs."""
+    options = ScanOptions(
+        root=request.root,
+        paths=request.paths,
+        diff=request.diff,
+        staged=request.staged,
+        baseline=request.baseline,
+        custom_rules=request.custom_rules,
+        honour_pragmas=request.honour_pragmas,
+    )
+    if started is not None:
+        if request.secrets and started.options == options:
+            return started.result()
+        started.close()
     if not request.secrets:
         return ScanResult((), SecretVault(), ScanStats(0, 0, 0, 0.0))
-    return scan(
-        ScanOptions(
-            root=request.root,
-            paths=request.paths,
-            diff=request.diff,
-            staged=request.staged,
-            baseline=request.baseline,
-            custom_rules=request.custom_rules,
-            honour_pragmas=request.honour_pragmas,
-        )
-    )
+    return scan(options)
 
 
 def read_dependencies(request: ScanRequest) -> DependencyScan | None:

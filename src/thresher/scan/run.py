@@ -34,6 +34,7 @@ from thresher.scan.outcome import ScanOutcome, ScanRequest
 from thresher.scan.report import report
 from thresher.scan.setup import RunSetup
 from thresher.scoring.model import Scorer, shipped_scorer
+from thresher.sources.scan import StartedScan
 
 
 def run_scan(
@@ -44,6 +45,7 @@ def run_scan(
     observer: ScanObserver | None = None,
     scorer: Scorer | None = None,
     offline_workers: int | None = None,
+    started: StartedScan | None = None,
 ) -> ScanOutcome:
     """Scan, decide every finding, and build the run report (see the module docstring).
 
@@ -52,13 +54,16 @@ def run_scan(
     trained without the repositories it scores). A run no model can take part in
     decides its findings in worker processes (``thresher.tribunal.parallel``);
     ``offline_workers`` sets how many (0: in this process; None: by size and cores).
+    ``started`` is the request's secret scan, already under way (``thresher scan`` starts
+    it before it loads the rest of the run); the run finishes it, or stops it if it ends
+    first.
     """
     observer = observer if observer is not None else ScanObserver()
     setup = RunSetup.start(request, settings, environ)
     with collector_spared() as spare:
         spare()  # the modules, their compiled rules and the run's set-up
         try:
-            gathered = gather(request, observer)
+            gathered = gather(request, observer, started)
             release_freed()  # the files detection read: its high-water mark is not kept
             spare()  # kept to the end: the findings, their values and lines
             assessed = assessment(

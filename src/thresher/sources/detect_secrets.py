@@ -13,28 +13,16 @@ Nothing is dropped silently: every listed file that is not scanned is counted by
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from multiprocessing.context import BaseContext
 from pathlib import Path
+from typing import NamedTuple
 
 from thresher.findings.detection import Detection, Origin
-from thresher.findings.engine import (
-    FileJob,
-    FileOutcome,
-    Limits,
-    detect_secrets_session,
-    init_worker,
-    scan_batch,
-    scan_in_process,
-)
+from thresher.findings.engine import FileJob, FileOutcome, Limits
 from thresher.findings.options import CustomRule, ScanError, ScanOptions, in_scopes
-from thresher.findings.rules.book import Rule, builtin_rules
+from thresher.findings.rules.book import builtin_rules
 from thresher.findings.screen import Dropped, DropReason, drop_phrase
 from thresher.findings.screen import count_by_reason as count_drops
 from thresher.findings.skips import Skipped, SkipReason, count_by_reason, scan_phrase
@@ -49,15 +37,9 @@ from thresher.sources.assemble import (
     sourced,
 )
 from thresher.sources.base import Source, Sourced
+from thresher.sources.running import Running, start_run
 
 log = logging.getLogger(__name__)
-
-# Below this much text, starting worker processes costs more than it saves.
-PARALLEL_MIN_BYTES = 256 * 1024
-_QUEUED = 2  # batches a worker process holds: the next waits queued while it scans one
-_MIN_BATCH_BYTES = 64 * 1024
-_GUIDED = 4  # a worker's batch holds 1/(processes * this) of the bytes left ...
-_MAX_BATCH_BYTES = 512 * 1024  # ... and no more than this, unless one file is larger
 
 
 @dataclass(frozen=True)
@@ -118,6 +100,7 @@ class DetectSecretsScan(Source):
     def __init__(self, options: ScanOptions) -> None:
         self.options = options
         self._scanned: Scanned | None = None
+        self._started: _Started | None = None
 
     @property
     def name(self) -> str:
@@ -129,7 +112,12 @@ class DetectSecretsScan(Source):
             raise RuntimeError("DetectSecretsScan.scanned is known once collect() has run")
         return self._scanned
 
-    def collect(self) -> Iterator[Sourced]:
+    def start(self) -> None:
+        """Check the options, list the files and start the worker processes on them;
+        ``collect`` finishes the scan (see ``sources.running``). Raises ``ScanError``
+        as ``collect`` does."""
+        if self._started is not None:
+            return
         started = time.perf_counter()
         options = self.options
         root = options.checked_root()
@@ -148,7 +136,21 @@ class DetectSecretsScan(Source):
             builtin_rules=options.builtin_rules,
             screen=options.screen,
         )
-        outcomes = _run(plan.jobs, specs, limits, workers)
+        running = start_run(plan.jobs, specs, limits, workers)
+        self._started = _Started(running, plan, rules, baseline, started)
+
+    def close(self) -> None:
+        """Stop a scan started and never collected (its worker processes with it)."""
+        if self._started is not None:
+            self._started.running.close()
+            self._started = None
+
+    def collect(self) -> Iterator[Sourced]:
+        self.start()
+        assert self._started is not None  # ``start`` sets it
+        running, plan, rules, baseline, started = self._started
+        self._started = None
+        outcomes = running.outcomes()
         with collector_spared() as spare:
             spare()  # the outcomes, kept to the end: no collection walks them again
             yield from self._assembled(outcomes, plan, rules, baseline, started)
@@ -197,6 +199,16 @@ class DetectSecretsScan(Source):
             plan.repository,
         )
         yield from sourced(kept, rules, plan.commit)
+
+
+class _Started(NamedTuple):
+    """A scan started (``DetectSecretsScan.start``): what ``collect`` goes on with."""
+
+    running: Running
+    plan: _Plan
+    rules: dict[str, CustomRule]
+    baseline: frozenset[BaselineKey]
+    started: float  # ``time.perf_counter()`` when it started
 
 
 @dataclass(frozen=True)
@@ -319,123 +331,3 @@ def _plan_diff(
         else:
             skipped.append(Skipped(path, SkipReason.UNREADABLE, "git has no such blob"))
     return _Plan(jobs, skipped, scope.commit)
-
-
-def _run(
-    jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits, workers: int
-) -> list[FileOutcome]:
-    total = sum(job.size for job in jobs)
-    if workers == 1 or len(jobs) < 2 or total < PARALLEL_MIN_BYTES:
-        return scan_in_process(jobs, rules, limits)
-    # Largest first (ties in the plan's order): the outcomes come back in this order.
-    ordered = sorted(jobs, key=lambda job: job.size, reverse=True)
-    try:
-        return _shared_run(ordered, rules, limits, min(workers, len(jobs)) - 1)
-    except (BrokenProcessPool, OSError) as exc:
-        log.warning("worker processes failed (%s); scanning in this process", exc)
-        return scan_in_process(jobs, rules, limits)
-
-
-class _Queue:
-    """The jobs not handed out yet, largest first: worker processes take batches from the
-    large end, this process one file at a time from the small end.
-
-    A batch holds a share of the bytes left (``_GUIDED``: the more is left, the larger),
-    never less than ``_MIN_BATCH_BYTES``, never more than ``_MAX_BATCH_BYTES`` unless one
-    file is larger: at the end no batch so large that the other process idles while it
-    is scanned. Bytes say little of a large file's cost (a 1 MB YAML file takes seconds
-    to parse), so a worker holds few large files at a time: the rest stay in the queue,
-    where either process can take them."""
-
-    def __init__(self, jobs: list[FileJob], processes: int) -> None:
-        self.jobs = jobs
-        self._low, self._high = 0, len(jobs)  # jobs[low:high] are left
-        self._left = sum(job.size for job in jobs)
-        self._share = processes * _GUIDED
-
-    def __bool__(self) -> bool:
-        return self._low < self._high
-
-    def smallest(self) -> int:
-        """The position (in ``jobs``) of the smallest job left, taken."""
-        self._high -= 1
-        self._left -= self.jobs[self._high].size
-        return self._high
-
-    def batch(self) -> range:
-        """The positions of the largest jobs left, about their share of the bytes, taken."""
-        target = max(_MIN_BATCH_BYTES, min(self._left // self._share, _MAX_BATCH_BYTES))
-        start, size = self._low, 0
-        while self._low < self._high and size < target:
-            size += self.jobs[self._low].size
-            self._low += 1
-        self._left -= size
-        return range(start, self._low)
-
-
-def _shared_run(
-    jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits, helpers: int
-) -> list[FileOutcome]:
-    """``jobs`` (largest first) scanned by ``helpers`` worker processes and by this one,
-    the outcomes in the jobs' order. Workers take batches from the large end
-    (``_Queue``), each holding the one it scans and the next (``_QUEUED``: it never
-    waits for this process to hand one over); this process scans from the small end,
-    one file at a time, and between two of its files refills a worker that finished a
-    batch. Batches shrink as the work left does, so both ends meet with no large batch
-    left: neither process idles long while the other finishes.
-
-    This process scans too instead of waiting: one process fewer holds a copy of the
-    interpreter and detect-secrets (peak memory, all processes summed), and no core
-    idles. Its engine is built before the workers start, so a forked worker inherits it
-    instead of building its own.
-    """
-    results: list[FileOutcome | None] = [None] * len(jobs)
-    queue = _Queue(jobs, helpers + 1)
-    context = _context()
-    with collector_spared() as spare, detect_secrets_session(honour_pragmas=limits.honour_pragmas):
-        engine = limits.engine(rules)
-        # The modules and the engine live to the end: no collection here or in a forked
-        # worker walks them (nor, in the worker, copies the pages they lie on).
-        spare()
-        # A forked worker starts with this engine (and the settings of this session):
-        # it builds none of its own. Another start pickles nothing of it.
-        built = engine if context.get_start_method() == "fork" else None
-        with ProcessPoolExecutor(
-            max_workers=max(1, helpers),
-            mp_context=context,
-            initializer=init_worker,
-            initargs=(rules, limits, built),
-        ) as pool:
-            running: dict[Future[list[FileOutcome]], range] = {}
-
-            def collect_and_refill() -> None:
-                for future in [f for f in running if f.done()]:
-                    _place(results, running.pop(future), future.result())
-                while queue and len(running) < _QUEUED * helpers:
-                    positions = queue.batch()
-                    batch = [jobs[position] for position in positions]
-                    running[pool.submit(scan_batch, batch)] = positions
-
-            collect_and_refill()
-            while queue:
-                position = queue.smallest()
-                results[position] = engine.scan_job(jobs[position])
-                collect_and_refill()
-            for future, positions in running.items():
-                _place(results, positions, future.result())
-    return [outcome for outcome in results if outcome is not None]
-
-
-def _place(
-    results: list[FileOutcome | None], positions: range, outcomes: list[FileOutcome]
-) -> None:
-    for position, outcome in zip(positions, outcomes, strict=True):
-        results[position] = outcome
-
-
-def _context() -> BaseContext:
-    """fork is the cheapest start, but only safe while no other thread runs."""
-    methods = multiprocessing.get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")

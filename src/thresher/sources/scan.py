@@ -29,7 +29,9 @@ __all__ = [
     "ScanStats",
     "SkipReason",
     "Skipped",
+    "StartedScan",
     "scan",
+    "start_scan",
 ]
 
 
@@ -69,18 +71,42 @@ def scan(options: ScanOptions) -> ScanResult:
     Raises ``ScanError`` for anything the caller must fix before a scan can
     run; a file that cannot be read or parsed is counted as skipped instead.
     """
-    started = time.perf_counter()
-    source = DetectSecretsScan(options)
-    deduped = dedupe(source.collect())
-    scanned = source.scanned
-    return ScanResult(
-        deduped.findings,
-        deduped.vault,
-        replace(scanned.stats, seconds=time.perf_counter() - started),
-        scanned.candidates,
-        scanned.line_text,
-        scanned.skipped,
-        scanned.dropped,
-        scanned.tree,
-        scanned.repository,
-    )
+    return start_scan(options).result()
+
+
+def start_scan(options: ScanOptions) -> StartedScan:
+    """``scan``, started: the options checked (``ScanError`` as ``scan`` raises it), the
+    files listed and the worker processes scanning. ``result`` finishes it; until then
+    the caller's own work runs beside the workers (``thresher scan`` loads the modules
+    of its triage there). A scan started must be finished or closed."""
+    return StartedScan(options)
+
+
+class StartedScan:
+    """A scan under way (``start_scan``)."""
+
+    def __init__(self, options: ScanOptions) -> None:
+        self.options = options
+        self._started = time.perf_counter()
+        self._source = DetectSecretsScan(options)
+        self._source.start()
+
+    def result(self) -> ScanResult:
+        """The scan finished (in this process and its workers) and de-duplicated."""
+        deduped = dedupe(self._source.collect())
+        scanned = self._source.scanned
+        return ScanResult(
+            deduped.findings,
+            deduped.vault,
+            replace(scanned.stats, seconds=time.perf_counter() - self._started),
+            scanned.candidates,
+            scanned.line_text,
+            scanned.skipped,
+            scanned.dropped,
+            scanned.tree,
+            scanned.repository,
+        )
+
+    def close(self) -> None:
+        """Stop the scan if its result was never asked for (nothing otherwise)."""
+        self._source.close()
