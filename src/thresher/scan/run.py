@@ -60,6 +60,7 @@ def run_scan(
     """
     observer = observer if observer is not None else ScanObserver()
     setup = RunSetup.start(request, settings, environ)
+    scorer = scorer or shipped_scorer()  # built while a ``started`` scan runs
     with collector_spared() as spare:
         spare()  # the modules, their compiled rules and the run's set-up
         try:
@@ -69,7 +70,7 @@ def run_scan(
             assessed = assessment(
                 gathered,
                 request.root,
-                scorer or shipped_scorer(),
+                scorer,
                 workers=setup.workers(len(gathered.findings), offline_workers),
             )
             release_freed()  # the scorer's pass over every file (``scoring.references``)
