@@ -44,9 +44,9 @@ _MIN_BATCH_BYTES = 64 * 1024
 _GUIDED = 4  # a worker's batch holds 1/(processes * this) of the bytes left ...
 _MAX_BATCH_BYTES = 512 * 1024  # ... and no more than this, unless one file is larger
 # Handed to the workers when they start, before this process asks for the outcomes
-# (about half a second of scanning): what they scan while the caller does other work.
+# (about a second of scanning): what they scan while the caller does other work.
 # Never more than a quarter of the bytes, so the shares still meet at the end.
-_AHEAD_BYTES = 3 * 1024 * 1024
+_AHEAD_BYTES = 6 * 1024 * 1024
 
 
 class Running:
