@@ -200,15 +200,20 @@ class HistoryIndex:
             base, head = resolved
             revs = ("--end-of-options", f"{base}..{head}", "--")
         mode = HistoryMode.RANGE if diff is not None else HistoryMode.FULL
+        if repository is False and diff is None:
+            # No log to match: every value has no history, as a failed ``git log`` says
+            # (and no automaton of thousands of values is built for nothing).
+            read = _Read(error=NOT_A_REPOSITORY)
+            stats = HistoryStats(
+                mode, depth, read.commits, read.stopped, read.timed_out, diff, read.error
+            )
+            return cls(stats, {value: ValueHistory((), None) for value in wanted})
         matcher = _Matcher(list(wanted))
         argv = (*GIT_ARGV, *LOG_VALUE_ARGS, f"--max-count={depth + 1}", *revs)
         if exclude:
             # Magic pathspecs, each literal: a hostile name is never a glob nor an option.
             argv += (*(() if "--" in revs else ("--",)), *(_excluded(p) for p in exclude))
-        if repository is False and diff is None:
-            read = _Read(error=NOT_A_REPOSITORY)
-        else:
-            read = _read_log(root, argv, matcher, depth, timeout, literal=not exclude)
+        read = _read_log(root, argv, matcher, depth, timeout, literal=not exclude)
         stats = HistoryStats(
             mode, depth, read.commits, read.stopped, read.timed_out, diff, read.error
         )
