@@ -75,3 +75,22 @@ def test_a_caller_that_froze_objects_itself_is_left_alone() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_the_young_are_collected_less_often_during_a_run_and_as_before_after() -> None:
+    """A run raises the youngest generation's threshold (fewer collections cascading into
+    the old ones) and puts the caller's thresholds back, even when it fails; a block
+    inside another leaves them as the outer one set them."""
+    import gc
+
+    from thresher.memory import _YOUNG, collector_spared
+
+    before = gc.get_threshold()
+    with pytest.raises(RuntimeError), collector_spared():
+        raised = gc.get_threshold()
+        assert raised[0] == max(before[0], _YOUNG) and raised[1:] == before[1:]
+        with collector_spared():
+            assert gc.get_threshold() == raised
+        assert gc.get_threshold() == raised
+        raise RuntimeError("the run failed")
+    assert gc.get_threshold() == before

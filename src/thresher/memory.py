@@ -22,6 +22,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import cache
 
+# New objects between two collections of the youngest generation, during a run.
+_YOUNG = 50_000
+
 
 def release_freed() -> None:
     """Return the heap's free pages to the OS where the C library can (glibc)."""
@@ -49,9 +52,17 @@ def collector_spared() -> Iterator[Callable[[], None]]:
     """A block in which ``spare()`` moves every object alive then out of the cyclic
     collector's reach (``gc.freeze``); all of them come back when the block ends. Objects
     spared are still freed when nothing refers to them; only a cycle among them waits
-    for the block's end. A caller that froze objects itself is left alone: ``spare``
-    then does nothing."""
+    for the block's end. Meanwhile the youngest generation is collected every ``_YOUNG``
+    new objects, not every 700. A caller that froze objects itself is left alone:
+    ``spare`` then does nothing, and the thresholds stay the caller's."""
     mine = gc.get_freeze_count() == 0
+    thresholds = gc.get_threshold()
+    if mine and thresholds[0]:
+        # Fewer, larger collections of the young: a run allocates millions of objects
+        # and makes almost no cycles, and each young collection that cascaded into the
+        # older generations walked everything the run made since it last spared it
+        # (0.35 s of collections on the dev corpus, 0.14 s with this threshold).
+        gc.set_threshold(max(thresholds[0], _YOUNG), *thresholds[1:])
 
     def spare() -> None:
         if mine:
@@ -62,3 +73,4 @@ def collector_spared() -> Iterator[Callable[[], None]]:
     finally:
         if mine:
             gc.unfreeze()
+            gc.set_threshold(*thresholds)
