@@ -203,6 +203,35 @@ def test_links_are_refused_after_their_directory_was_read(ws: Path, escape_links
             tools.read_file(ReadFileArgs(path=path))
 
 
+def test_each_path_resolves_as_the_whole_path_would(ws: Path, escape_links: Path) -> None:
+    """Directories are resolved from their parent's resolution, once each: every path,
+    asked in any order, resolves as ``(root / path).resolve()`` does, through links to
+    directories inside and outside, dangling links and names that do not exist."""
+    (ws / "a" / "b" / "c").mkdir(parents=True)
+    (ws / "a" / "b" / "c" / "f.txt").write_text("x\n")
+    (ws / "a" / "up").symlink_to(ws / "a" / "b")  # a directory link inside
+    (ws / "a" / "b" / "out").symlink_to(escape_links)  # a directory link outside
+    (ws / "a" / "b" / "gone").symlink_to(ws / "nowhere")  # dangling
+    (ws / "a" / "b" / "c" / "loop").symlink_to(ws / "a" / "b" / "c" / "loop")
+    paths = [
+        "a/b/c/f.txt", "a/up/c/f.txt", "a/up/out/secret.txt", "a/b/out/secret.txt",
+        "a/b/gone/x", "a/missing/c/f.txt", "a/up/c", "a/b/c/loop/x", "inside.txt",
+        "link_dir/secret.txt", "a/up/up/c",
+    ]  # fmt: skip
+    for order in (paths, list(reversed(paths))):
+        tools = Workspace(ws)
+        for path in order:
+            try:
+                expected: object = (ws.resolve() / path).resolve()
+            except (OSError, RuntimeError) as exc:
+                expected = type(exc)
+            try:
+                got: object = tools._resolved(path)
+            except (OSError, RuntimeError) as exc:
+                got = type(exc)
+            assert got == expected, path
+
+
 def test_walks_do_not_follow_symlinks_out(ws: Path, escape_links: Path) -> None:
     tools = Workspace(ws)
     assert tools.grep(GrepArgs(pattern="TOPSECRET")).data["matches"] == []

@@ -105,10 +105,27 @@ class Workspace(GitTools):
         parent, _, name = shown.rpartition("/")
         if name in ("", ".", ".."):
             return (self._root / shown).resolve()
+        return self._resolved_in(self._directory(parent), name)
+
+    def _directory(self, parent: str) -> Path:
+        """``(root / parent).resolve()``, from its own parent's, resolved once a run: a
+        tree's directories each cost one ``lstat``, not one per component of its path."""
         base = self._directories.get(parent)
         if base is None:
-            base = (self._root / parent).resolve() if parent else self._root
+            if not parent:
+                return self._root
+            above, _, name = parent.rpartition("/")
+            if name in ("", ".", ".."):
+                base = (self._root / parent).resolve()
+            else:
+                base = self._resolved_in(self._directory(above), name)
             self._directories[parent] = base
+        return base
+
+    @staticmethod
+    def _resolved_in(base: Path, name: str) -> Path:
+        """``(base / name).resolve()`` for a resolved ``base``: the name itself unless it
+        is a link (then resolved whole)."""
         target = base / name
         try:
             link = stat.S_ISLNK(os.lstat(target).st_mode)
