@@ -113,3 +113,32 @@ def test_combined_rules_pass_the_bundled_texts_as_each_rule_does() -> None:
                 assert detector.find(text) == slow.find(text), (path, start)
                 for line in lines[start : start + 12]:  # one line: short enough to combine
                     assert detector.find(line) == slow.find(line), (path, line)
+
+
+def test_short_texts_without_an_operator_skip_only_rules_that_cannot_match_them() -> None:
+    """The keyword and assignment rules are not run on a short text holding neither ":"
+    nor "=" (an id, a path): no match of theirs can lie in one. Texts built of their own
+    words, quotes and values, with every other separator, find nothing in them."""
+    from thresher.redaction.detector import _UNGATED
+
+    detector = Detector(is_public=is_public_word)
+    assert detector._operated  # the default rules are all known to need an operator
+    ungated = [c for c in detector._rules if c.rule.kind in _UNGATED]
+    assert {c.rule.slug for c in ungated} == {
+        "url-password",
+        "authorization-header",
+        "secret-keyword",
+    }
+    slow = _every_rule(detector)
+    rng = random.Random(11)
+    words = [
+        "password", "API_KEY", "db_pass", "Authorization", "Bearer", "token", "https",
+        "user", "@host", "//", "'", '"', "]", " ", "\t", "-", "_", ".", "/", ";", ",", "(",
+        "secret_key", "credentials", "passphrase", "basic", rand(24, 3), rand(40, 5),
+    ]  # fmt: skip
+    for _ in range(3000):
+        text = "".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
+        data = text.encode()
+        assert b":" not in data and b"=" not in data
+        assert not any(c.regex.search(data) for c in ungated), text
+        assert detector.find(text) == slow.find(text)

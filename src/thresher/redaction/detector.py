@@ -210,6 +210,20 @@ def _rule_set(rules: Sequence[_Compiled]) -> tuple[Any, int, tuple[int, ...]]:
     return candidate, sentinel, members
 
 
+@cache
+def _operated() -> frozenset[str]:
+    """The ungated patterns every match of which holds ":" or "=": the URL's ``://``
+    (``url-password``), the header's ``[:=]`` (``authorization-header``) and the
+    keyword rule's assignment operator (``(?::=|=>|::|=|:)``), each outside any optional
+    part of its pattern. A pattern not among them keeps its run on every short text."""
+    return frozenset(
+        (
+            *(rule.pattern for rule in ASSIGNMENTS if rule.kind is Kind.ASSIGNED),
+            keyword_rule().pattern,
+        )
+    )
+
+
 def documented(value: str) -> bool:
     """A word of thresher's bundled agents, skills and prompts (lower-cased)."""
     from thresher.resources import public_vocabulary
@@ -258,6 +272,9 @@ class Detector:
         self._ungated = frozenset(  # every short text runs them (``_rule_set``)
             i for i, c in enumerate(self._rules) if c.rule.kind in _UNGATED
         )
+        # Short texts with neither ":" nor "=" (an id, a path: most of what is redacted)
+        # can hold no match of the ungated rules when each is one of ``_OPERATED``.
+        self._operated = all(self._rules[i].rule.pattern in _operated() for i in self._ungated)
         # Every slug a ``Found`` of this detector can carry: the keyword rule names its
         # value by the keyword (``keyword_slug``), every other rule by its own slug.
         self.slugs = frozenset(
@@ -274,8 +291,11 @@ class Detector:
         if self._sentinel not in found:
             return None
         members = self._members
-        hit = self._ungated.union(members[i] for i in found if i != self._sentinel)
-        return [rule for i, rule in enumerate(self._rules) if i in hit]
+        hit = {members[i] for i in found if i != self._sentinel}
+        if not (self._operated and b":" not in data and b"=" not in data):
+            hit.update(self._ungated)
+        rules = self._rules
+        return [rules[i] for i in sorted(hit)]  # in the rules' order
 
     def find(self, text: str) -> list[Found]:
         """Every secret-shaped value in ``text``, in order of the rules that found it."""
