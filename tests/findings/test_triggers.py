@@ -336,3 +336,27 @@ def test_a_binding_without_the_private_match_leaves_the_trigger_on_python(
         lines = ["api_key = 'aB3_-aB3_-aB3_-aB3_-aB3_-aB3_'\n", "AKIAIOSFODNN7EXAMPLE\n", "x = 1"]
         assert fallback.candidate_lines(lines) == reference.candidate_lines(lines)
         assert fallback.candidate_lines(lines)  # the secret-shaped lines are still flagged
+
+
+def test_a_text_search_stands_in_for_the_keyword_trigger_on_a_files_own_lines() -> None:
+    """On a file's own ASCII lines (``plain``) the keyword line check's text search
+    replaces the keyword trigger and the check per line: the same lines and plugins."""
+    from thresher.findings.keyword_re2 import keyword_lines
+
+    check = keyword_lines()
+    if check is None or check.text is None:
+        pytest.skip("no rewritten keyword regexes, or no private Match")
+    rng = random.Random(41)
+    words = ["password", "Secret", "api_key", "db_pass", "=", ":", '"', "'", ";", " ", "x9Z"]
+    body = ["".join(rng.choice(words) for _ in range(rng.randint(1, 9))) for _ in range(2000)]
+    lines = [line + "\n" for line in body]
+    with detect_secrets_session():
+        plugins = get_plugins()
+        narrower = {"KeywordDetector": check}
+        plain = Prefilter(plugins, narrower, {"KeywordDetector": check.text})
+        assert plain._gates  # the text search is in use
+        found = plain.candidate_lines(lines, plain=True)
+        assert found == Prefilter(plugins, narrower).candidate_lines(lines)
+        assert sum(type(p) is KeywordDetector for _, chosen in found for p in chosen) > 100
+        # Lines that may hold a newline (a parser's values) are read trigger by trigger.
+        assert plain.candidate_lines(lines) == found

@@ -179,7 +179,11 @@ class Engine:
         self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
         keyword = keyword_lines()
-        self.prefilter = Prefilter(plugins, {"KeywordDetector": keyword} if keyword else None)
+        self.prefilter = Prefilter(
+            plugins,
+            {"KeywordDetector": keyword} if keyword else None,
+            {"KeywordDetector": keyword.text} if keyword and keyword.text else None,
+        )
         self._stand_ins = stand_ins(plugins)
         self._scan = LineScan()
 
@@ -242,7 +246,9 @@ class Engine:
         fallback = False
         for window in windows(handle, head, self.max_file_bytes, self.chunk_bytes):
             fallback = fallback or window.fallback
-            hits = [] if by_name else self._process(window.lines, job.path, window.numbers)
+            hits = (
+                [] if by_name else self._process(window.lines, job.path, window.numbers, plain=True)
+            )
             ruled = self._rules(job.path, window.lines, window.own, window.numbers, by_name=by_name)
             hits += aligned(ruled, hits)
             first, last = window.numbers[window.own.start], window.numbers[window.own.stop - 1]
@@ -285,9 +291,9 @@ class Engine:
             return None, False
         handle = cast(NamedIO, _NamedText(text, path))
         if not parsable(text):
-            return self._process(handle.readlines(), path), True
-        lines = transformed(handle, text, eager=False) or handle.readlines()
-        found = self._process(lines, path)
+            return self._process(handle.readlines(), path, plain=True), True
+        parsed = transformed(handle, text, eager=False)
+        found = self._process(parsed or handle.readlines(), path, plain=not parsed)
         if not found:
             handle.seek(0)
             eager = transformed(handle, text, eager=True)
@@ -296,14 +302,20 @@ class Engine:
         return found, False
 
     def _process(
-        self, lines: list[str], path: str, numbers: Sequence[int] | None = None
+        self,
+        lines: list[str],
+        path: str,
+        numbers: Sequence[int] | None = None,
+        *,
+        plain: bool = False,
     ) -> list[Detection]:
         """``_process_line_based_plugins``, on the lines the prefilter keeps.
 
         ``numbers`` maps a position in ``lines`` to the file's line number (a chunk);
-        the code snippet detect-secrets' filters read is always the local one."""
+        the code snippet detect-secrets' filters read is always the local one. ``plain``:
+        the file's own lines, none holding a newline but at its end (no parser's values)."""
         out: list[Detection] = []
-        for index, plugins in self.prefilter.candidate_lines(lines):
+        for index, plugins in self.prefilter.candidate_lines(lines, plain=plain):
             local = index + 1
             number = numbers[index] if numbers is not None else local
             line = lines[index].rstrip()

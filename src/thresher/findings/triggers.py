@@ -35,7 +35,7 @@ import hashlib
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate, repeat
@@ -47,6 +47,7 @@ from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings.haystacks import Haystacks, utf8
 from thresher.findings.re2_classes import compile_re2
+from thresher.findings.textpass import Linear, hit_lines
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
 _MAX_PLANS = 4096  # sets of triggers whose checks are kept (a real scan meets dozens)
@@ -251,11 +252,18 @@ class Prefilter:
     """
 
     def __init__(
-        self, plugins: Sequence[Any], narrower: Mapping[str, LineCheck] | None = None
+        self,
+        plugins: Sequence[Any],
+        narrower: Mapping[str, LineCheck] | None = None,
+        texts: Mapping[str, Linear] | None = None,
     ) -> None:
         """``narrower``: plugin class name -> a check that holds on every line on which
         that plugin can report anything (and is cheaper than the plugin); it replaces
-        the plugin's exact regexes on the lines its triggers hit."""
+        the plugin's exact regexes on the lines its triggers hit. ``texts``: plugin
+        class name -> a search that never matches across a newline and hits, in an
+        ASCII text of lines, every line on which that plugin can report anything; on
+        such a text (``candidate_lines``' ``plain``) it stands in for the plugin's
+        triggers and their checks, when those triggers stand for no other plugin."""
         self.plugins = list(plugins)
         self._per_plugin: list[tuple[_Compiled, ...] | None] = []
         for plugin in self.plugins:
@@ -280,8 +288,21 @@ class Prefilter:
                 self._by_trigger[trigger].append(number)
         self._plans: dict[frozenset[int], list[tuple[Any, tuple[LineCheck, ...]]]] = {}
         self._merged, self._alone = self._shared_passes()
+        # Each text search: a trigger slot of its own, which passes any line it hit, and
+        # the triggers it stands in for (searched alone, each for that plugin only).
+        self._gates: list[tuple[Linear, int, frozenset[int]]] = []
+        for number, plugin in enumerate(self.plugins):
+            gate = (texts or {}).get(type(plugin).__name__)
+            replaced = frozenset(self._exact[number])
+            if gate is None or not replaced or not replaced <= set(self._alone):
+                continue
+            if any(self._by_trigger[trigger] != [number] for trigger in replaced):
+                continue
+            self._exact[number][len(self._by_trigger)] = (_PASSED,)
+            self._gates.append((gate, len(self._by_trigger), replaced))
+            self._by_trigger.append([number])
 
-    def _shared_passes(self) -> tuple[list[tuple[_Linear, bool, frozenset[int]]], list[int]]:
+    def _shared_passes(self) -> tuple[list[tuple[Linear, bool, frozenset[int]]], list[int]]:
         """The unions of ``_SHARED_PASSES`` (each with the haystack it searches and the
         triggers it stands for) and the triggers searched alone: a trigger joins a union
         when it has an RE2 form and every plugin it stands for is in that pass."""
@@ -293,7 +314,7 @@ class Prefilter:
             shared = [key for key, members in _SHARED_PASSES.items() if names <= members]
             if shared:
                 groups.setdefault((shared[0], compiled.lowered), []).append(number)
-        merged: list[tuple[_Linear, bool, frozenset[int]]] = []
+        merged: list[tuple[Linear, bool, frozenset[int]]] = []
         joined: set[int] = set()
         for (_name, lowered), numbers in groups.items():
             forms = [_linear_pattern(self._all[n].fast) for n in numbers]
@@ -304,19 +325,23 @@ class Prefilter:
             joined.update(numbers)
         return merged, [n for n in range(len(self._all)) if n not in joined]
 
-    def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
+    def candidate_lines(
+        self, lines: Sequence[str], *, plain: bool = False
+    ) -> list[tuple[int, list[Any]]]:
         """(index, plugins to run) for every line some plugin could match on.
 
         A plugin is checked on a line only when one of its whole-text triggers hit
         that line, and then only with the exact regexes behind those triggers: each
         exact regex hits only where its trigger does, so the answer is the one a check
-        of every plugin's every regex would give."""
+        of every plugin's every regex would give. ``plain``: no line holds a newline
+        but at its end (a file's own lines, not a parser's values): a text search
+        (``texts``) may then stand in for a plugin's triggers."""
         if not lines:
             return []
         if not self.complete:
             return [(i, self.plugins) for i in range(len(lines))]
         out: list[tuple[int, list[Any]]] = []
-        for index, triggers in sorted(self._flag(lines).items()):
+        for index, triggers in sorted(self._flag(lines, plain).items()):
             line = lines[index].rstrip()
             chosen = [
                 plugin
@@ -350,32 +375,40 @@ class Prefilter:
                 self._plans[triggers] = checks
         return checks
 
-    def _flag(self, lines: Sequence[str]) -> dict[int, set[int]]:
-        """Each line some trigger hits, with the triggers (positions in ``_all``).
+    def _flag(self, lines: Sequence[str], single: bool = False) -> dict[int, set[int]]:
+        """Each line some trigger hits, with the triggers (positions in ``_all``, or a
+        text search's slot).
 
         The triggers with an RE2 form search the UTF-8 text with it (see
         ``_linear_form``); a hit's byte offset is mapped to its line through the lines'
-        byte offsets."""
+        byte offsets. ``single``: no line holds a newline but at its end."""
         text = "\n".join(lines)
         starts = [0, *accumulate(map(add, map(len, lines[:-1]), repeat(1)))]
         plain = Haystacks(text)
         encoded: dict[bool, tuple[bytes, list[int]]] = {}
+        flagged: dict[int, set[int]] = {}
+        replaced: frozenset[int] = frozenset()
         if text.isascii():  # a character is a byte; the fold only lowers ASCII letters
             data = text.encode("ascii")
             encoded = {False: (data, starts), True: (data.lower(), starts)}
-        flagged: dict[int, set[int]] = {}
+            for gate, slot, triggers in self._gates if single else ():
+                replaced |= triggers
+                for index in hit_lines(gate.first, data, starts):
+                    flagged.setdefault(index, set()).add(slot)
         for union, lowered, members in self._merged:
             if lowered not in encoded:
                 encoded[lowered] = utf8(plain[lowered], starts, lines)
-            for index in _hit_lines(union.first, *encoded[lowered]):
+            for index in hit_lines(union.first, *encoded[lowered]):
                 flagged.setdefault(index, set()).update(members)
         for number in self._alone:
+            if number in replaced:
+                continue
             compiled = self._all[number]
             linear = self._linear[number]
             if linear is not None:
                 if compiled.lowered not in encoded:
                     encoded[compiled.lowered] = utf8(plain[compiled.lowered], starts, lines)
-                for index in _hit_lines(linear.first, *encoded[compiled.lowered]):
+                for index in hit_lines(linear.first, *encoded[compiled.lowered]):
                     flagged.setdefault(index, set()).add(number)
                 continue
             pattern, haystack = compiled.fast, plain[compiled.lowered]
@@ -396,21 +429,6 @@ _QUOTED_RUN = re.compile(r"\(\?P<q>\['\"\]\)(?P<run>\[[^\]]*\]\{[0-9]+,\})\(\?P=
 _ANCHOR = re.compile(r"\$|(?<!\[)\^")
 
 
-def _hit_lines(
-    first: Callable[[bytes, int], int], data: bytes, offsets: list[int]
-) -> Iterator[int]:
-    """The lines an RE2 search (``first``: a hit's byte offset from a position, or -1)
-    hits in ``data``, each once, in order: a hit's offset mapped to its line through the
-    lines' byte ``offsets``, the search going on from the next line."""
-    position = 0
-    while (start := first(data, position)) >= 0:
-        index = bisect_right(offsets, start) - 1
-        yield index
-        if index + 1 >= len(offsets):
-            return
-        position = offsets[index + 1]
-
-
 @cache
 def _linear_form(fast: re.Pattern[str]) -> Any | None:
     """The trigger on RE2 (see ``_linear_pattern``), or None."""
@@ -418,16 +436,16 @@ def _linear_form(fast: re.Pattern[str]) -> Any | None:
     if form is None:
         return None
     try:
-        return _Linear(compile_re2(form))
+        return Linear(compile_re2(form))
     except Exception:  # a form RE2 cannot take, or another binding: the Python pattern stays
         return None
 
 
 @cache
-def _union(forms: tuple[str, ...]) -> _Linear | None:
+def _union(forms: tuple[str, ...]) -> Linear | None:
     """One RE2 program matching wherever one of ``forms`` does, or None."""
     try:
-        return _Linear(compile_re2("|".join(f"(?:{form})" for form in forms)))
+        return Linear(compile_re2("|".join(f"(?:{form})" for form in forms)))
     except Exception:  # a union RE2 cannot take (two groups of one name): apart, then
         return None
 
@@ -459,26 +477,14 @@ def _linear_pattern(fast: re.Pattern[str]) -> str | None:
     return form
 
 
-class _Linear:
-    """An RE2 program searched from an offset of a byte string.
+class _Passed:
+    """The check of a line a text search hit: that hit was the check."""
 
-    The binding's ``search`` and ``finditer`` run a Python generator and build a match
-    object for every hit (thousands for the keyword list on a large file); the
-    program's own ``Match`` answers with the offsets alone, and the scan skips to the
-    next line after a hit as the Python path does."""
+    def search(self, line: str, /) -> bool:
+        return True
 
-    def __init__(self, program: Any) -> None:
-        import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
 
-        self._match = program._regexp.Match
-        self._unanchored = re2._Anchor.UNANCHORED
-        if self.first(b"", 0) != (0 if program.search(b"") else -1):
-            raise ValueError("the binding's Match does not answer as its search does")
-
-    def first(self, text: bytes, position: int) -> int:
-        """Where the first match at or after ``position`` starts, or -1."""
-        start: int = self._match(self._unanchored, text, position, len(text))[0][0]
-        return start
+_PASSED = _Passed()
 
 
 def _key(compiled: _Compiled) -> tuple[str, bool]:

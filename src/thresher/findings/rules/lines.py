@@ -94,7 +94,7 @@ def _first_start(program: Any) -> Callable[[bytes, int, int], int]:
 
     The binding's ``search`` runs a Python generator and builds a match object for
     each of the many calls (one per line a rule matches on); the program's own
-    ``Match`` answers with the offsets alone, as ``triggers._Linear`` reads it. Both
+    ``Match`` answers with the offsets alone, as ``textpass.Linear`` reads it. Both
     are google-re2's private names: a release without them goes through ``search``."""
     try:
         import re2  # lazy: a C++ extension
