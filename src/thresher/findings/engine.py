@@ -247,7 +247,9 @@ class Engine:
         for window in windows(handle, head, self.max_file_bytes, self.chunk_bytes):
             fallback = fallback or window.fallback
             hits = (
-                [] if by_name else self._process(window.lines, job.path, window.numbers, plain=True)
+                []
+                if by_name
+                else self._process(window.lines, job.path, window.numbers, "\n".join(window.lines))
             )
             ruled = self._rules(job.path, window.lines, window.own, window.numbers, by_name=by_name)
             hits += aligned(ruled, hits)
@@ -291,9 +293,9 @@ class Engine:
             return None, False
         handle = cast(NamedIO, _NamedText(text, path))
         if not parsable(text):
-            return self._process(handle.readlines(), path, plain=True), True
+            return self._process(handle.readlines(), path, text=text), True
         parsed = transformed(handle, text, eager=False)
-        found = self._process(parsed or handle.readlines(), path, plain=not parsed)
+        found = self._process(parsed or handle.readlines(), path, text=None if parsed else text)
         if not found:
             handle.seek(0)
             eager = transformed(handle, text, eager=True)
@@ -306,16 +308,15 @@ class Engine:
         lines: list[str],
         path: str,
         numbers: Sequence[int] | None = None,
-        *,
-        plain: bool = False,
+        text: str | None = None,
     ) -> list[Detection]:
         """``_process_line_based_plugins``, on the lines the prefilter keeps.
 
         ``numbers`` maps a position in ``lines`` to the file's line number (a chunk);
-        the code snippet detect-secrets' filters read is always the local one. ``plain``:
-        the file's own lines, none holding a newline but at its end (no parser's values)."""
+        the code snippet detect-secrets' filters read is always the local one. ``text``:
+        the lines' own text, when they are the file's (see ``candidate_lines``)."""
         out: list[Detection] = []
-        for index, plugins in self.prefilter.candidate_lines(lines, plain=plain):
+        for index, plugins in self.prefilter.candidate_lines(lines, text=text):
             local = index + 1
             number = numbers[index] if numbers is not None else local
             line = lines[index].rstrip()

@@ -9,7 +9,7 @@ line, and the search goes on from the next line.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 
@@ -24,6 +24,33 @@ def hit_lines(first: Callable[[bytes, int], int], data: bytes, offsets: list[int
         if index + 1 >= len(offsets):
             return
         position = offsets[index + 1]
+
+
+def line_hits(first: Callable[[bytes, int], int], data: bytes) -> Iterator[int]:
+    """``hit_lines`` without a table of the lines' offsets: the first byte of each line
+    the search hits, each once, in order (``line_numbers`` numbers them). A line ends at
+    a newline; the one before a hit and the one after it are found by ``rfind`` and
+    ``find``, in C."""
+    position = 0
+    while (start := first(data, position)) >= 0:
+        newline = data.rfind(b"\n", position, start)  # ``position`` starts a line
+        yield position if newline < 0 else newline + 1
+        position = data.find(b"\n", start) + 1
+        if not position:
+            return
+
+
+def line_numbers(data: bytes, begins: Iterable[int]) -> dict[int, int]:
+    """The line (counted from 0) of each offset in ``begins``, a line's first byte in
+    ``data``: the newlines before it, counted in one sweep over the text in C, where a
+    table of every line's offset would cost a step in Python per line."""
+    numbers: dict[int, int] = {}
+    line = position = 0
+    for begin in sorted(begins):
+        line += data.count(b"\n", position, begin)
+        numbers[begin] = line
+        position = begin
+    return numbers
 
 
 class Linear:

@@ -47,128 +47,20 @@ from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings.haystacks import Haystacks, utf8
 from thresher.findings.re2_classes import compile_re2
-from thresher.findings.textpass import Linear, hit_lines
+from thresher.findings.textpass import Linear, hit_lines, line_hits, line_numbers
+from thresher.findings.trigger_specs import (
+    _ID_RUN,
+    _ID_RUN_44,
+    _KEYWORDS,
+    _REGEX_PLUGINS,
+    _SHARED_PASSES,
+    _VERBATIM,
+    _ci,
+    _Spec,
+)
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
 _MAX_PLANS = 4096  # sets of triggers whose checks are kept (a real scan meets dozens)
-
-
-@dataclass(frozen=True)
-class _Spec:
-    """One trigger. ``exact`` (with the plugin's own flags) is checked on a
-    single line; ``fast`` is what the whole-text pass searches — in the folded
-    text when ``lowered`` — and must hit wherever ``exact`` does."""
-
-    exact: str
-    flags: int = 0
-    fast: str | None = None
-    lowered: bool = False
-
-
-def _ci(lower_pattern: str, exact: str | None = None) -> _Spec:
-    """A case-insensitive trigger written in lower case."""
-    return _Spec(exact or lower_pattern, re.IGNORECASE, lower_pattern, lowered=True)
-
-
-_KEY_OR_PASS = "(?:key|pwd|pw|password|pass|token)"
-_KEYWORDS = "|".join(keyword_plugin.DENYLIST)
-_ID_RUN = r"[a-z0-9_\-]"
-# The look-behind lets the engine try each run once, from its start: the
-# maximal run around any 44 such characters starts after a character outside it.
-_ID_RUN_44 = _ci(f"(?<!{_ID_RUN}){_ID_RUN}{{44}}", "[a-zA-Z0-9_\\-]{44}")
-
-_DISCORD = r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"
-
-# plugin class -> (fingerprint of its regexes, triggers). Each comment names the
-# part of the plugin's pattern that every match must contain.
-_REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
-    # (?:\s|=|:|"|^)AKC[a-zA-Z0-9]{10,}... and ...AP[\dABCDEF][a-zA-Z0-9]{8,}...
-    "ArtifactoryDetector": ("03ca10aeff554ff6", (_Spec(r"AKC|AP[\dABCDEF]"),)),
-    # (?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)... and (?i)aws.{0,20}?key...
-    "AWSKeyDetector": ("42e52c23842e43b7", (_Spec("A3T|ABIA|ACCA|AKIA|ASIA"), _ci("aws"))),
-    "AzureStorageKeyDetector": ("b4ac01445d8a6681", (_Spec("AccountKey="),)),
-    # ://[^reserved\s]+:([^reserved\s]+)@ : the plugin's own regex, which cannot
-    # cross a newline; reused verbatim below.
-    "BasicAuthDetector": ("f8c9e6adef0cd7ca", ()),
-    # (?i) (?:cloudant|cl|clou)(?:_|-|)(?:api|)<key-or-pass>... and https?://...cloudant\.com
-    "CloudantDetector": (
-        "7f086fa0fa87ebc1",
-        (_ci(f"cloudant|cl(?:ou)?(?:_|-|)(?:api|){_KEY_OR_PASS}"),),
-    ),
-    # [MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}: the whole-text pass
-    # searches its tail from the first dot, where the automaton can skip ahead.
-    "DiscordBotTokenDetector": (
-        "e8cc08c35f53130c",
-        (_Spec(_DISCORD, 0, r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),),
-    ),
-    "GitHubTokenDetector": ("c06412cd4c3599b5", (_Spec("(?:ghp|gho|ghu|ghs|ghr)_"),)),
-    "GitLabTokenDetector": (
-        "3734982b6a72add4",
-        (_Spec("gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-"), _Spec("GR1348941")),
-    ),
-    # (?i) ...([a-zA-Z0-9_\-]{44}(?![a-zA-Z0-9_\-])): a run of 44 such characters.
-    "IbmCloudIamDetector": ("fc0bf3786c5eb2a1", (_ID_RUN_44,)),
-    # (?i) ...([a-f0-9]{48}(?![a-f0-9])): 48 hex digits are also a run of 44 of
-    # [a-z0-9_-], so the whole-text pass shares the trigger above.
-    "IbmCosHmacDetector": (
-        "59503c343fe889d3",
-        (_Spec("[a-f0-9]{48}", re.IGNORECASE, _ID_RUN_44.fast, lowered=True),),
-    ),
-    # four dot-separated groups of one to three ASCII digits
-    "IPPublicDetector": ("3ad9c91a5b1d5faa", (_Spec(r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]"),)),
-    "JwtTokenDetector": ("90f09773dba97319", (_Spec("eyJ"),)),
-    "MailchimpDetector": ("dee1cfb51abb80c2", (_Spec("-us[0-9]"),)),
-    "NpmDetector": ("98490516304a893f", (_Spec("/:_authToken="),)),
-    "OpenAIDetector": ("86f831ee4d4281f5", (_Spec("T3BlbkFJ"),)),
-    "PrivateKeyDetector": ("490a13217fabbd41", (_Spec("PRIVATE KEY|PuTTY-User-Key-File-2"),)),
-    "PypiTokenDetector": ("b7c6ecf08d7f5d4d", (_Spec("pypi-AgE"),)),
-    "SendGridDetector": ("4dfd257ab90f16da", (_Spec(r"SG\."),)),
-    "SlackDetector": (
-        "af6560b9c2879517",
-        (_ci(r"xox(?:a|b|p|o|s|r)-"), _ci(r"hooks\.slack\.com/services/")),
-    ),
-    # (?i) both regexes end in ([a-z0-9]{64}): also a run of 44 of [a-z0-9_-].
-    "SoftlayerDetector": (
-        "876d92a124202e12",
-        (_Spec("[a-z0-9]{64}", re.IGNORECASE, _ID_RUN_44.fast, lowered=True),),
-    ),
-    "SquareOAuthDetector": ("71af0e102c08dd03", (_Spec("sq0csp-"),)),
-    "StripeDetector": ("fd51cbb18180f5e4", (_Spec("k_live_"),)),
-    # \d{8,10}:... ends in eight digits and a colon; the fast form starts at the
-    # colon so the engine can skip ahead to it.
-    "TelegramBotTokenDetector": ("b3a83412d0c30407", (_Spec(r"\d{8}:", 0, r":(?<=\d{8}:)"),)),
-    "TwilioKeyDetector": ("52c2441e378ffbf1", ()),  # verbatim: no newline possible
-}
-_VERBATIM = {"BasicAuthDetector", "TwilioKeyDetector"}
-
-# Plugins whose triggers are searched as one RE2 union, one pass over the text instead of
-# one per trigger: short literal-led triggers, and the two quoted runs. A line the
-# union hits is checked with the exact regexes of every plugin in it, and each of those
-# hits only where its own trigger does, so the lines kept are the same. (The slow
-# passes left alone would make a union slower than they are apart.)
-_SHARED_PASSES: dict[str, frozenset[str]] = {
-    "tokens": frozenset(
-        {
-            "ArtifactoryDetector",
-            "AWSKeyDetector",
-            "AzureStorageKeyDetector",
-            "GitHubTokenDetector",
-            "GitLabTokenDetector",
-            "IPPublicDetector",
-            "JwtTokenDetector",
-            "MailchimpDetector",
-            "NpmDetector",
-            "OpenAIDetector",
-            "PrivateKeyDetector",
-            "PypiTokenDetector",
-            "SendGridDetector",
-            "SquareOAuthDetector",
-            "StripeDetector",
-            "TwilioKeyDetector",
-        }
-    ),
-    "quoted": frozenset({"Base64HighEntropyString", "HexHighEntropyString"}),
-}
 
 
 def _fingerprint(patterns: Sequence[re.Pattern[str]]) -> str:
@@ -326,22 +218,25 @@ class Prefilter:
         return merged, [n for n in range(len(self._all)) if n not in joined]
 
     def candidate_lines(
-        self, lines: Sequence[str], *, plain: bool = False
+        self, lines: Sequence[str], *, text: str | None = None
     ) -> list[tuple[int, list[Any]]]:
         """(index, plugins to run) for every line some plugin could match on.
 
         A plugin is checked on a line only when one of its whole-text triggers hit
         that line, and then only with the exact regexes behind those triggers: each
         exact regex hits only where its trigger does, so the answer is the one a check
-        of every plugin's every regex would give. ``plain``: no line holds a newline
-        but at its end (a file's own lines, not a parser's values): a text search
-        (``texts``) may then stand in for a plugin's triggers."""
+        of every plugin's every regex would give. ``text``: the lines' own text, when
+        each line ends at one of its newlines (the last may not) and holds no other (a
+        file's own lines, not a parser's values): searched as it is (``_flag_text``)."""
         if not lines:
             return []
         if not self.complete:
             return [(i, self.plugins) for i in range(len(lines))]
         out: list[tuple[int, list[Any]]] = []
-        for index, triggers in sorted(self._flag(lines, plain).items()):
+        flagged = self._flag(lines) if text is None or not text.isascii() else None
+        if flagged is None:
+            flagged = self._flag_text(text or "", len(lines))
+        for index, triggers in sorted(flagged.items()):
             line = lines[index].rstrip()
             chosen = [
                 plugin
@@ -375,34 +270,26 @@ class Prefilter:
                 self._plans[triggers] = checks
         return checks
 
-    def _flag(self, lines: Sequence[str], single: bool = False) -> dict[int, set[int]]:
-        """Each line some trigger hits, with the triggers (positions in ``_all``, or a
-        text search's slot).
+    def _flag(self, lines: Sequence[str]) -> dict[int, set[int]]:
+        """Each line some trigger hits, with the triggers (positions in ``_all``).
 
         The triggers with an RE2 form search the UTF-8 text with it (see
         ``_linear_form``); a hit's byte offset is mapped to its line through the lines'
-        byte offsets. ``single``: no line holds a newline but at its end."""
+        byte offsets."""
         text = "\n".join(lines)
         starts = [0, *accumulate(map(add, map(len, lines[:-1]), repeat(1)))]
         plain = Haystacks(text)
         encoded: dict[bool, tuple[bytes, list[int]]] = {}
-        flagged: dict[int, set[int]] = {}
-        replaced: frozenset[int] = frozenset()
         if text.isascii():  # a character is a byte; the fold only lowers ASCII letters
             data = text.encode("ascii")
             encoded = {False: (data, starts), True: (data.lower(), starts)}
-            for gate, slot, triggers in self._gates if single else ():
-                replaced |= triggers
-                for index in hit_lines(gate.first, data, starts):
-                    flagged.setdefault(index, set()).add(slot)
+        flagged: dict[int, set[int]] = {}
         for union, lowered, members in self._merged:
             if lowered not in encoded:
                 encoded[lowered] = utf8(plain[lowered], starts, lines)
             for index in hit_lines(union.first, *encoded[lowered]):
                 flagged.setdefault(index, set()).update(members)
         for number in self._alone:
-            if number in replaced:
-                continue
             compiled = self._all[number]
             linear = self._linear[number]
             if linear is not None:
@@ -420,6 +307,44 @@ class Prefilter:
                     break
                 position = starts[index + 1]  # one hit per line is enough
         return flagged
+
+    def _flag_text(self, text: str, count: int) -> dict[int, set[int]]:
+        """``_flag`` on the ``count`` lines' own ASCII text (a byte is a character; the
+        fold lowers letters only), with the text searches (``texts``) in place of the
+        triggers they stand in for. A pass yields the first byte of each line it hits,
+        and the lines are numbered once at the end (``line_numbers``): no table of
+        their offsets is built. The text's lines are the lines (none of the triggers
+        matches a newline, so a hit's line is the same in it as in ``_flag``'s)."""
+        data = text.encode("ascii")
+        searched = {False: data, True: data.lower()}
+        flagged: dict[int, set[int]] = {}  # a line's first byte -> its triggers
+        replaced: set[int] = set()
+        for gate, slot, triggers in self._gates:
+            replaced |= triggers
+            for begin in line_hits(gate.first, data):
+                flagged.setdefault(begin, set()).add(slot)
+        for union, lowered, members in self._merged:
+            for begin in line_hits(union.first, searched[lowered]):
+                flagged.setdefault(begin, set()).update(members)
+        for number in self._alone:
+            compiled, linear = self._all[number], self._linear[number]
+            if number in replaced:
+                continue
+            if linear is not None:
+                for begin in line_hits(linear.first, searched[compiled.lowered]):
+                    flagged.setdefault(begin, set()).add(number)
+                continue
+            haystack = text.lower() if compiled.lowered else text
+            position = 0
+            while (match := compiled.fast.search(haystack, position)) is not None:
+                begin = haystack.rfind("\n", position, match.start()) + 1 or position
+                flagged.setdefault(begin, set()).add(number)
+                position = haystack.find("\n", match.start()) + 1  # one hit per line
+                if not position:
+                    break
+        numbers = line_numbers(data, flagged)
+        # An empty line after the text's last newline holds no hit (no trigger is empty).
+        return {numbers[b]: found for b, found in flagged.items() if numbers[b] < count}
 
 
 # The entropy triggers: a quote, a run of the charset, the same quote.

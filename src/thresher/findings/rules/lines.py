@@ -27,6 +27,7 @@ from typing import Any
 from thresher.findings.options import _RULE_MAX_MEM
 from thresher.findings.re2_classes import searchable_utf8
 from thresher.findings.rules.book import Rule
+from thresher.findings.textpass import line_numbers
 
 # What makes a pattern mean something else on a whole text than on one line.
 _WHOLE_TEXT = re.compile(r"\\[AzC]|\(\?[A-Za-z]*-[A-Za-z]*m")
@@ -55,19 +56,6 @@ def line_program(pattern: str) -> Any:
         return re2.compile("(?m)" + pattern, _options(lines=True))
     except (re2.error, TypeError, UnicodeEncodeError):
         return None
-
-
-def line_numbers(encoded: bytes, begins: Iterable[int]) -> dict[int, int]:
-    """The line (counted from 0) of each offset in ``begins``, a line's first byte in
-    ``encoded``: the newlines before it, counted in one sweep over the text in C, where
-    a table of every line's offset would cost a step in Python per line."""
-    numbers: dict[int, int] = {}
-    line = position = 0
-    for begin in sorted(begins):
-        line += encoded.count(b"\n", position, begin)
-        numbers[begin] = line
-        position = begin
-    return numbers
 
 
 def matching_lines(
