@@ -40,14 +40,18 @@ def line_hits(first: Callable[[bytes, int], int], data: bytes) -> Iterator[int]:
             return
 
 
-def line_numbers(data: bytes, begins: Iterable[int]) -> dict[int, int]:
+def line_numbers(data: bytes | str, begins: Iterable[int]) -> dict[int, int]:
     """The line (counted from 0) of each offset in ``begins``, a line's first byte in
-    ``data``: the newlines before it, counted in one sweep over the text in C, where a
-    table of every line's offset would cost a step in Python per line."""
+    ``data`` (or character, in a string): the newlines before it, counted in one sweep
+    over the text in C, where a table of every line's offset would cost a step in
+    Python per line."""
     numbers: dict[int, int] = {}
     line = position = 0
     for begin in sorted(begins):
-        line += data.count(b"\n", position, begin)
+        if isinstance(data, bytes):
+            line += data.count(b"\n", position, begin)
+        else:
+            line += data.count("\n", position, begin)
         numbers[begin] = line
         position = begin
     return numbers

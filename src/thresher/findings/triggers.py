@@ -35,7 +35,7 @@ import hashlib
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate, repeat
@@ -46,7 +46,7 @@ from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings.haystacks import Haystacks, utf8
-from thresher.findings.re2_classes import compile_re2
+from thresher.findings.re2_classes import compile_re2, searchable_utf8
 from thresher.findings.textpass import Linear, hit_lines, line_hits, line_numbers
 from thresher.findings.trigger_specs import (
     _ID_RUN,
@@ -233,9 +233,7 @@ class Prefilter:
         if not self.complete:
             return [(i, self.plugins) for i in range(len(lines))]
         out: list[tuple[int, list[Any]]] = []
-        flagged = self._flag(lines) if text is None or not text.isascii() else None
-        if flagged is None:
-            flagged = self._flag_text(text or "", len(lines))
+        flagged = self._flag(lines) if text is None else self._flag_text(text, len(lines))
         for index, triggers in sorted(flagged.items()):
             line = lines[index].rstrip()
             chosen = [
@@ -309,42 +307,57 @@ class Prefilter:
         return flagged
 
     def _flag_text(self, text: str, count: int) -> dict[int, set[int]]:
-        """``_flag`` on the ``count`` lines' own ASCII text (a byte is a character; the
-        fold lowers letters only), with the text searches (``texts``) in place of the
-        triggers they stand in for. A pass yields the first byte of each line it hits,
-        and the lines are numbered once at the end (``line_numbers``): no table of
-        their offsets is built. The text's lines are the lines (none of the triggers
-        matches a newline, so a hit's line is the same in it as in ``_flag``'s)."""
-        data = text.encode("ascii")
-        searched = {False: data, True: data.lower()}
-        flagged: dict[int, set[int]] = {}  # a line's first byte -> its triggers
+        """``_flag`` on the ``count`` lines' own text, searched as it is: its lines are
+        the lines (none of the triggers matches a newline, so a hit's line is the same
+        in it as in ``_flag``'s). A pass yields the first offset of each line it hits in
+        what it searches (the text or its fold, in UTF-8 for RE2), and those offsets
+        are numbered once at the end, by the newlines before each (``line_numbers``):
+        no table of the lines' offsets is built. The fold keeps every line (no lower
+        case is or holds a newline). On an ASCII text the text searches (``texts``)
+        stand in for the triggers they replace."""
+        plain = Haystacks(text)
+        encoded: dict[bool, bytes] = {}
+        if text.isascii():  # a character is a byte; the fold only lowers ASCII letters
+            data = text.encode("ascii")
+            encoded = {False: data, True: data.lower()}
+        # For each text searched (the text, its fold; as bytes, as a string): the first
+        # offset of each line hit there, with the triggers that hit it.
+        found: dict[tuple[bool, bool], dict[int, set[int]]] = {}
+        passes: list[tuple[Callable[[bytes, int], int], bool, Set[int]]] = []
         replaced: set[int] = set()
-        for gate, slot, triggers in self._gates:
+        for gate, slot, triggers in self._gates if encoded else ():
             replaced |= triggers
-            for begin in line_hits(gate.first, data):
-                flagged.setdefault(begin, set()).add(slot)
-        for union, lowered, members in self._merged:
-            for begin in line_hits(union.first, searched[lowered]):
-                flagged.setdefault(begin, set()).update(members)
+            passes.append((gate.first, False, {slot}))
+        passes += [(union.first, lowered, members) for union, lowered, members in self._merged]
         for number in self._alone:
             compiled, linear = self._all[number], self._linear[number]
             if number in replaced:
                 continue
             if linear is not None:
-                for begin in line_hits(linear.first, searched[compiled.lowered]):
-                    flagged.setdefault(begin, set()).add(number)
+                passes.append((linear.first, compiled.lowered, {number}))
                 continue
-            haystack = text.lower() if compiled.lowered else text
-            position = 0
+            haystack, position = plain[compiled.lowered], 0
+            hits = found.setdefault((compiled.lowered, False), {})
             while (match := compiled.fast.search(haystack, position)) is not None:
                 begin = haystack.rfind("\n", position, match.start()) + 1 or position
-                flagged.setdefault(begin, set()).add(number)
+                hits.setdefault(begin, set()).add(number)
                 position = haystack.find("\n", match.start()) + 1  # one hit per line
                 if not position:
                     break
-        numbers = line_numbers(data, flagged)
-        # An empty line after the text's last newline holds no hit (no trigger is empty).
-        return {numbers[b]: found for b, found in flagged.items() if numbers[b] < count}
+        for first, lowered, members in passes:
+            if lowered not in encoded:
+                encoded[lowered] = searchable_utf8(plain[lowered])
+            hits = found.setdefault((lowered, True), {})
+            for begin in line_hits(first, encoded[lowered]):
+                hits.setdefault(begin, set()).update(members)
+        flagged: dict[int, set[int]] = {}
+        for (lowered, in_bytes), hits in found.items():
+            searched = encoded[lowered] if in_bytes else plain[lowered]
+            for begin, line in line_numbers(searched, hits).items():
+                # An empty line after the last newline holds no hit (no trigger is empty).
+                if line < count:
+                    flagged.setdefault(line, set()).update(hits[begin])
+        return flagged
 
 
 # The entropy triggers: a quote, a run of the charset, the same quote.
