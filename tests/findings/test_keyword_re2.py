@@ -96,3 +96,26 @@ def test_the_text_search_hits_every_line_the_line_check_passes() -> None:
     passed = {index for index, line in enumerate(read) if check.search(line.rstrip())}
     assert len(passed) > 100
     assert passed <= hit
+
+
+def test_an_ascii_line_finds_with_the_ascii_program_what_the_full_one_finds() -> None:
+    """A twin searches an ASCII line with its classes cut down to ASCII: the same
+    secret as its program with every class whole finds."""
+    found = twins()
+    if not found:
+        pytest.skip("this detect-secrets release has no rewritten keyword regexes")
+    rng = random.Random(43)
+    plugin = KeywordDetector()
+    lines: list[str] = []
+    for pattern in _regexes(plugin):
+        lines += _variants(pattern, rng, 40)
+    lines += ["".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
+    lines = [line for line in lines if line.isascii()]
+    hits = 0
+    for original, twin in found.items():
+        public = Twin(original, _PublicOnly(twin._program))
+        for line in lines:
+            fast, slow = twin.search(line), public.search(line)
+            assert (fast and fast.group(1)) == (slow and slow.group(1)), (original.pattern, line)
+            hits += fast is not None
+    assert hits > 100
