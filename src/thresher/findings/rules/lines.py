@@ -276,10 +276,18 @@ class LineFinder:
         grouped: dict[int, dict[int, tuple[int, int] | None]] = {}
         for number in sorted(self._active(present, blocked)):
             needles = self._needles[number]
+            shared = self._shared_of.get(number)
+            if shared is not None and present is not None:
+                # Active, so one of its keywords is there (``_active``). A shared pass
+                # reads the whole text: its rules' keywords (key, token, pass, ...) span
+                # nearly all of it, and finding where each is first and last cost more
+                # than the rest of the text a pass reads. (Lines without a keyword of
+                # the rule are dropped by ``_add`` either way.)
+                grouped.setdefault(shared, {})[number] = None
+                continue
             span = _keyword_span(lowered, needles, spans) if needles else None
             if needles and span is None:
                 continue
-            shared = self._shared_of.get(number)
             if shared is not None:
                 grouped.setdefault(shared, {})[number] = span
                 continue
