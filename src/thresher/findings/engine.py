@@ -42,6 +42,7 @@ from detect_secrets.settings import (
     get_plugins,
     get_settings,
 )
+from detect_secrets.transformers import get_transformers
 from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
 
@@ -186,6 +187,7 @@ class Engine:
         )
         self._stand_ins = stand_ins(plugins)
         self._scan = LineScan()
+        get_transformers()  # the parsers' modules (PyYAML's), imported before a worker forks
 
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
