@@ -301,9 +301,12 @@ class LineFinder:
                 continue
             hull = _hull(list(members.values()))
             for begin, end in matching_lines(self._passes[shared].union, encoded, hull):
+                held = lowered[begin:end]  # as ``_add`` reads it, once for all the rules
                 for number in self._passes[shared].matching(encoded, begin, end):
-                    if number in members:
-                        self._add(found, number, ((begin, end),), lowered)
+                    kept = self._needles[number] if number in members else None
+                    if kept is None or (kept and not any(needle in held for needle in kept)):
+                        continue
+                    found.add((begin, number))
         numbers = line_numbers(encoded, {begin for begin, _ in found})
         return {(first + numbers[begin], number) for begin, number in found}
 
