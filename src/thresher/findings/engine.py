@@ -59,6 +59,7 @@ from thresher.findings.screen import Dropped, screen
 from thresher.findings.skips import SkipReason
 from thresher.findings.textfile import (
     CHUNK_BYTES,
+    FileLines,
     FileTooLarge,
     decode,
     universal_newlines,
@@ -217,8 +218,8 @@ class Engine:
         """A file that fits one chunk: exactly what ``detect-secrets scan`` does."""
         text, fallback = decode(data)
         text = universal_newlines(text)
-        found, unparsed = self._detect_secrets(job.path, text)
         lines = text.split("\n")
+        found, unparsed = self._detect_secrets(job.path, text, lines)
         numbers = range(1, len(lines) + 1)
         ruled = self._rules(
             job.path, lines, range(len(lines)), numbers, by_name=found is None, joined=text
@@ -288,16 +289,19 @@ class Engine:
             texts = {number: text for number, text in texts.items() if number in held}
         return kept, texts, dropped
 
-    def _detect_secrets(self, path: str, text: str) -> tuple[list[Detection] | None, bool]:
+    def _detect_secrets(
+        self, path: str, text: str, split: list[str]
+    ) -> tuple[list[Detection] | None, bool]:
         """detect-secrets' findings, or None when it skips the file by name; and whether
-        the format parsers had to be left out (see ``parsable``)."""
+        the format parsers had to be left out (see ``parsable``). ``split``: the text
+        split at its newlines, read as the file's own lines (``FileLines``)."""
         if self._scan.name_filtered({"filename": path}):
             return None, False
         handle = cast(NamedIO, _NamedText(text, path))
         if not parsable(text):
-            return self._process(_read_lines(text), path, text=text), True
+            return self._process(FileLines(split), path, text=text), True
         parsed = transformed(handle, text, eager=False)
-        found = self._process(parsed or _read_lines(text), path, text=None if parsed else text)
+        found = self._process(parsed or FileLines(split), path, text=None if parsed else text)
         if not found:
             handle.seek(0)
             eager = transformed(handle, text, eager=True)
@@ -307,7 +311,7 @@ class Engine:
 
     def _process(
         self,
-        lines: list[str],
+        lines: Sequence[str],
         path: str,
         numbers: Sequence[int] | None = None,
         text: str | None = None,
@@ -322,7 +326,7 @@ class Engine:
             local = index + 1
             number = numbers[index] if numbers is not None else local
             line = lines[index].rstrip()
-            snippet = get_code_snippet(lines=lines, line_number=local)
+            snippet = get_code_snippet(lines=cast(list[str], lines), line_number=local)
             if self._scan.line_filtered({"filename": path, "line": line, "context": snippet}):
                 continue
             for original in plugins:
@@ -365,13 +369,6 @@ _EXPRESSION_CONFIG = (".tf", ".tfvars", ".hcl")
 def _code(path: str) -> bool:
     """Whether an unquoted value in this file is an expression, for the screen."""
     return not literal_file(path) or path.lower().endswith(_EXPRESSION_CONFIG)
-
-
-def _read_lines(text: str) -> list[str]:
-    """``readlines`` of the file detect-secrets reads (``_NamedText(text, ...)``): each
-    line with its newline. A plain ``StringIO`` reads them in C; its subclass, whose
-    lines are asked for one method call at a time, takes half as long again."""
-    return io.StringIO(text, newline="\n").readlines()
 
 
 def _head(handle: BinaryIO, size: int, limit: int) -> bytes:
