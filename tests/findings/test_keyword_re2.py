@@ -10,6 +10,7 @@ from detect_secrets.plugins.keyword import KeywordDetector
 
 from tests.findings.test_triggers import _FILENAMES, _regexes, _variants
 from thresher.findings.keyword_re2 import Twin, keyword_lines, twins
+from thresher.findings.textpass import hit_lines
 
 _LINES = (
     'password = "Xq7pLm2vRt9sKw"',
@@ -71,3 +72,50 @@ def test_the_keyword_line_check_holds_wherever_the_plugin_reports() -> None:
     assert rejected > 500  # most lines naming a keyword assign nothing to it
     # A line that is not ASCII is always handed to the plugin.
     assert check.search("caf\u00e9 nothing here")
+
+
+def test_the_text_search_hits_every_line_the_line_check_passes() -> None:
+    """The prefilter reads a file's lines in one pass of ``text`` instead of the keyword
+    trigger and a check per line: it must find every line that check passes."""
+    check = keyword_lines()
+    if check is None or check.text is None:
+        pytest.skip("no rewritten keyword regexes, or no private Match")
+    rng = random.Random(37)
+    plugin = KeywordDetector()
+    lines: list[str] = []
+    for pattern in _regexes(plugin):
+        lines += _variants(pattern, rng, 40)
+    lines += ["".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
+    # As a file's lines are read: each ends with its newline, none holds another.
+    read = [line + "\n" for line in lines if line.isascii() and "\n" not in line]
+    data = "\n".join(read).encode("ascii")
+    starts = [0]
+    for line in read[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    hit = set(hit_lines(check.text.first, data, starts))
+    passed = {index for index, line in enumerate(read) if check.search(line.rstrip())}
+    assert len(passed) > 100
+    assert passed <= hit
+
+
+def test_an_ascii_line_finds_with_the_ascii_program_what_the_full_one_finds() -> None:
+    """A twin searches an ASCII line with its classes cut down to ASCII: the same
+    secret as its program with every class whole finds."""
+    found = twins()
+    if not found:
+        pytest.skip("this detect-secrets release has no rewritten keyword regexes")
+    rng = random.Random(43)
+    plugin = KeywordDetector()
+    lines: list[str] = []
+    for pattern in _regexes(plugin):
+        lines += _variants(pattern, rng, 40)
+    lines += ["".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
+    lines = [line for line in lines if line.isascii()]
+    hits = 0
+    for original, twin in found.items():
+        public = Twin(original, _PublicOnly(twin._program))
+        for line in lines:
+            fast, slow = twin.search(line), public.search(line)
+            assert (fast and fast.group(1)) == (slow and slow.group(1)), (original.pattern, line)
+            hits += fast is not None
+    assert hits > 100

@@ -64,3 +64,27 @@ def test_fallback_decoding_and_the_size_cap() -> None:
     head = handle.read(101)
     with pytest.raises(FileTooLarge):
         list(windows(handle, head, 2000, 100))
+
+
+def test_file_lines_read_as_readlines_does() -> None:
+    """``FileLines`` answers every index and slice as the list ``readlines`` makes."""
+    import io
+
+    from thresher.findings.textfile import FileLines
+
+    for text in ["", "\n", "a", "a\n", "a\nb", "a\nb\n", "\n\n", "x\n\ny\n\n", "é\r\n\nz"]:
+        expected = io.StringIO(text, newline="\n").readlines()
+        lines = FileLines(text.split("\n"))
+        assert len(lines) == len(expected), text
+        assert list(lines) == expected, text
+        for start in range(-4, 6):
+            for stop in (None, -1, 0, 2, 9):
+                assert lines[start:stop] == expected[start:stop], (text, start, stop)
+        for index in range(-len(expected), len(expected)):
+            assert lines[index] == expected[index]
+        for index in (len(expected), -len(expected) - 1):
+            try:
+                lines[index]
+            except IndexError:
+                continue
+            raise AssertionError((text, index))

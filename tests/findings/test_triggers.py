@@ -336,3 +336,36 @@ def test_a_binding_without_the_private_match_leaves_the_trigger_on_python(
         lines = ["api_key = 'aB3_-aB3_-aB3_-aB3_-aB3_-aB3_'\n", "AKIAIOSFODNN7EXAMPLE\n", "x = 1"]
         assert fallback.candidate_lines(lines) == reference.candidate_lines(lines)
         assert fallback.candidate_lines(lines)  # the secret-shaped lines are still flagged
+
+
+def test_a_files_own_text_is_searched_as_it_is_with_the_same_answer() -> None:
+    """Given the lines' own text (a file's lines, each ending at its newline), the
+    prefilter searches it as it is, and the keyword line check's text search replaces
+    the keyword trigger and the check per line: the same lines and plugins."""
+    from thresher.findings.keyword_re2 import keyword_lines
+
+    check = keyword_lines()
+    if check is None or check.text is None:
+        pytest.skip("no rewritten keyword regexes, or no private Match")
+    rng = random.Random(41)
+    words = ["password", "Secret", "api_key", "db_pass", "=", ":", '"', "'", ";", " ", "x9Z"]
+    words += ["ghp_" + "a1B2" * 9, "AKIA" + "X" * 16, "http://u:p@h", "12345678:", "'" + "ab" * 12]
+    body = ["".join(rng.choice(words) for _ in range(rng.randint(0, 9))) for _ in range(2000)]
+    with detect_secrets_session():
+        plugins = get_plugins()
+        narrower = {"KeywordDetector": check}
+        prefilter = Prefilter(plugins, narrower, {"KeywordDetector": check.text})
+        assert prefilter._gates  # the text search is in use
+        reference = Prefilter(plugins, narrower)
+        for ending in ("\n", ""):  # the last line with its newline, and without
+            lines = [line + "\n" for line in body[:-1]] + [body[-1] + ending]
+            text = "".join(lines)
+            found = prefilter.candidate_lines(lines, text=text)
+            assert found == reference.candidate_lines(lines)
+            assert found == prefilter.candidate_lines(lines)  # a parser's lines: no text
+            assert len({type(p) for _, chosen in found for p in chosen}) > 5
+            assert sum(type(p) is KeywordDetector for _, chosen in found for p in chosen) > 100
+        # Text that is not ASCII is read the other way, with the same answer.
+        lines = ["caf\u00e9\n", *[line + "\n" for line in body]]
+        found = prefilter.candidate_lines(lines, text="".join(lines))
+        assert found == reference.candidate_lines(lines)

@@ -56,7 +56,7 @@ class Detection:
 
 
 def detections(
-    path: str, secret: PotentialSecret, plugin: Any, line: str, lines: list[str], index: int
+    path: str, secret: PotentialSecret, plugin: Any, line: str, lines: Sequence[str], index: int
 ) -> list[Detection]:
     ds_value = secret.secret_value or ""
     if secret.type == PRIVATE_KEY_TYPE:

@@ -42,6 +42,7 @@ from detect_secrets.settings import (
     get_plugins,
     get_settings,
 )
+from detect_secrets.transformers import get_transformers
 from detect_secrets.types import NamedIO
 from detect_secrets.util.code_snippet import get_code_snippet
 
@@ -58,6 +59,7 @@ from thresher.findings.screen import Dropped, screen
 from thresher.findings.skips import SkipReason
 from thresher.findings.textfile import (
     CHUNK_BYTES,
+    FileLines,
     FileTooLarge,
     decode,
     universal_newlines,
@@ -179,9 +181,14 @@ class Engine:
         self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
         keyword = keyword_lines()
-        self.prefilter = Prefilter(plugins, {"KeywordDetector": keyword} if keyword else None)
+        self.prefilter = Prefilter(
+            plugins,
+            {"KeywordDetector": keyword} if keyword else None,
+            {"KeywordDetector": keyword.text} if keyword and keyword.text else None,
+        )
         self._stand_ins = stand_ins(plugins)
         self._scan = LineScan()
+        get_transformers()  # the parsers' modules (PyYAML's), imported before a worker forks
 
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
@@ -211,8 +218,8 @@ class Engine:
         """A file that fits one chunk: exactly what ``detect-secrets scan`` does."""
         text, fallback = decode(data)
         text = universal_newlines(text)
-        found, unparsed = self._detect_secrets(job.path, text)
         lines = text.split("\n")
+        found, unparsed = self._detect_secrets(job.path, text, lines)
         numbers = range(1, len(lines) + 1)
         ruled = self._rules(
             job.path, lines, range(len(lines)), numbers, by_name=found is None, joined=text
@@ -242,7 +249,11 @@ class Engine:
         fallback = False
         for window in windows(handle, head, self.max_file_bytes, self.chunk_bytes):
             fallback = fallback or window.fallback
-            hits = [] if by_name else self._process(window.lines, job.path, window.numbers)
+            hits = (
+                []
+                if by_name
+                else self._process(window.lines, job.path, window.numbers, "\n".join(window.lines))
+            )
             ruled = self._rules(job.path, window.lines, window.own, window.numbers, by_name=by_name)
             hits += aligned(ruled, hits)
             first, last = window.numbers[window.own.start], window.numbers[window.own.stop - 1]
@@ -278,16 +289,19 @@ class Engine:
             texts = {number: text for number, text in texts.items() if number in held}
         return kept, texts, dropped
 
-    def _detect_secrets(self, path: str, text: str) -> tuple[list[Detection] | None, bool]:
+    def _detect_secrets(
+        self, path: str, text: str, split: list[str]
+    ) -> tuple[list[Detection] | None, bool]:
         """detect-secrets' findings, or None when it skips the file by name; and whether
-        the format parsers had to be left out (see ``parsable``)."""
+        the format parsers had to be left out (see ``parsable``). ``split``: the text
+        split at its newlines, read as the file's own lines (``FileLines``)."""
         if self._scan.name_filtered({"filename": path}):
             return None, False
         handle = cast(NamedIO, _NamedText(text, path))
         if not parsable(text):
-            return self._process(handle.readlines(), path), True
-        lines = transformed(handle, text, eager=False) or handle.readlines()
-        found = self._process(lines, path)
+            return self._process(FileLines(split), path, text=text), True
+        parsed = transformed(handle, text, eager=False)
+        found = self._process(parsed or FileLines(split), path, text=None if parsed else text)
         if not found:
             handle.seek(0)
             eager = transformed(handle, text, eager=True)
@@ -296,18 +310,23 @@ class Engine:
         return found, False
 
     def _process(
-        self, lines: list[str], path: str, numbers: Sequence[int] | None = None
+        self,
+        lines: Sequence[str],
+        path: str,
+        numbers: Sequence[int] | None = None,
+        text: str | None = None,
     ) -> list[Detection]:
         """``_process_line_based_plugins``, on the lines the prefilter keeps.
 
         ``numbers`` maps a position in ``lines`` to the file's line number (a chunk);
-        the code snippet detect-secrets' filters read is always the local one."""
+        the code snippet detect-secrets' filters read is always the local one. ``text``:
+        the lines' own text, when they are the file's (see ``candidate_lines``)."""
         out: list[Detection] = []
-        for index, plugins in self.prefilter.candidate_lines(lines):
+        for index, plugins in self.prefilter.candidate_lines(lines, text=text):
             local = index + 1
             number = numbers[index] if numbers is not None else local
             line = lines[index].rstrip()
-            snippet = get_code_snippet(lines=lines, line_number=local)
+            snippet = get_code_snippet(lines=cast(list[str], lines), line_number=local)
             if self._scan.line_filtered({"filename": path, "line": line, "context": snippet}):
                 continue
             for original in plugins:

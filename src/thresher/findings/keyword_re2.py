@@ -46,6 +46,7 @@ from thresher.findings.re2_classes import (
     python_class,
     searchable,
 )
+from thresher.findings.textpass import Linear
 
 
 @cache
@@ -126,9 +127,14 @@ class Twin:
     byte offsets are then the line's character offsets: the binding's ``search``
     builds a match object and maps every offset from bytes to characters, several
     times the cost of the search itself on a short line. Both are google-re2's private
-    names: a release without them searches every line through the public ``search``."""
+    names: a release without them searches every line through the public ``search``.
 
-    def __init__(self, original: Pattern[str], program: Any) -> None:
+    ``ascii_program``: the same rewrite with its classes cut down to ASCII (``_pieces``),
+    which an ASCII line is searched with: it matches there exactly what ``program``
+    does, and its automaton, without the UTF-8 of every letter's and blank's class, is
+    about half as costly to build in each process (most of a twin's cost)."""
+
+    def __init__(self, original: Pattern[str], program: Any, ascii_program: Any = None) -> None:
         import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
 
         self.original = original
@@ -136,7 +142,7 @@ class Twin:
         self._match: Any = None
         self._unanchored: Any = None
         try:
-            self._match = program._regexp.Match
+            self._match = (ascii_program or program)._regexp.Match
             self._unanchored = re2._Anchor.UNANCHORED
         except AttributeError:
             self._match = None
@@ -167,9 +173,13 @@ def twins() -> Mapping[Pattern[str], Twin] | None:
     the rewrites were made from."""
     if triggers.keyword_fingerprint() != triggers.KEYWORD_FINGERPRINT:
         return None
-    pieces = _pieces()
+    pieces, ascii_pieces = _pieces(), _pieces(ascii_only=True)
     return {
-        original: Twin(original, compile_re2(rewrite.format(**pieces)))
+        original: Twin(
+            original,
+            compile_re2(rewrite.format(**pieces)),
+            compile_re2(rewrite.format(**ascii_pieces)),
+        )
         for original, rewrite in _REWRITES.items()
     }
 
@@ -216,21 +226,28 @@ def keyword_stand_in(plugin: KeywordDetector) -> LinearKeywordDetector | None:
 
 class KeywordLines:
     """Whether the keyword plugin can report anything on a line: one RE2 program, the
-    union of every rewritten regex, with its classes cut down to ASCII (see
-    ``_pieces``), searched on an ASCII line.
+    union of every rewritten regex (each loosened, ``_check_forms``), with its classes
+    cut down to ASCII (see ``_pieces``), searched on an ASCII line.
 
     The plugin reports only what one of its regexes (of the line's file type) matched
     on the line, and each rewrite matches what its original does; so a line no
     rewrite matches yields nothing. Most lines that hold a keyword do not assign
     anything to it: the prefilter (``triggers``) checks this instead of the bare
     keyword before it hands the line to the plugin. A line that is not ASCII is
-    always handed over."""
+    always handed over.
 
-    def __init__(self, match: Any) -> None:
+    ``text``: the same union searched over an ASCII text of lines joined by newlines,
+    compiled never to match across one: it hits each line on which the check passes
+    (the forms hold no anchor, so a match on a line stripped of its trailing blanks is
+    one on the whole line), which the prefilter reads in one pass instead of its
+    keyword trigger and a check per line (``Prefilter``'s ``texts``)."""
+
+    def __init__(self, match: Any, text: Linear | None = None) -> None:
         import re2  # lazy: a C++ extension
 
         self._match = match
         self._unanchored = re2._Anchor.UNANCHORED
+        self.text = text
 
     def search(self, line: str) -> bool:
         if not line.isascii():
@@ -245,8 +262,7 @@ def keyword_lines() -> KeywordLines | None:
     refuses, a google-re2 without the private ``Match``): then the keyword decides."""
     if twins() is None:
         return None
-    pieces = _pieces(ascii_only=True)
-    union = "|".join(f"(?:{rewrite.format(**pieces)})" for rewrite in _REWRITES.values())
+    union = _check_forms(_pieces(ascii_only=True))
     try:
         import re2
 
@@ -254,6 +270,26 @@ def keyword_lines() -> KeywordLines | None:
         options.log_errors = False
         options.max_mem = _MAX_MEM
         options.never_capture = True  # only whether it matches is read
-        return KeywordLines(re2.compile(union, options)._regexp.Match)
+        match = re2.compile(union, options)._regexp.Match
     except Exception:  # re2.error, or a binding without ``_regexp.Match``
         return None
+    try:
+        options.never_nl = True  # no match crosses a line's end
+        return KeywordLines(match, Linear(re2.compile(union, options)))
+    except Exception:  # as above: the check goes line by line
+        return KeywordLines(match)
+
+
+# The loosened form of the one rewrite whose counted run made the union's automaton
+# ten times larger to build (RE2 counts a bounded repetition state by state).
+_COUNTED, _UNCOUNTED = "{NS}{{0,50}}?", "{NS}*"
+
+
+def _check_forms(pieces: Mapping[str, str]) -> str:
+    """The union the line check searches: every rewrite, the counted run ``{0,50}?``
+    read as ``*``. A line a rewrite matches on, its form matches on too (a run of at
+    most fifty is a run), so the check still passes every line the plugin can report
+    on; a line the form alone matches on is handed to the plugin, which finds nothing
+    there."""
+    forms = (rewrite.replace(_COUNTED, _UNCOUNTED) for rewrite in _REWRITES.values())
+    return "|".join(f"(?:{form.format(**pieces)})" for form in forms)

@@ -17,9 +17,9 @@ cut is still whole in one of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, overload
 
 from thresher.findings.options import DEFAULT_CHUNK_BYTES
 
@@ -46,8 +46,48 @@ def decode(data: bytes) -> tuple[str, bool]:
 
 
 def universal_newlines(text: str) -> str:
-    """What reading in text mode does, and what detect-secrets sees."""
+    """What reading in text mode does, and what detect-secrets sees (one search of a
+    text without a carriage return, where each replacement would search it again)."""
+    if "\r" not in text:
+        return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+class FileLines(Sequence[str]):
+    """``readlines`` of a text, each line with its newline, read from the text split at
+    its newlines (``text.split("\\n")``, which the engine makes anyway) one line at a
+    time, as asked for: detect-secrets' plugins read a few lines around each line that
+    may hold a secret, and a list of every line, each copied with its newline, cost
+    more than all of those reads."""
+
+    __slots__ = ("_last", "_length", "_split")
+
+    def __init__(self, split: list[str]) -> None:
+        self._split = split
+        self._last = len(split) - 1  # the piece after the last newline: none follows it
+        self._length = self._last if split[-1] == "" else len(split)
+
+    def __len__(self) -> int:
+        return self._length
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self._line(i) for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        return self._line(index)
+
+    def _line(self, index: int) -> str:
+        line = self._split[index]
+        return line + "\n" if index < self._last else line
 
 
 @dataclass(frozen=True, slots=True)

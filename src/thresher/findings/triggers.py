@@ -35,7 +35,7 @@ import hashlib
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate, repeat
@@ -46,128 +46,21 @@ from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings.haystacks import Haystacks, utf8
-from thresher.findings.re2_classes import compile_re2
+from thresher.findings.re2_classes import compile_re2, searchable_utf8
+from thresher.findings.textpass import Linear, hit_lines, line_hits, line_numbers
+from thresher.findings.trigger_specs import (
+    _ID_RUN,
+    _ID_RUN_44,
+    _KEYWORDS,
+    _REGEX_PLUGINS,
+    _SHARED_PASSES,
+    _VERBATIM,
+    _ci,
+    _Spec,
+)
 
 _MARGIN = 1e-9  # float slack when comparing log2(length) with an entropy limit
 _MAX_PLANS = 4096  # sets of triggers whose checks are kept (a real scan meets dozens)
-
-
-@dataclass(frozen=True)
-class _Spec:
-    """One trigger. ``exact`` (with the plugin's own flags) is checked on a
-    single line; ``fast`` is what the whole-text pass searches — in the folded
-    text when ``lowered`` — and must hit wherever ``exact`` does."""
-
-    exact: str
-    flags: int = 0
-    fast: str | None = None
-    lowered: bool = False
-
-
-def _ci(lower_pattern: str, exact: str | None = None) -> _Spec:
-    """A case-insensitive trigger written in lower case."""
-    return _Spec(exact or lower_pattern, re.IGNORECASE, lower_pattern, lowered=True)
-
-
-_KEY_OR_PASS = "(?:key|pwd|pw|password|pass|token)"
-_KEYWORDS = "|".join(keyword_plugin.DENYLIST)
-_ID_RUN = r"[a-z0-9_\-]"
-# The look-behind lets the engine try each run once, from its start: the
-# maximal run around any 44 such characters starts after a character outside it.
-_ID_RUN_44 = _ci(f"(?<!{_ID_RUN}){_ID_RUN}{{44}}", "[a-zA-Z0-9_\\-]{44}")
-
-_DISCORD = r"[MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"
-
-# plugin class -> (fingerprint of its regexes, triggers). Each comment names the
-# part of the plugin's pattern that every match must contain.
-_REGEX_PLUGINS: dict[str, tuple[str, tuple[_Spec, ...]]] = {
-    # (?:\s|=|:|"|^)AKC[a-zA-Z0-9]{10,}... and ...AP[\dABCDEF][a-zA-Z0-9]{8,}...
-    "ArtifactoryDetector": ("03ca10aeff554ff6", (_Spec(r"AKC|AP[\dABCDEF]"),)),
-    # (?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA)... and (?i)aws.{0,20}?key...
-    "AWSKeyDetector": ("42e52c23842e43b7", (_Spec("A3T|ABIA|ACCA|AKIA|ASIA"), _ci("aws"))),
-    "AzureStorageKeyDetector": ("b4ac01445d8a6681", (_Spec("AccountKey="),)),
-    # ://[^reserved\s]+:([^reserved\s]+)@ : the plugin's own regex, which cannot
-    # cross a newline; reused verbatim below.
-    "BasicAuthDetector": ("f8c9e6adef0cd7ca", ()),
-    # (?i) (?:cloudant|cl|clou)(?:_|-|)(?:api|)<key-or-pass>... and https?://...cloudant\.com
-    "CloudantDetector": (
-        "7f086fa0fa87ebc1",
-        (_ci(f"cloudant|cl(?:ou)?(?:_|-|)(?:api|){_KEY_OR_PASS}"),),
-    ),
-    # [MNO][a-zA-Z\d_-]{23,25}\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}: the whole-text pass
-    # searches its tail from the first dot, where the automaton can skip ahead.
-    "DiscordBotTokenDetector": (
-        "e8cc08c35f53130c",
-        (_Spec(_DISCORD, 0, r"\.[a-zA-Z\d_-]{6}\.[a-zA-Z\d_-]{27}"),),
-    ),
-    "GitHubTokenDetector": ("c06412cd4c3599b5", (_Spec("(?:ghp|gho|ghu|ghs|ghr)_"),)),
-    "GitLabTokenDetector": (
-        "3734982b6a72add4",
-        (_Spec("gl(?:pat|dt|ft|soat|rt|cbt|imt|ptt|agent|oas)-"), _Spec("GR1348941")),
-    ),
-    # (?i) ...([a-zA-Z0-9_\-]{44}(?![a-zA-Z0-9_\-])): a run of 44 such characters.
-    "IbmCloudIamDetector": ("fc0bf3786c5eb2a1", (_ID_RUN_44,)),
-    # (?i) ...([a-f0-9]{48}(?![a-f0-9])): 48 hex digits are also a run of 44 of
-    # [a-z0-9_-], so the whole-text pass shares the trigger above.
-    "IbmCosHmacDetector": (
-        "59503c343fe889d3",
-        (_Spec("[a-f0-9]{48}", re.IGNORECASE, _ID_RUN_44.fast, lowered=True),),
-    ),
-    # four dot-separated groups of one to three ASCII digits
-    "IPPublicDetector": ("3ad9c91a5b1d5faa", (_Spec(r"[0-9]\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]"),)),
-    "JwtTokenDetector": ("90f09773dba97319", (_Spec("eyJ"),)),
-    "MailchimpDetector": ("dee1cfb51abb80c2", (_Spec("-us[0-9]"),)),
-    "NpmDetector": ("98490516304a893f", (_Spec("/:_authToken="),)),
-    "OpenAIDetector": ("86f831ee4d4281f5", (_Spec("T3BlbkFJ"),)),
-    "PrivateKeyDetector": ("490a13217fabbd41", (_Spec("PRIVATE KEY|PuTTY-User-Key-File-2"),)),
-    "PypiTokenDetector": ("b7c6ecf08d7f5d4d", (_Spec("pypi-AgE"),)),
-    "SendGridDetector": ("4dfd257ab90f16da", (_Spec(r"SG\."),)),
-    "SlackDetector": (
-        "af6560b9c2879517",
-        (_ci(r"xox(?:a|b|p|o|s|r)-"), _ci(r"hooks\.slack\.com/services/")),
-    ),
-    # (?i) both regexes end in ([a-z0-9]{64}): also a run of 44 of [a-z0-9_-].
-    "SoftlayerDetector": (
-        "876d92a124202e12",
-        (_Spec("[a-z0-9]{64}", re.IGNORECASE, _ID_RUN_44.fast, lowered=True),),
-    ),
-    "SquareOAuthDetector": ("71af0e102c08dd03", (_Spec("sq0csp-"),)),
-    "StripeDetector": ("fd51cbb18180f5e4", (_Spec("k_live_"),)),
-    # \d{8,10}:... ends in eight digits and a colon; the fast form starts at the
-    # colon so the engine can skip ahead to it.
-    "TelegramBotTokenDetector": ("b3a83412d0c30407", (_Spec(r"\d{8}:", 0, r":(?<=\d{8}:)"),)),
-    "TwilioKeyDetector": ("52c2441e378ffbf1", ()),  # verbatim: no newline possible
-}
-_VERBATIM = {"BasicAuthDetector", "TwilioKeyDetector"}
-
-# Plugins whose triggers are searched as one RE2 union, one pass over the text instead of
-# one per trigger: short literal-led triggers, and the two quoted runs. A line the
-# union hits is checked with the exact regexes of every plugin in it, and each of those
-# hits only where its own trigger does, so the lines kept are the same. (The slow
-# passes left alone would make a union slower than they are apart.)
-_SHARED_PASSES: dict[str, frozenset[str]] = {
-    "tokens": frozenset(
-        {
-            "ArtifactoryDetector",
-            "AWSKeyDetector",
-            "AzureStorageKeyDetector",
-            "GitHubTokenDetector",
-            "GitLabTokenDetector",
-            "IPPublicDetector",
-            "JwtTokenDetector",
-            "MailchimpDetector",
-            "NpmDetector",
-            "OpenAIDetector",
-            "PrivateKeyDetector",
-            "PypiTokenDetector",
-            "SendGridDetector",
-            "SquareOAuthDetector",
-            "StripeDetector",
-            "TwilioKeyDetector",
-        }
-    ),
-    "quoted": frozenset({"Base64HighEntropyString", "HexHighEntropyString"}),
-}
 
 
 def _fingerprint(patterns: Sequence[re.Pattern[str]]) -> str:
@@ -251,11 +144,18 @@ class Prefilter:
     """
 
     def __init__(
-        self, plugins: Sequence[Any], narrower: Mapping[str, LineCheck] | None = None
+        self,
+        plugins: Sequence[Any],
+        narrower: Mapping[str, LineCheck] | None = None,
+        texts: Mapping[str, Linear] | None = None,
     ) -> None:
         """``narrower``: plugin class name -> a check that holds on every line on which
         that plugin can report anything (and is cheaper than the plugin); it replaces
-        the plugin's exact regexes on the lines its triggers hit."""
+        the plugin's exact regexes on the lines its triggers hit. ``texts``: plugin
+        class name -> a search that never matches across a newline and hits, in an
+        ASCII text of lines, every line on which that plugin can report anything; on
+        such a text (``candidate_lines``' ``plain``) it stands in for the plugin's
+        triggers and their checks, when those triggers stand for no other plugin."""
         self.plugins = list(plugins)
         self._per_plugin: list[tuple[_Compiled, ...] | None] = []
         for plugin in self.plugins:
@@ -280,8 +180,21 @@ class Prefilter:
                 self._by_trigger[trigger].append(number)
         self._plans: dict[frozenset[int], list[tuple[Any, tuple[LineCheck, ...]]]] = {}
         self._merged, self._alone = self._shared_passes()
+        # Each text search: a trigger slot of its own, which passes any line it hit, and
+        # the triggers it stands in for (searched alone, each for that plugin only).
+        self._gates: list[tuple[Linear, int, frozenset[int]]] = []
+        for number, plugin in enumerate(self.plugins):
+            gate = (texts or {}).get(type(plugin).__name__)
+            replaced = frozenset(self._exact[number])
+            if gate is None or not replaced or not replaced <= set(self._alone):
+                continue
+            if any(self._by_trigger[trigger] != [number] for trigger in replaced):
+                continue
+            self._exact[number][len(self._by_trigger)] = (_PASSED,)
+            self._gates.append((gate, len(self._by_trigger), replaced))
+            self._by_trigger.append([number])
 
-    def _shared_passes(self) -> tuple[list[tuple[_Linear, bool, frozenset[int]]], list[int]]:
+    def _shared_passes(self) -> tuple[list[tuple[Linear, bool, frozenset[int]]], list[int]]:
         """The unions of ``_SHARED_PASSES`` (each with the haystack it searches and the
         triggers it stands for) and the triggers searched alone: a trigger joins a union
         when it has an RE2 form and every plugin it stands for is in that pass."""
@@ -293,7 +206,7 @@ class Prefilter:
             shared = [key for key, members in _SHARED_PASSES.items() if names <= members]
             if shared:
                 groups.setdefault((shared[0], compiled.lowered), []).append(number)
-        merged: list[tuple[_Linear, bool, frozenset[int]]] = []
+        merged: list[tuple[Linear, bool, frozenset[int]]] = []
         joined: set[int] = set()
         for (_name, lowered), numbers in groups.items():
             forms = [_linear_pattern(self._all[n].fast) for n in numbers]
@@ -304,19 +217,24 @@ class Prefilter:
             joined.update(numbers)
         return merged, [n for n in range(len(self._all)) if n not in joined]
 
-    def candidate_lines(self, lines: Sequence[str]) -> list[tuple[int, list[Any]]]:
+    def candidate_lines(
+        self, lines: Sequence[str], *, text: str | None = None
+    ) -> list[tuple[int, list[Any]]]:
         """(index, plugins to run) for every line some plugin could match on.
 
         A plugin is checked on a line only when one of its whole-text triggers hit
         that line, and then only with the exact regexes behind those triggers: each
         exact regex hits only where its trigger does, so the answer is the one a check
-        of every plugin's every regex would give."""
+        of every plugin's every regex would give. ``text``: the lines' own text, when
+        each line ends at one of its newlines (the last may not) and holds no other (a
+        file's own lines, not a parser's values): searched as it is (``_flag_text``)."""
         if not lines:
             return []
         if not self.complete:
             return [(i, self.plugins) for i in range(len(lines))]
         out: list[tuple[int, list[Any]]] = []
-        for index, triggers in sorted(self._flag(lines).items()):
+        flagged = self._flag(lines) if text is None else self._flag_text(text, len(lines))
+        for index, triggers in sorted(flagged.items()):
             line = lines[index].rstrip()
             chosen = [
                 plugin
@@ -367,7 +285,7 @@ class Prefilter:
         for union, lowered, members in self._merged:
             if lowered not in encoded:
                 encoded[lowered] = utf8(plain[lowered], starts, lines)
-            for index in _hit_lines(union.first, *encoded[lowered]):
+            for index in hit_lines(union.first, *encoded[lowered]):
                 flagged.setdefault(index, set()).update(members)
         for number in self._alone:
             compiled = self._all[number]
@@ -375,7 +293,7 @@ class Prefilter:
             if linear is not None:
                 if compiled.lowered not in encoded:
                     encoded[compiled.lowered] = utf8(plain[compiled.lowered], starts, lines)
-                for index in _hit_lines(linear.first, *encoded[compiled.lowered]):
+                for index in hit_lines(linear.first, *encoded[compiled.lowered]):
                     flagged.setdefault(index, set()).add(number)
                 continue
             pattern, haystack = compiled.fast, plain[compiled.lowered]
@@ -388,27 +306,65 @@ class Prefilter:
                 position = starts[index + 1]  # one hit per line is enough
         return flagged
 
+    def _flag_text(self, text: str, count: int) -> dict[int, set[int]]:
+        """``_flag`` on the ``count`` lines' own text, searched as it is: its lines are
+        the lines (none of the triggers matches a newline, so a hit's line is the same
+        in it as in ``_flag``'s). A pass yields the first offset of each line it hits in
+        what it searches (the text or its fold, in UTF-8 for RE2), and those offsets
+        are numbered once at the end, by the newlines before each (``line_numbers``):
+        no table of the lines' offsets is built. The fold keeps every line (no lower
+        case is or holds a newline). On an ASCII text the text searches (``texts``)
+        stand in for the triggers they replace."""
+        plain = Haystacks(text)
+        encoded: dict[bool, bytes] = {}
+        if text.isascii():  # a character is a byte; the fold only lowers ASCII letters
+            data = text.encode("ascii")
+            encoded = {False: data, True: data.lower()}
+        # For each text searched (the text, its fold; as bytes, as a string): the first
+        # offset of each line hit there, with the triggers that hit it.
+        found: dict[tuple[bool, bool], dict[int, set[int]]] = {}
+        passes: list[tuple[Callable[[bytes, int], int], bool, Set[int]]] = []
+        replaced: set[int] = set()
+        for gate, slot, triggers in self._gates if encoded else ():
+            replaced |= triggers
+            passes.append((gate.first, False, {slot}))
+        passes += [(union.first, lowered, members) for union, lowered, members in self._merged]
+        for number in self._alone:
+            compiled, linear = self._all[number], self._linear[number]
+            if number in replaced:
+                continue
+            if linear is not None:
+                passes.append((linear.first, compiled.lowered, {number}))
+                continue
+            haystack, position = plain[compiled.lowered], 0
+            hits = found.setdefault((compiled.lowered, False), {})
+            while (match := compiled.fast.search(haystack, position)) is not None:
+                begin = haystack.rfind("\n", position, match.start()) + 1 or position
+                hits.setdefault(begin, set()).add(number)
+                position = haystack.find("\n", match.start()) + 1  # one hit per line
+                if not position:
+                    break
+        for first, lowered, members in passes:
+            if lowered not in encoded:
+                encoded[lowered] = searchable_utf8(plain[lowered])
+            hits = found.setdefault((lowered, True), {})
+            for begin in line_hits(first, encoded[lowered]):
+                hits.setdefault(begin, set()).update(members)
+        flagged: dict[int, set[int]] = {}
+        for (lowered, in_bytes), hits in found.items():
+            searched = encoded[lowered] if in_bytes else plain[lowered]
+            for begin, line in line_numbers(searched, hits).items():
+                # An empty line after the last newline holds no hit (no trigger is empty).
+                if line < count:
+                    flagged.setdefault(line, set()).update(hits[begin])
+        return flagged
+
 
 # The entropy triggers: a quote, a run of the charset, the same quote.
 _QUOTED_RUN = re.compile(r"\(\?P<q>\['\"\]\)(?P<run>\[[^\]]*\]\{[0-9]+,\})\(\?P=q\)")
 
 
 _ANCHOR = re.compile(r"\$|(?<!\[)\^")
-
-
-def _hit_lines(
-    first: Callable[[bytes, int], int], data: bytes, offsets: list[int]
-) -> Iterator[int]:
-    """The lines an RE2 search (``first``: a hit's byte offset from a position, or -1)
-    hits in ``data``, each once, in order: a hit's offset mapped to its line through the
-    lines' byte ``offsets``, the search going on from the next line."""
-    position = 0
-    while (start := first(data, position)) >= 0:
-        index = bisect_right(offsets, start) - 1
-        yield index
-        if index + 1 >= len(offsets):
-            return
-        position = offsets[index + 1]
 
 
 @cache
@@ -418,16 +374,16 @@ def _linear_form(fast: re.Pattern[str]) -> Any | None:
     if form is None:
         return None
     try:
-        return _Linear(compile_re2(form))
+        return Linear(compile_re2(form))
     except Exception:  # a form RE2 cannot take, or another binding: the Python pattern stays
         return None
 
 
 @cache
-def _union(forms: tuple[str, ...]) -> _Linear | None:
+def _union(forms: tuple[str, ...]) -> Linear | None:
     """One RE2 program matching wherever one of ``forms`` does, or None."""
     try:
-        return _Linear(compile_re2("|".join(f"(?:{form})" for form in forms)))
+        return Linear(compile_re2("|".join(f"(?:{form})" for form in forms)))
     except Exception:  # a union RE2 cannot take (two groups of one name): apart, then
         return None
 
@@ -459,26 +415,14 @@ def _linear_pattern(fast: re.Pattern[str]) -> str | None:
     return form
 
 
-class _Linear:
-    """An RE2 program searched from an offset of a byte string.
+class _Passed:
+    """The check of a line a text search hit: that hit was the check."""
 
-    The binding's ``search`` and ``finditer`` run a Python generator and build a match
-    object for every hit (thousands for the keyword list on a large file); the
-    program's own ``Match`` answers with the offsets alone, and the scan skips to the
-    next line after a hit as the Python path does."""
+    def search(self, line: str, /) -> bool:
+        return True
 
-    def __init__(self, program: Any) -> None:
-        import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
 
-        self._match = program._regexp.Match
-        self._unanchored = re2._Anchor.UNANCHORED
-        if self.first(b"", 0) != (0 if program.search(b"") else -1):
-            raise ValueError("the binding's Match does not answer as its search does")
-
-    def first(self, text: bytes, position: int) -> int:
-        """Where the first match at or after ``position`` starts, or -1."""
-        start: int = self._match(self._unanchored, text, position, len(text))[0][0]
-        return start
+_PASSED = _Passed()
 
 
 def _key(compiled: _Compiled) -> tuple[str, bool]:

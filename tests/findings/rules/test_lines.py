@@ -4,7 +4,7 @@ tell, a line holding a newline) still reports the same hits."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 
 import pytest
@@ -15,8 +15,8 @@ from thresher.findings.rules import lines as lines_module
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.rules.lines import (
     KeywordSet,
+    line_numbers,
     line_program,
-    line_starts,
     matching_lines,
 )
 from thresher.findings.rules.matcher import Rulebook, RuleHit
@@ -75,14 +75,21 @@ def test_the_builtin_book_finds_what_it_finds_line_by_line() -> None:
 def test_a_pass_over_the_text_finds_exactly_the_lines_each_line_matches(pattern: str) -> None:
     chunk = ["key=abc", "pass  word", "a", "b", "tok", "en", "", "x pwd=1;", "the end", "KEY=x"]
     chunk += ["ünïcode pass wört", "a-b", "end", "  pwd=;"]
-    text = "\n".join(chunk)
-    encoded = text.encode()
-    starts = line_starts(text, chunk, encoded)
-    assert starts is not None
+    encoded = "\n".join(chunk).encode()
     program = line_program(pattern)
     alone = re2.compile(pattern)
     expected = [i for i, line in enumerate(chunk) if alone.search(line) is not None]
-    assert list(matching_lines(program, encoded, starts)) == expected
+    assert list(_numbered(matching_lines(program, encoded), encoded)) == expected
+
+
+def _numbered(lines: Iterable[tuple[int, int]], encoded: bytes) -> list[int]:
+    """The numbers of ``matching_lines``' lines, each checked to span its line."""
+    spans = list(lines)
+    numbers = line_numbers(encoded, [begin for begin, _ in spans])
+    text = encoded.split(b"\n")
+    for begin, end in spans:
+        assert encoded[begin:end] == text[numbers[begin]]
+    return [numbers[begin] for begin, _ in spans]
 
 
 def test_a_pattern_meaning_something_else_on_a_whole_text_runs_line_by_line() -> None:
@@ -156,11 +163,9 @@ def test_a_rule_reads_only_between_its_first_and_last_keyword() -> None:
     assert got == [(1, "t", "abcd1235"), (3, "t", "abcd1237")]
     assert got == found(reference.scan("a.txt", text, range(5)))
     chunk = ["aa", "bb key", "cc", "dd"]
-    joined = "\n".join(chunk)
-    starts = line_starts(joined, chunk, joined.encode())
-    assert starts is not None
+    encoded = "\n".join(chunk).encode()
     program = line_program(r"[a-z]{2}")
-    assert list(matching_lines(program, joined.encode(), starts, (4, 11))) == [1, 2]
+    assert _numbered(matching_lines(program, encoded, (4, 11)), encoded) == [1, 2]
 
 
 def _generic_texts() -> list[tuple[str, list[str]]]:

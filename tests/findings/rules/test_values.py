@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from tests.tokens import random_secret
 from thresher.findings.rules.book import Check
 from thresher.findings.rules.book import builtin_rules as rules
 from thresher.findings.rules.matcher import Rulebook
-from thresher.findings.rules.values import key_holds, key_words, passes, plausible, read_value
+from thresher.findings.rules.values import (
+    STOP_AFTER,
+    STOP_BEFORE,
+    key_holds,
+    key_words,
+    passes,
+    plausible,
+    read_value,
+)
 
 SECRET = random_secret(16, seed=3)
 
@@ -93,6 +103,36 @@ def test_key_words_split_every_naming_style() -> None:
     assert key_words("API_KEY") == ("api", "key")
     assert key_words("spring.datasource.password") == ("spring", "datasource", "password")
     assert key_words("x-api-key") == ("x", "api", "key")
+    # A long key is split the same way, without being remembered.
+    assert key_words("dbPassword_" + "x" * 200) == ("db", "password", "x" * 200)
+    assert key_words("already_lower.case-key") == ("already", "lower", "case", "key")
+
+
+def test_key_holds_answers_as_a_check_of_every_run_at_every_word() -> None:
+    """``key_holds`` passes over runs whose first word the key lacks: the same answer
+    as trying every run at every position."""
+
+    def every(words: tuple[str, ...], wanted: tuple[tuple[str, ...], ...]) -> bool:
+        joined = "".join(words)
+        for run in wanted:
+            for start in range(len(words) - len(run) + 1):
+                here = words[start : start + len(run)]
+                long_end = len(run) == 1 and len(run[0]) >= 5 and here[0].endswith(run[0])
+                if here == run or long_end:
+                    before, after = set(words[:start]), set(words[start + len(run) :])
+                    if not before & STOP_BEFORE and not after & STOP_AFTER:
+                        return True
+            if len(run) > 1 and joined.endswith("".join(run)):
+                return True
+        return False
+
+    vocabulary = ["db", "password", "api", "key", "length", "label", "secret", "x", "apikey"]
+    wanted = (("password",), ("api", "key"), ("secret", "key"), ("key",), ("passwd",))
+    rng = random.Random(5)
+    for _ in range(3000):
+        words = tuple(rng.choice(vocabulary) for _ in range(rng.randint(0, 5)))
+        for chosen in (wanted, wanted[1:3], wanted[3:]):
+            assert key_holds(words, chosen) == every(words, chosen), (words, chosen)
 
 
 def test_key_holds_a_run_of_words_not_renamed_after_it() -> None:

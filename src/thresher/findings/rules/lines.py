@@ -21,14 +21,13 @@ lower-cased text; a line of a rule with keywords must hold one of them.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from itertools import accumulate
 from typing import Any
 
 from thresher.findings.options import _RULE_MAX_MEM
 from thresher.findings.re2_classes import searchable_utf8
 from thresher.findings.rules.book import Rule
+from thresher.findings.textpass import line_numbers
 
 # What makes a pattern mean something else on a whole text than on one line.
 _WHOLE_TEXT = re.compile(r"\\[AzC]|\(\?[A-Za-z]*-[A-Za-z]*m")
@@ -59,34 +58,27 @@ def line_program(pattern: str) -> Any:
         return None
 
 
-def line_starts(text: str, chunk: Sequence[str], encoded: bytes) -> list[int] | None:
-    """Where each line of ``chunk`` starts in ``encoded`` (``text``, the lines joined by
-    newlines, as UTF-8), and one past the end; None when a line holds a newline."""
-    if text.count("\n") != len(chunk) - 1:
-        return None
-    # ASCII: a character is a byte. Each line's size takes its newline too.
-    parts: Iterable[str | bytes] = chunk if len(encoded) == len(text) else encoded.split(b"\n")
-    return list(accumulate(map((1).__add__, map(len, parts)), initial=0))
-
-
 def matching_lines(
-    program: Any, encoded: bytes, starts: Sequence[int], span: tuple[int, int] | None = None
-) -> Iterator[int]:
-    """The lines (positions in ``starts``) on which ``program`` (a ``line_program``)
-    matches, in order; each line once. ``span``: only the lines from the one holding
-    its first offset to the one holding its last."""
+    program: Any, encoded: bytes, span: tuple[int, int] | None = None
+) -> Iterator[tuple[int, int]]:
+    """The lines on which ``program`` (a ``line_program``) matches, in order, each once,
+    as (first byte, the byte after the last: its newline or the end). ``span``: only
+    the lines from the one holding its first offset to the one holding its last."""
     position, end = 0, len(encoded)
     if span is not None:
-        position = starts[bisect_right(starts, span[0]) - 1]
-        end = min(end, starts[bisect_right(starts, span[1])] - 1)
+        position = encoded.rfind(b"\n", 0, span[0]) + 1
+        stop = encoded.find(b"\n", span[1])
+        end = end if stop < 0 else stop
     first = _first_start(program)
     while position <= end:
         start = first(encoded, position, end)
         if start < 0:
             return
-        line = bisect_right(starts, start) - 1
-        yield line
-        position = starts[line + 1]
+        newline = encoded.rfind(b"\n", position, start)  # ``position`` starts a line
+        stop = encoded.find(b"\n", start)
+        stop = len(encoded) if stop < 0 else stop
+        yield (position if newline < 0 else newline + 1), stop
+        position = stop + 1
 
 
 def _first_start(program: Any) -> Callable[[bytes, int, int], int]:
@@ -94,7 +86,7 @@ def _first_start(program: Any) -> Callable[[bytes, int, int], int]:
 
     The binding's ``search`` runs a Python generator and builds a match object for
     each of the many calls (one per line a rule matches on); the program's own
-    ``Match`` answers with the offsets alone, as ``triggers._Linear`` reads it. Both
+    ``Match`` answers with the offsets alone, as ``textpass.Linear`` reads it. Both
     are google-re2's private names: a release without them goes through ``search``."""
     try:
         import re2  # lazy: a C++ extension
@@ -269,12 +261,11 @@ class LineFinder:
         rule's keywords (any line, for a rule without) and on which its pattern matches:
         the lines the rule's own run can find a value on. ``text`` is the chunk's lines
         joined by newlines; None when a line holds a newline (then ``lines`` cannot tell)."""
-        encoded = searchable_utf8(text)
-        starts = line_starts(text, chunk, encoded)
-        if starts is None:
+        if text.count("\n") != len(chunk) - 1:
             return None
+        encoded = searchable_utf8(text)
         lowered = encoded.lower()  # ASCII letters only, as the keywords are
-        found: set[tuple[int, int]] = set()
+        found: set[tuple[int, int]] = set()  # (a line's first byte, rule number)
         present = self._set.present(lowered)
         # Where each keyword is first and last: absent keywords are never searched for.
         spans: dict[bytes, tuple[int, int] | None] = {}
@@ -285,46 +276,56 @@ class LineFinder:
         grouped: dict[int, dict[int, tuple[int, int] | None]] = {}
         for number in sorted(self._active(present, blocked)):
             needles = self._needles[number]
+            shared = self._shared_of.get(number)
+            if shared is not None and present is not None:
+                # Active, so one of its keywords is there (``_active``). A shared pass
+                # reads the whole text: its rules' keywords (key, token, pass, ...) span
+                # nearly all of it, and finding where each is first and last cost more
+                # than the rest of the text a pass reads. (Lines without a keyword of
+                # the rule are dropped by ``_add`` either way.)
+                grouped.setdefault(shared, {})[number] = None
+                continue
             span = _keyword_span(lowered, needles, spans) if needles else None
             if needles and span is None:
                 continue
-            shared = self._shared_of.get(number)
             if shared is not None:
                 grouped.setdefault(shared, {})[number] = span
                 continue
-            lines = matching_lines(self._programs[number], encoded, starts, span)
-            self._add(found, number, lines, lowered, starts)
+            lines = matching_lines(self._programs[number], encoded, span)
+            self._add(found, number, lines, lowered)
         for shared, members in grouped.items():
             if len(members) == 1:
                 [(number, span)] = members.items()
-                lines = matching_lines(self._programs[number], encoded, starts, span)
-                self._add(found, number, lines, lowered, starts)
+                lines = matching_lines(self._programs[number], encoded, span)
+                self._add(found, number, lines, lowered)
                 continue
             hull = _hull(list(members.values()))
-            for line in matching_lines(self._passes[shared].union, encoded, starts, hull):
-                begin, end = starts[line], starts[line + 1] - 1
+            for begin, end in matching_lines(self._passes[shared].union, encoded, hull):
+                held = lowered[begin:end]  # as ``_add`` reads it, once for all the rules
                 for number in self._passes[shared].matching(encoded, begin, end):
-                    if number in members:
-                        self._add(found, number, (line,), lowered, starts)
-        return {(first + line, number) for line, number in found}
+                    kept = self._needles[number] if number in members else None
+                    if kept is None or (kept and not any(needle in held for needle in kept)):
+                        continue
+                    found.add((begin, number))
+        numbers = line_numbers(encoded, {begin for begin, _ in found})
+        return {(first + numbers[begin], number) for begin, number in found}
 
     def _add(
         self,
         found: set[tuple[int, int]],
         number: int,
-        lines: Iterable[int],
+        lines: Iterable[tuple[int, int]],
         lowered: bytes,
-        starts: Sequence[int],
     ) -> None:
-        """(line, ``number``) for each of ``lines`` that holds one of the rule's keywords
-        (each line, for a rule without)."""
+        """(first byte, ``number``) for each of ``lines`` (first byte, the byte after the
+        last) that holds one of the rule's keywords (each line, for a rule without)."""
         needles = self._needles[number]
-        for line in lines:
+        for begin, end in lines:
             if needles:
-                held = lowered[starts[line] : starts[line + 1] - 1]
+                held = lowered[begin:end]
                 if not any(needle in held for needle in needles):
                     continue
-            found.add((line, number))
+            found.add((begin, number))
 
     def _active(self, present: frozenset[str] | None, blocked: set[int]) -> set[int]:
         """The rules that may match in a text (``present``: its keywords, None when

@@ -70,6 +70,9 @@ class _Compiled:
     path: Any  # RE2 on the path, or None
     multiline: Any  # (?m) pattern: a whole text's prefilter, for an unlocated rule without keywords
     match: Any  # the program's own ``Match`` (google-re2's private name), or None
+    # key -> whether it names what the rule wants (``key_named``), for the keys met so
+    # far: a file repeats its keys, and the key asked about most is the same each time.
+    named: dict[str, bool] = field(default_factory=dict)
 
 
 class Rulebook:
@@ -255,7 +258,7 @@ class Rulebook:
             return None
         rule = compiled.rule
         key = match.group(compiled.key_index) if compiled.key_index is not None else ""
-        if compiled.wanted and not key_named(key or "", compiled.wanted):
+        if compiled.wanted and not _named(compiled, key or ""):
             return None
         match rule.kind:
             case RuleKind.TOKEN | RuleKind.PEM_BLOCK:
@@ -328,6 +331,22 @@ def _ascii_iter(match: Any, line: str) -> Iterator[_AsciiMatch]:
         position = position + 1 if position == spans[0][1] else spans[0][1]
 
 
+# Keys one rule remembers (``_Compiled.named``); past this many, the rest are asked anew.
+_NAMES_KEPT = 8192
+_NAMED_KEY = 128  # and the longest key remembered: a minified line's keys can be long
+
+
+def _named(compiled: _Compiled, key: str) -> bool:
+    """``key_named(key, compiled.wanted)``, remembered per rule: its cache is asked
+    without hashing the rule's words on every match."""
+    known = compiled.named.get(key)
+    if known is None:
+        known = key_named(key, compiled.wanted)
+        if len(key) <= _NAMED_KEY and len(compiled.named) < _NAMES_KEPT:
+            compiled.named[key] = known
+    return known
+
+
 def _structured(rule: Rule, entries: Sequence[Entry]) -> Iterable[RuleHit]:
     """The entries of the rule's field that pass its shape checks."""
     field = STRUCTURED[rule.kind]
@@ -349,7 +368,7 @@ def _block_value(
     line an earlier block of this rule already read to (see ``rules.blocks``)."""
     rule = compiled.rule
     key = match.group(compiled.key_index) if compiled.key_index is not None else ""
-    if compiled.wanted and not key_named(key or "", compiled.wanted):
+    if compiled.wanted and not _named(compiled, key or ""):
         return index, None
     if index < reach.get(rule.id, -1):
         return index, None

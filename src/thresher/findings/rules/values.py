@@ -259,11 +259,27 @@ def _crc32_base62(text: str) -> str:
     return digits.rjust(6, "0")
 
 
+# Keys longer than this are not remembered: the caches hold what they were asked about.
+_REMEMBERED_KEY = 128
+
+
 def key_words(key: str) -> tuple[str, ...]:
     """A key's words, lower-case: ``dbPassword`` -> (db, password), ``API_KEY`` -> (api,
-    key), ``spring.datasource.password`` -> (spring, datasource, password)."""
-    spaced = _CASE_BREAK.sub(r"\1\3 \2\4", key)
-    return tuple(w for w in _WORD_BREAK.split(spaced.lower()) if w)
+    key), ``spring.datasource.password`` -> (spring, datasource, password). The rules
+    and the screen ask about the same keys again and again: an ordinary key's words
+    are remembered."""
+    return _split(key) if len(key) <= _REMEMBERED_KEY else _words_of(key)
+
+
+@lru_cache(maxsize=16384)
+def _split(key: str) -> tuple[str, ...]:
+    return _words_of(key)
+
+
+def _words_of(key: str) -> tuple[str, ...]:
+    # A key equal to its lower case holds no capital to break a word at.
+    spaced = key if key == key.lower() else _CASE_BREAK.sub(r"\1\3 \2\4", key).lower()
+    return tuple(w for w in _WORD_BREAK.split(spaced) if w)
 
 
 # Words that, after the credential word, make the key name something else: its
@@ -295,21 +311,20 @@ def key_holds(words: tuple[str, ...], wanted: tuple[tuple[str, ...], ...]) -> bo
     after the run renames the key (``password_length``, ``auth_api_endpoint``) and no
     word before it makes it a label's (``label_password``, ``title_auth_token``)."""
     joined = "".join(words)
+    held = set(words)
     for run in wanted:
         size = len(run)
-        for start in range(len(words) - size + 1):
-            here = words[start : start + size]
-            if here == run or (size == 1 and len(run[0]) >= 5 and here[0].endswith(run[0])):
-                before, after = words[:start], words[start + size :]
-                if not STOP_BEFORE.intersection(before) and not STOP_AFTER.intersection(after):
-                    return True
+        # A run starts at a word equal to its first (or, for one long word, ending so).
+        if run[0] in held or (size == 1 and len(run[0]) >= 5):
+            for start in range(len(words) - size + 1):
+                here = words[start : start + size]
+                if here == run or (size == 1 and len(run[0]) >= 5 and here[0].endswith(run[0])):
+                    before, after = words[:start], words[start + size :]
+                    if not STOP_BEFORE.intersection(before) and not STOP_AFTER.intersection(after):
+                        return True
         if size > 1 and joined.endswith("".join(run)):
             return True
     return False
-
-
-# Keys longer than this are not remembered: the cache holds what it was asked about.
-_REMEMBERED_KEY = 128
 
 
 def key_named(key: str, wanted: tuple[tuple[str, ...], ...]) -> bool:
