@@ -20,7 +20,7 @@ from pathlib import Path
 from thresher.findings.filekind import in_documentation, in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
 from thresher.git.scope import Listed
-from thresher.scoring.docstrings import docstring_lines, python_source
+from thresher.scoring.docstrings import LogicalLines, docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.placement import Placement, placement
 from thresher.scoring.reading import read_head
@@ -48,6 +48,7 @@ class LineReader:
         self._root = root.resolve()
         self._files: dict[str, tuple[str, ...]] = {}
         self._docstrings: dict[str, frozenset[int]] = {}
+        self._logical: dict[str, LogicalLines] = {}  # files not parsed (yet)
         self._directories: dict[str, str] = {}  # a file's directory, resolved
         self._margins: dict[str, list[int]] = {}  # per file: ``in_test_block``'s indents
         self._scanned = dict(scanned or {})
@@ -87,7 +88,8 @@ class LineReader:
 
     def in_docstring(self, path: str, number: int) -> bool:
         """Whether line ``number`` of a Python file is inside a docstring (parsed once a
-        file); as for test blocks, only where the working tree is what was scanned."""
+        file, and only when its tokens cannot tell: ``LogicalLines``); as for test
+        blocks, only where the working tree is what was scanned."""
         if not python_source(path):
             return False
         lines = self.lines(path)
@@ -95,6 +97,12 @@ class LineReader:
             return False
         docstrings = self._docstrings.get(path)
         if docstrings is None:
+            logical = self._logical.get(path)
+            if logical is None:
+                logical = self._logical[path] = LogicalLines(lines)
+            if logical.outside_docstrings(number):
+                return False
+            del self._logical[path]
             docstrings = self._docstrings[path] = docstring_lines(lines)
         return number in docstrings
 
