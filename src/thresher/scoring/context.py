@@ -78,6 +78,11 @@ class LineReader:
         )
 
     def in_test_block(self, path: str, number: int) -> bool:
+        known = self._scanned.get((path, number))
+        if known is not None and known[:1] not in (" ", "\t"):
+            # At the margin as scanned: no block encloses it, and where the disk differs
+            # there is no context either (``_agrees``), so the file need not be read.
+            return False
         lines = self.lines(path)
         if not self._agrees(path, number, lines):
             return False
