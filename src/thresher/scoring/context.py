@@ -156,7 +156,9 @@ class LineReader:
             return ()
         # Split as the scanner counts lines (universal newlines, then "\n"): str.splitlines
         # would also break on form feeds and other separators and give the wrong line.
-        text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+        text = data.decode("utf-8", "replace")
+        if b"\r" in data:  # a carriage return decodes from that byte alone
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         # A tuple of strings: the collector stops tracking it at its first pass, where a
         # list of every line of every file read stayed for each full collection to walk.
         return tuple(text.split("\n"))
