@@ -322,7 +322,9 @@ class Scorer:
             generic_value=bool(vector.get(GENERIC_FEATURE)),
             test_scope=bool(vector.get(_TEST_FILE)),
             unnamed_hex=bool(vector.get(_ENTROPY_ONLY) and vector.get(_HEX_ENTROPY)),
-            private_key=any(vector.get(name) for name in _PRIVATE_KEY_RULES),
+            private_key=bool(
+                vector.get(_PRIVATE_KEY_RULES[0]) or vector.get(_PRIVATE_KEY_RULES[1])
+            ),
         )
 
     def _pulls(
@@ -377,13 +379,13 @@ class Scorer:
             else:  # present (its pull is not zero): its label is its name
                 share = totals[slot]
                 totals[slot] = pull + share if share else pull
-        magnitudes = sorted([*map(abs, totals), *(abs(c) for _, c in others)])
-        floor = max(magnitudes[-_TOP], _CITED) if len(magnitudes) >= _TOP else _CITED
+        magnitudes = list(map(abs, totals))
+        ordered = sorted([*magnitudes, *(abs(c) for _, c in others)])
+        floor = max(ordered[-_TOP], _CITED) if len(ordered) >= _TOP else _CITED
         split, cited = self._forest.features, self._cited
         ranked = [
-            (-abs(c), cast(str, cited[k][bool(row[split[k]])]), c)
-            for k in compress(range(len(totals)), map(floor.__le__, map(abs, totals)))
-            for c in (totals[k],)
+            (-magnitudes[k], cast(str, cited[k][bool(row[split[k]])]), totals[k])
+            for k in compress(range(len(totals)), map(floor.__le__, magnitudes))
         ]
         ranked.extend((-abs(c), n, c) for n, c in others if abs(c) >= floor)
         ranked.sort()
