@@ -163,7 +163,9 @@ _STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`""")
 _OPEN_QUOTE = re.compile(r"[\"'`]")
 
 
+@lru_cache(maxsize=1 << 16)
 def _markers(path: str) -> tuple[str, ...]:
+    """The comment markers of a file's syntax (once a path: every finding of it asks)."""
     name = PurePosixPath(path).name.lower()
     if name in _BY_NAME:
         return _BY_NAME[name]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -57,9 +58,10 @@ class Referenced(StrEnum):
 _LOOKUP_KINDS = frozenset({FileKind.CONFIG, FileKind.OTHER})
 
 
+@lru_cache(maxsize=1 << 16)
 def wants_lookup(path: str, rule_id: str) -> bool:
     """Key material kept in its own file, and configuration or data files, outside test
-    code, are worth a lookup."""
+    code, are worth a lookup (asked once a path and rule: every finding of a file asks)."""
     if in_test_scope(path):
         return False
     suffix = PurePosixPath(path).suffix.lower()
