@@ -303,9 +303,10 @@ def test_a_file_head_is_what_a_buffered_read_of_the_limit_gives(tmp_path: Path, 
 
 
 def test_a_file_is_found_as_resolving_its_whole_path_finds_it(tmp_path: Path) -> None:
-    """Each directory is resolved once and the file checked with one ``lstat``: links to
-    files or directories inside and outside the root, ``..``, absolute paths, a
-    directory, a missing file and an address are read or refused as before."""
+    """Each directory is resolved once, from its parent's resolution and one ``lstat``,
+    and the file checked with one ``lstat``: links to files or directories inside and
+    outside the root (on the way too), ``..``, absolute paths, a directory, a missing
+    file or directory, a deep path and an address are read or refused as before."""
     from thresher.scoring.context import LineReader
 
     root, outside = tmp_path / "repo", tmp_path / "outside"
@@ -325,7 +326,8 @@ def test_a_file_is_found_as_resolving_its_whole_path_finds_it(tmp_path: Path) ->
         "a/in-dir/f.txt", "a/b/../b/f.txt", "a/../../outside/secret.txt", "a/b", "a/b/",
         "a/b/.", "a/b/..", "missing/f.txt", "a/missing.txt", str(outside / "secret.txt"),
         str(root / "top.txt"), "a//b/./f.txt", "https://github.com/o/r/issues/1", "a/loop",
-        "a/loop/f.txt", "",
+        "a/loop/f.txt", "", "a/in-dir/./f.txt", "a/out-dir/../a/b/f.txt", "a/b/f.txt/x",
+        "a/in-dir/missing/deeper/f.txt", "a/b/" + "c/" * 70 + "f.txt", "a/missing/../top.txt",
     ]  # fmt: skip
     for path in paths:
         try:
