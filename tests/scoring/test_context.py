@@ -298,12 +298,15 @@ def test_a_file_head_is_what_a_buffered_read_of_the_limit_gives(tmp_path: Path, 
             assert read_head(path, limit) == handle.read(limit)
     with pytest.raises(OSError):
         read_head(tmp_path / "missing", 10)
+    with pytest.raises(OSError):
+        read_head(tmp_path, 10)  # a directory opens as a descriptor, but is not read
 
 
 def test_a_file_is_found_as_resolving_its_whole_path_finds_it(tmp_path: Path) -> None:
-    """Each directory is resolved once and the file checked with one ``lstat``: links to
-    files or directories inside and outside the root, ``..``, absolute paths, a
-    directory, a missing file and an address are read or refused as before."""
+    """Each directory is resolved once, from its parent's resolution and one ``lstat``,
+    and the file checked with one ``lstat``: links to files or directories inside and
+    outside the root (on the way too), ``..``, absolute paths, a directory, a missing
+    file or directory, a deep path and an address are read or refused as before."""
     from thresher.scoring.context import LineReader
 
     root, outside = tmp_path / "repo", tmp_path / "outside"
@@ -323,7 +326,8 @@ def test_a_file_is_found_as_resolving_its_whole_path_finds_it(tmp_path: Path) ->
         "a/in-dir/f.txt", "a/b/../b/f.txt", "a/../../outside/secret.txt", "a/b", "a/b/",
         "a/b/.", "a/b/..", "missing/f.txt", "a/missing.txt", str(outside / "secret.txt"),
         str(root / "top.txt"), "a//b/./f.txt", "https://github.com/o/r/issues/1", "a/loop",
-        "a/loop/f.txt", "",
+        "a/loop/f.txt", "", "a/in-dir/./f.txt", "a/out-dir/../a/b/f.txt", "a/b/f.txt/x",
+        "a/in-dir/missing/deeper/f.txt", "a/b/" + "c/" * 70 + "f.txt", "a/missing/../top.txt",
     ]  # fmt: skip
     for path in paths:
         try:
@@ -361,3 +365,25 @@ def test_references_read_the_listing_a_scan_made(
     monkeypatch.setattr(refs.gitscope, "list_files", refused)
     assert references(tmp_path, wanted, tree) == expected
     assert expected["certs/server.key"] is Referenced.TESTS_ONLY
+
+
+def test_names_settled_early_are_looked_for_no_more_and_decide_as_before(tmp_path: Path) -> None:
+    """A name every source file mentions makes its file ``CODE`` at the first of them:
+    the pass stops looking for it (``_REMAKE_AFTER`` mentions later) while it still
+    finds every file naming the names that are not settled."""
+    from thresher.scoring import references as refs
+
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "settings.json").write_text("{}")
+    (tmp_path / "conf" / "fixture.json").write_text("{}")
+    (tmp_path / "conf" / "unused.json").write_text("{}")
+    for number in range(3 * refs._REMAKE_AFTER):
+        (tmp_path / f"src{number:03}.py").write_text('open("conf/settings.json")\n' * 3)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "zz_test.py").write_text('open("fixture.json")')
+    wanted = ["conf/settings.json", "conf/fixture.json", "conf/unused.json"]
+    assert references(tmp_path, wanted) == {
+        "conf/settings.json": Referenced.CODE,
+        "conf/fixture.json": Referenced.TESTS_ONLY,
+        "conf/unused.json": Referenced.NOWHERE,
+    }

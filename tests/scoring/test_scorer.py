@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,33 @@ def test_cited_features_sum_as_one_share_at_a_time(collide: bool) -> None:
     for vector in vectors:
         cited = [(w.feature, w.contribution) for w in scorer.assess_features(vector).top_features]
         assert cited == _reference_top(scorer, vector)
+
+
+def test_the_strongest_pulls_are_ranked_alike_in_place_or_whole() -> None:
+    """``_ranked`` keeps the pulls in the forest's order and ranks only the strongest;
+    ranking every whole pull (the way taken where a label names two shares or a number
+    of the artifact is not finite) cites the same weights."""
+    artifact = shipped_scorer().artifact
+    fast, whole = Scorer(artifact), Scorer(artifact)
+    whole._in_place = False
+    assert fast._in_place
+    names = list(artifact.features)
+    vectors = [features(CONTEXT), {"bias": 1.0}, {}]
+    vectors += [dict.fromkeys(names[start::step], 1.0) for step in (3, 7, 11) for start in (0, 1)]
+    vectors += [dict.fromkeys(names[:40], 0.5), dict.fromkeys(artifact.priors, 1.0)]
+    for vector in vectors:
+        assert fast.assess_features(vector) == whole.assess_features(vector)
+        cited = [(w.feature, w.contribution) for w in fast.assess_features(vector).top_features]
+        assert cited == _reference_top(fast, vector)
+
+
+def test_an_artifact_number_that_is_not_finite_ranks_every_pull() -> None:
+    artifact = shipped_scorer().artifact
+    first = artifact.trees[0]
+    broken = first.model_copy(update={"node_value": (math.inf, *first.node_value[1:])})
+    scorer = Scorer(artifact.model_copy(update={"trees": (broken, *artifact.trees[1:])}))
+    assert not scorer._in_place
+    assert (
+        scorer.assess_features({"bias": 1.0}).p_real
+        == shipped_scorer().assess_features({"bias": 1.0}).p_real
+    )

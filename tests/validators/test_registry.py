@@ -123,3 +123,14 @@ def test_odd_inputs_never_raise(secret_type: SecretType) -> None:
         assert results
         for result in results:
             assert value not in result.detail or not value.strip()
+
+
+@pytest.mark.parametrize("secret_type", list(SecretType))
+def test_the_registry_applies_what_each_validator_says_it_applies_to(
+    secret_type: SecretType,
+) -> None:
+    """The registry works a finding's type out once for the validators that go by the
+    type alone, and asks the others (GitHub's validity reads the alert)."""
+    registry = ValidatorRegistry.default(live=True)
+    finding = finding_of(secret_type)
+    assert registry.applicable(finding) == [v for v in registry.validators if v.applies(finding)]

@@ -20,7 +20,7 @@ from pathlib import Path
 from thresher.findings.filekind import in_documentation, in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
 from thresher.git.scope import Listed
-from thresher.scoring.docstrings import docstring_lines, python_source
+from thresher.scoring.docstrings import LogicalLines, docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.placement import Placement, placement
 from thresher.scoring.reading import read_head
@@ -48,6 +48,7 @@ class LineReader:
         self._root = root.resolve()
         self._files: dict[str, tuple[str, ...]] = {}
         self._docstrings: dict[str, frozenset[int]] = {}
+        self._logical: dict[str, LogicalLines] = {}  # files not parsed (yet)
         self._directories: dict[str, str] = {}  # a file's directory, resolved
         self._margins: dict[str, list[int]] = {}  # per file: ``in_test_block``'s indents
         self._scanned = dict(scanned or {})
@@ -77,6 +78,11 @@ class LineReader:
         )
 
     def in_test_block(self, path: str, number: int) -> bool:
+        known = self._scanned.get((path, number))
+        if known is not None and known[:1] not in (" ", "\t"):
+            # At the margin as scanned: no block encloses it, and where the disk differs
+            # there is no context either (``_agrees``), so the file need not be read.
+            return False
         lines = self.lines(path)
         if not self._agrees(path, number, lines):
             return False
@@ -87,7 +93,8 @@ class LineReader:
 
     def in_docstring(self, path: str, number: int) -> bool:
         """Whether line ``number`` of a Python file is inside a docstring (parsed once a
-        file); as for test blocks, only where the working tree is what was scanned."""
+        file, and only when its tokens cannot tell: ``LogicalLines``); as for test
+        blocks, only where the working tree is what was scanned."""
         if not python_source(path):
             return False
         lines = self.lines(path)
@@ -95,6 +102,12 @@ class LineReader:
             return False
         docstrings = self._docstrings.get(path)
         if docstrings is None:
+            logical = self._logical.get(path)
+            if logical is None:
+                logical = self._logical[path] = LogicalLines(lines)
+            if logical.outside_docstrings(number):
+                return False
+            del self._logical[path]
             docstrings = self._docstrings[path] = docstring_lines(lines)
         return number in docstrings
 
@@ -109,11 +122,7 @@ class LineReader:
         head, _, name = path.rpartition("/")
         if name in ("", ".", ".."):
             return self._resolved(path)
-        where = self._directories.get(head)
-        if where is None:  # strings, not paths: a ``Path`` a file costs what is saved here
-            where = os.path.realpath(os.path.join(self._root, head))  # noqa: PTH118
-            self._directories[head] = where
-        target = os.path.join(where, name)  # noqa: PTH118
+        target = os.path.join(self._directory(head), name)  # noqa: PTH118
         try:
             status = os.lstat(target)
         except OSError as error:
@@ -126,6 +135,37 @@ class LineReader:
         if not stat.S_ISREG(status.st_mode) or not resolved.is_relative_to(self._root):
             return None
         return resolved
+
+    def _directory(self, head: str) -> str:
+        """Directory ``head`` resolved as ``os.path.realpath`` resolves it, from its
+        parent's resolution and one ``lstat`` of its own name: ``realpath`` checks every
+        component, each directory's whole chain again, in Python. A link, an absolute
+        path, a name that is empty, ``.`` or ``..``, or a path deeper than
+        ``_DEEPEST`` is resolved whole. Strings, not paths: a ``Path`` a file costs what
+        is saved here."""
+        where = self._directories.get(head)
+        if where is not None:
+            return where
+        parent, _, name = head.rpartition("/")
+        if (
+            not head
+            or head.startswith("/")
+            or name in ("", ".", "..")
+            or head.count("/") > _DEEPEST
+            or self._linked(candidate := os.path.join(self._directory(parent), name))  # noqa: PTH118
+        ):
+            where = os.path.realpath(os.path.join(self._root, head))  # noqa: PTH118
+        else:
+            where = candidate  # a directory, or nothing: ``realpath`` keeps the name
+        self._directories[head] = where
+        return where
+
+    @staticmethod
+    def _linked(path: str) -> bool:
+        try:
+            return stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:
+            return False  # as ``realpath`` takes it: not a link
 
     def _resolved(self, path: str) -> Path | None:
         target = (self._root / path).resolve()
@@ -143,12 +183,16 @@ class LineReader:
             return ()
         # Split as the scanner counts lines (universal newlines, then "\n"): str.splitlines
         # would also break on form feeds and other separators and give the wrong line.
-        text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+        text = data.decode("utf-8", "replace")
+        if b"\r" in data:  # a carriage return decodes from that byte alone
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
         # A tuple of strings: the collector stops tracking it at its first pass, where a
         # list of every line of every file read stayed for each full collection to walk.
         return tuple(text.split("\n"))
 
 
+# Directories deeper than this are resolved whole (``LineReader._directory`` recurses).
+_DEEPEST = 64
 # How far back to look for the enclosing test function or test module.
 _LOOKBACK = 400
 _RUST_TEST_ATTR = re.compile(r"^\s*#\[cfg\(test\)\]\s*$")

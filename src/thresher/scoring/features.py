@@ -49,30 +49,36 @@ from thresher.scoring.shape import (
     word_features,
 )
 from thresher.scoring.vocabulary import (
-    ASSERTION,
+    AFTER_OPERATOR,
     CLI_FLAG,
     CODE_CHARS,
     COMMENT_START,
     COMPARISON,
+    COMPARISON_ENDS,
     CREDENTIAL_WORDS,
     DEFAULT_PASSWORDS,
     DIR_GROUPS,
-    ENV_ACCESS,
     EXPLICIT_PLACEHOLDER,
+    FLAG_ENDS,
     HASH_KEYS,
     HASH_WORDS,
     I18N_CALL,
     KEY_TOKENS,
     LINE_WORDS,
+    OPERATOR_ENDS,
     PROVIDER_PREFIX,
     SETTING_WORDS,
     SUFFIXES,
+    TRAILING_COMMENT,
     UI_KEYS,
     URL_CREDS,
     WORD,
+    env_access,
     is_reference,
+    may_assert,
     name_tokens,
     name_words,
+    slug,
 )
 
 Features = dict[str, float]
@@ -294,19 +300,23 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         f["assigned_bare"] = 1.0
     if quote_before and stripped_before[:-1].rstrip().endswith(("=", ":", "=>", ":=", ",", "(")):
         f["assigned_literal"] = 1.0
-    if re.search(r"[=:]\s*(?:\(\s*)?$", stripped_before) and not quote_before:
+    # Each pattern below ends at the end of ``stripped_before`` (which ends in no blank):
+    # its last character is tested first, and most lines are not searched at all.
+    last = stripped_before[-1:]
+    if not quote_before and last in OPERATOR_ENDS and AFTER_OPERATOR.search(stripped_before):
         f["unquoted_after_operator"] = 1.0
     if COMMENT_START.match(line):
         f["line_comment"] = 1.0
-    if I18N_CALL.search(stripped_before.rstrip("\"'`")):
+    unquoted = stripped_before.rstrip("\"'`")
+    if unquoted.rstrip().endswith("(") and I18N_CALL.search(unquoted):
         f["i18n_call"] = 1.0
-    if ENV_ACCESS.search(before[-80:]) or ENV_ACCESS.search(after[:40]):
+    if env_access(before[-80:]) or env_access(after[:40]):
         f["env_lookup_near"] = 1.0
-    if ASSERTION.search(before):
+    if may_assert(before):
         f["assertion_before"] = 1.0
-    if COMPARISON.search(stripped_before):
+    if last in COMPARISON_ENDS and COMPARISON.search(stripped_before):
         f["comparison_before"] = 1.0
-    if CLI_FLAG.search(stripped_before):
+    if last in FLAG_ENDS and CLI_FLAG.search(stripped_before):
         f["cli_flag"] = 1.0
     if after.lstrip().startswith(("(", ".", "[")):
         f["followed_by_call"] = 1.0
@@ -316,18 +326,18 @@ def assignment_features(line: str, value: str) -> tuple[Features, str | None]:
         # The same text twice on one line names something (``<c:Minus10Converter
         # x:Key="Minus10Converter"/>``); a secret seldom repeats beside itself.
         f["value_repeats_on_line"] = 1.0
-    if re.match(r"\s*(//|#|/\*)", after):
+    if TRAILING_COMMENT.match(after):
         f["trailing_comment"] = 1.0
     if "<" in before[-40:] and ">" in before[-40:] and "</" in after[:60]:
         f["xml_text"] = 1.0
-    window = before[-120:] + " " + after[:60]
-    words = {w.lower() for w in WORD.findall(window)}
+    window = WORD.findall(before[-120:] + " " + after[:60])
+    words = {w.lower() for w in window}
     key_words = set(known)
     if (key_words | (words & LINE_WORDS)) & CREDENTIAL_WORDS:
         f["credential_words_near"] = 1.0
     for word in words & LINE_WORDS:
         f[f"line_{word}"] = 1.0
-    if {t for w in WORD.findall(window) for t in name_tokens(w)} & HASH_WORDS:
+    if {t for w in window for t in name_tokens(w)} & HASH_WORDS:
         f["line_hash_words"] = 1.0
     if len(line) > 400:
         f["long_line"] = 1.0
@@ -364,19 +374,17 @@ def _path_features(path: str) -> tuple[tuple[str, float], ...]:
 
 
 def rule_features(rule_id: str, rules: Iterable[str]) -> Features:
-    f: Features = {f"rule_{_slug(rule_id)}": 1.0}
-    others = {_slug(r) for r in rules} - {_slug(rule_id)}
-    for other in others:
-        f[f"also_{other}"] = 1.0
-    return f
-
-
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+    return dict(_rule_features(rule_id, tuple(rules)))
 
 
 @lru_cache(maxsize=1 << 12)
-def _slug(text: str) -> str:
-    return _NOT_SLUG.sub("_", text.lower()).strip("_") or "custom"
+def _rule_features(rule_id: str, rules: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """``rule_features`` of one combination of rules: a few recur over a whole scan."""
+    f: Features = {f"rule_{slug(rule_id)}": 1.0}
+    others = {slug(r) for r in rules} - {slug(rule_id)}
+    for other in others:
+        f[f"also_{other}"] = 1.0
+    return tuple(f.items())
 
 
 def features(ctx: CandidateContext) -> Features:

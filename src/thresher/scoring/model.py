@@ -192,6 +192,11 @@ class Scorer:
         self.name = name
         self._index = {feature: i for i, feature in enumerate(artifact.features)}
         self._priors = artifact.priors
+        # Each known feature's column, prior and linear weight, found with one look-up.
+        self._entries = {
+            name: (self._index.get(name), artifact.priors.get(name), artifact.linear.get(name))
+            for name in (*artifact.features, *artifact.priors, *artifact.linear)
+        }
         self._trees = artifact.trees
         self._linear = artifact.linear
         self._forest = Forest(artifact.trees, tuple(artifact.blend * m for m in _MARGIN))
@@ -206,6 +211,23 @@ class Scorer:
         cited = [label for pair in self._cited for label in pair if label is not None]
         # Every label names one share (a feature named "no x" beside "x" would not).
         self._cited_apart = len(set(cited)) == len(cited)
+        # Where each split feature's share sits (``_ranked``), and the bias's (never cited).
+        self._slots = {
+            artifact.features[j]: k for k, j in enumerate(split) if self._cited[k][1] is not None
+        }
+        self._uncited = tuple(k for k, pair in enumerate(self._cited) if pair[1] is None)
+        # ``_ranked`` may sort magnitudes: every number a pull is made of is finite, and
+        # every label names one share.
+        self._in_place = self._cited_apart and all(
+            math.isfinite(number)
+            for numbers in (
+                *(tree.node_value for tree in artifact.trees),
+                *(tree.leaf for tree in artifact.trees),
+                *artifact.priors.values(),
+                *artifact.linear.values(),
+            )
+            for number in numbers
+        )
         # The cited weights made so far: a few thousand pairs recur over a whole scan, and
         # a frozen model can be shared by every assessment that cites it.
         self._weights: dict[tuple[str, float], FeatureWeight] = {}
@@ -251,15 +273,16 @@ class Scorer:
         linear = [0.0, 0.0, 0.0]
         share = self.artifact.blend
         pulls: dict[str, float] = {}
-        index, priors, linear_weights = self._index, self._priors, self._linear
+        entries = self._entries
         for name, x in vector.items():
             if not x:
                 continue
-            j = index.get(name)
+            entry = entries.get(name)
+            if entry is None:
+                continue  # a feature the artifact does not know
+            j, prior, weight = entry
             if j is not None:
                 row[j] = x
-            prior = priors.get(name)
-            weight = linear_weights.get(name)
             if prior is None and weight is None:
                 continue  # most features: no prior, no linear weight, no pull of its own
             pull = 0.0
@@ -284,11 +307,7 @@ class Scorer:
         calibrated = self.artifact.calibration.apply(p_real)
         rest = p_test + p_not
         share = p_test / rest if rest > 0 else 0.5
-        pulls = self._pulls(row, pulls, shares)
-        # The strongest first, by name on a tie (names are unique: ``c`` never compares).
-        ranked = heapq.nsmallest(
-            _TOP, [(-abs(c), n, c) for n, c in pulls.items() if abs(c) >= _CITED]
-        )
+        ranked = self._ranked(row, pulls, shares)
         return Assessment(
             p_real=round(calibrated, 4),
             p_test=round((1 - calibrated) * share, 4),
@@ -303,7 +322,9 @@ class Scorer:
             generic_value=bool(vector.get(GENERIC_FEATURE)),
             test_scope=bool(vector.get(_TEST_FILE)),
             unnamed_hex=bool(vector.get(_ENTROPY_ONLY) and vector.get(_HEX_ENTROPY)),
-            private_key=any(vector.get(name) for name in _PRIVATE_KEY_RULES),
+            private_key=bool(
+                vector.get(_PRIVATE_KEY_RULES[0]) or vector.get(_PRIVATE_KEY_RULES[1])
+            ),
         )
 
     def _pulls(
@@ -327,6 +348,48 @@ class Scorer:
             tree_share = cited.get(name)
             cited[name] = pull if tree_share is None else pull + tree_share
         return cast(dict[str, float], cited)
+
+    def _ranked(
+        self, row: list[float], pulls: dict[str, float], shares: tuple[float, ...]
+    ) -> list[tuple[float, str, float]]:
+        """The ``_TOP`` strongest whole pulls (``_pulls``) of at least ``_CITED``, the
+        strongest first, by name on a tie (names are unique: ``c`` never compares), as
+        ``(-|c|, label, c)``.
+
+        A hundred pulls a candidate: here they stay in the forest's order, each share
+        plus its feature's own pull (the same sum, ``pull + share``, as ``_pulls``), the
+        magnitudes are sorted in C, and only the pulls at least as strong as the fifth
+        strongest are labelled and ranked (the five strongest are among them). Where a
+        label names two shares, or a number of the artifact is not finite (then the
+        order of magnitudes is not total), every pull is ranked, as ``_pulls`` makes it."""
+        if not self._in_place:
+            whole = self._pulls(row, pulls, shares)
+            return heapq.nsmallest(
+                _TOP, [(-abs(c), n, c) for n, c in whole.items() if abs(c) >= _CITED]
+            )
+        totals = list(shares)
+        for uncited in self._uncited:
+            totals[uncited] = 0.0  # the bias: never cited
+        others: list[tuple[str, float]] = []  # pulls of features no tree splits on
+        slots = self._slots
+        for name, pull in pulls.items():
+            slot = slots.get(name)
+            if slot is None:
+                others.append((name, pull))
+            else:  # present (its pull is not zero): its label is its name
+                share = totals[slot]
+                totals[slot] = pull + share if share else pull
+        magnitudes = list(map(abs, totals))
+        ordered = sorted([*magnitudes, *(abs(c) for _, c in others)])
+        floor = max(ordered[-_TOP], _CITED) if len(ordered) >= _TOP else _CITED
+        split, cited = self._forest.features, self._cited
+        ranked = [
+            (-magnitudes[k], cast(str, cited[k][bool(row[split[k]])]), totals[k])
+            for k in compress(range(len(totals)), map(floor.__le__, magnitudes))
+        ]
+        ranked.extend((-abs(c), n, c) for n, c in others if abs(c) >= floor)
+        ranked.sort()
+        return ranked[:_TOP]
 
     def _weight(self, feature: str, contribution: float) -> FeatureWeight:
         """A cited weight, built from a name and a float as they are (no validation to

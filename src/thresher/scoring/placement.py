@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import PurePosixPath
 
 from thresher.findings.filekind import FileKind, file_kind, in_documentation
@@ -111,8 +111,10 @@ def context_rule(rule: str) -> bool:
     )
 
 
+@lru_cache(maxsize=1 << 12)
 def generic_value(rule_id: str, rules: tuple[str, ...]) -> bool:
-    """Every rule that matched the value reads context: no provider's format did."""
+    """Every rule that matched the value reads context: no provider's format did (a few
+    combinations of rules recur over a scan: each is worked out once)."""
     return all(context_rule(rule) for rule in (rule_id, *rules))
 
 
@@ -161,7 +163,9 @@ _STRING = re.compile(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`[^`\n]*`""")
 _OPEN_QUOTE = re.compile(r"[\"'`]")
 
 
+@lru_cache(maxsize=1 << 16)
 def _markers(path: str) -> tuple[str, ...]:
+    """The comment markers of a file's syntax (once a path: every finding of it asks)."""
     name = PurePosixPath(path).name.lower()
     if name in _BY_NAME:
         return _BY_NAME[name]

@@ -19,16 +19,20 @@ _MORE = 64 * 1024
 def read_head(path: str | Path, limit: int) -> bytes:
     """The first ``limit`` bytes of the file (all of a shorter one), read until the end
     of the file or the limit as a buffered ``read(limit)`` reads them. Raises
-    ``OSError`` as ``open`` and ``read`` do."""
-    with open(path, "rb", buffering=0) as handle:  # noqa: PTH123 - a path or a git path string
-        ask = min(os.fstat(handle.fileno()).st_size + 1, limit)
+    ``OSError`` as ``open`` and ``read`` do (a directory: when it is read). The file is
+    opened as a descriptor, not a file object: thousands are read a scan."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        ask = min(os.fstat(descriptor).st_size + 1, limit)
         parts: list[bytes] = []
         remaining = limit
         while remaining > 0:
-            chunk = handle.read(min(ask, remaining))
+            chunk = os.read(descriptor, min(ask, remaining))
             if not chunk:
                 break
             parts.append(chunk)
             remaining -= len(chunk)
             ask = _MORE
         return b"".join(parts)
+    finally:
+        os.close(descriptor)

@@ -12,8 +12,9 @@ The pass is bounded (files over ``MAX_FILE_BYTES`` are skipped, at most
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
@@ -57,9 +58,10 @@ class Referenced(StrEnum):
 _LOOKUP_KINDS = frozenset({FileKind.CONFIG, FileKind.OTHER})
 
 
+@lru_cache(maxsize=1 << 16)
 def wants_lookup(path: str, rule_id: str) -> bool:
     """Key material kept in its own file, and configuration or data files, outside test
-    code, are worth a lookup."""
+    code, are worth a lookup (asked once a path and rule: every finding of a file asks)."""
     if in_test_scope(path):
         return False
     suffix = PurePosixPath(path).suffix.lower()
@@ -94,12 +96,20 @@ def references(
         except ScanError:
             return result
     items = sorted(listed, key=lambda i: i.path)
-    first, complete = _referrers(items, wanted)
-    if first is None:
-        return result
 
     def may_be_test_material(referrer: str) -> bool:
         return not in_test_scope(referrer) and file_kind(referrer) in _LOOKUP_KINDS
+
+    def decides(path: str, referrer: str) -> bool:
+        """A file that names ``path`` and is neither test code nor such material makes
+        it ``CODE`` (below), whoever else names it."""
+        return (
+            referrer != path and not in_test_scope(referrer) and not may_be_test_material(referrer)
+        )
+
+    first, complete = _referrers(items, wanted, decides)
+    if first is None:
+        return result
 
     # Only where every other file naming a path is test code or such a file does the
     # second step decide anything: a source file that names it makes it ``CODE``
@@ -112,7 +122,10 @@ def references(
     middle = sorted(middle_of)
     second: dict[str, set[str]] = {}
     if middle:
-        found, _ = _referrers(items, middle)
+        # A file named by one that is not test code is not test-like (below).
+        found, _ = _referrers(
+            items, middle, lambda path, referrer: referrer != path and not in_test_scope(referrer)
+        )
         second = found or {}
 
     def test_like(referrer: str) -> bool:
@@ -132,10 +145,19 @@ def references(
 
 
 def _referrers(
-    items: Sequence[gitscope.Listed], wanted: Sequence[str]
+    items: Sequence[gitscope.Listed],
+    wanted: Sequence[str],
+    settles: Callable[[str, str], bool],
 ) -> tuple[dict[str, set[str]] | None, bool]:
     """path -> the files whose text names its basename, in one bounded pass (None when
-    no basename is long enough to mean anything), and whether the pass read them all."""
+    no basename is long enough to mean anything), and whether the pass read them all.
+
+    ``settles(path, referrer)``: whether that referrer alone decides what the caller
+    makes of ``path``, whoever else names it. Once every path of a basename is settled
+    the name is looked for no more (its referrers stay those found so far): the names
+    every file mentions (``README.md``, ``config.json``) are settled in the first files
+    and were most of the pass's matches. The search is remade without them once they
+    have been met ``_REMAKE_AFTER`` times since, and the pass ends when no name is left."""
     # Bytes are matched as latin-1 text: one character per byte, any encoding on disk.
     by_name: dict[str, list[str]] = {}
     for path in wanted:
@@ -145,13 +167,10 @@ def _referrers(
             by_name.setdefault(key, []).append(path)
     if not by_name:
         return None, False
-    automaton = ahocorasick.Automaton()
-    for name in by_name:
-        automaton.add_word(name, name)
-    automaton.make_automaton()
-    finder = _finder(by_name)
-    longest = max(map(len, by_name))
     referrers: dict[str, set[str]] = {name: set() for name in by_name}
+    unsettled = {name: set(owners) for name, owners in by_name.items()}
+    search = _Search(by_name)
+    wasted = 0  # mentions met of names settled since the search was made
     budget = MAX_TOTAL_BYTES
     complete = True
     for item in items:
@@ -167,21 +186,61 @@ def _referrers(
         budget -= len(data)
         if b"\0" in data[:4096]:
             continue
-        stretches = [(0, len(data))] if finder is None else list(_windows(finder, data, longest))
+        stretches = search.stretches(data)
         if not stretches:
             continue  # no name anywhere: most files, never decoded
         text = data.decode("latin-1")  # one character a byte: the same offsets
         for begin, stop in stretches:
-            for end, name in automaton.iter(text, begin, stop):
+            for end, name in search.automaton.iter(text, begin, stop):
                 start = end - len(name) + 1
                 # A whole file name, not the tail of another (``prod-key.pem`` is no
                 # mention of ``key.pem``).
-                if start == 0 or not (text[start - 1].isalnum() or text[start - 1] in "-_"):
-                    referrers[name].add(item.path)
+                if start and (text[start - 1].isalnum() or text[start - 1] in "-_"):
+                    continue
+                named = referrers[name]
+                if item.path in named:
+                    continue
+                named.add(item.path)
+                pending = unsettled.get(name)
+                if pending is None:
+                    wasted += 1
+                    continue
+                pending.difference_update([p for p in pending if settles(p, item.path)])
+                if not pending:
+                    del unsettled[name]
+        if wasted >= _REMAKE_AFTER:
+            if not unsettled:
+                complete = False  # not read to the end, though nothing read could matter
+                break
+            search, wasted = _Search(unsettled), 0
     # Every file was read whole, as bytes and text: give the freed heap back before the
     # scorer's own allocations stack on top of this pass's high-water mark.
     release_freed()
     return {path: referrers[name] for name, owners in by_name.items() for path in owners}, complete
+
+
+# Mentions of settled names met before the search is remade without them: a remaking
+# costs about as much as that many matches.
+_REMAKE_AFTER = 64
+
+
+class _Search:
+    """The names looked for: RE2 finds where one may be (``_windows``), an Aho-Corasick
+    automaton reads those stretches for every occurrence."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        chosen = list(names)
+        self.automaton = ahocorasick.Automaton()
+        for name in chosen:
+            self.automaton.add_word(name, name)
+        self.automaton.make_automaton()
+        self._finder = _finder(chosen)
+        self._longest = max(map(len, chosen))
+
+    def stretches(self, data: bytes) -> list[tuple[int, int]]:
+        if self._finder is None:
+            return [(0, len(data))]
+        return list(_windows(self._finder, data, self._longest))
 
 
 class _Finder(Protocol):

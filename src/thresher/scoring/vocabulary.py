@@ -95,6 +95,47 @@ I18N_CALL = re.compile(r"(?:\b_|\bt|gettext|translate|i18n|__|trans|lang)\s*\(\s
 ASSERTION = re.compile(r"assert|expect\(|should|\.to(Be|Equal)|mock|stub|fake", re.IGNORECASE)
 COMPARISON = re.compile(r"(===?|!==?|\.equals\(|\bis\b|\bcase\b)\s*[\"'`]?$")
 CLI_FLAG = re.compile(r"(?:^|\s)(-p|--password|--pass|--token|--secret|-P|--api-key|-u)[ =]?$")
+AFTER_OPERATOR = re.compile(r"[=:]\s*(?:\(\s*)?$")
+TRAILING_COMMENT = re.compile(r"\s*(//|#|/\*)")
+# The last character the patterns above that end at ``$`` can end a blank-free text
+# with: a text ending otherwise is not searched.
+OPERATOR_ENDS = frozenset("=:(")
+COMPARISON_ENDS = frozenset("=(se\"'`")  # ``==``, ``.equals(``, ``is``, ``case``, a quote
+FLAG_ENDS = frozenset("pdsntPyu=")  # ``-p``, ``--password``, ... ``-u``, then ``=``
+# Text every match of ``ENV_ACCESS`` and ``ASSERTION`` holds, lower-cased.
+_ENV_NEEDS = (
+    "getenv",
+    "environ",
+    "process.env",
+    "env[",
+    "env(",
+    "secrets.",
+    "config[",
+    "settings.",
+)
+_ASSERTION_NEEDS = ("assert", "expect(", "should", ".tobe", ".toequal", "mock", "stub", "fake")
+
+
+def _may_hold(text: str, needs: tuple[str, ...]) -> bool:
+    """Whether a case-blind search for words that each hold one of ``needs`` may find
+    one in ``text``: always for text beyond ASCII (case folding reaches past ASCII:
+    the Kelvin sign is a ``k``)."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(need in lowered for need in needs)
+
+
+def env_access(text: str) -> bool:
+    """``ENV_ACCESS.search(text)``, skipped where it provably finds nothing."""
+    return _may_hold(text, _ENV_NEEDS) and ENV_ACCESS.search(text) is not None
+
+
+def may_assert(text: str) -> bool:
+    """``ASSERTION.search(text)``, skipped where it provably finds nothing."""
+    return _may_hold(text, _ASSERTION_NEEDS) and ASSERTION.search(text) is not None
+
+
 # Filler nobody deploys. ``changeme`` is deliberately not here: it is the default
 # password most often left in deployed configs, and the corpus labels it real outside
 # test code every time it appears there.
@@ -188,3 +229,11 @@ def _compound(token: str) -> list[str]:
         if token.endswith(suffix) and prefix in KEY_TOKENS:
             return [suffix, prefix]
     return []
+
+
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slug(text: str) -> str:
+    """A rule's name as a feature names it (``rule_<slug>``)."""
+    return _NOT_SLUG.sub("_", text.lower()).strip("_") or "custom"

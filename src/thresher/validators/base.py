@@ -62,7 +62,12 @@ class Validator(ABC):
     secret_types: frozenset[SecretType] = frozenset()
 
     def applies(self, finding: Finding) -> bool:
-        return not self.secret_types or finding.effective_secret_type in self.secret_types
+        return self.accepts(finding.effective_secret_type)
+
+    def accepts(self, secret_type: SecretType | None) -> bool:
+        """``applies`` to a finding of that (effective) type, for a validator that goes
+        by the type alone (one that does not override ``applies``)."""
+        return not self.secret_types or secret_type in self.secret_types
 
     @abstractmethod
     def check(self, value: str, finding: Finding) -> list[ValidationResult]:
