@@ -62,11 +62,18 @@ _PATHS_CACHED = 1 << 16
 def path_tokens(path: str) -> tuple[str, ...]:
     """Lower-case tokens of every path component, split at camelCase and letter/digit
     boundaries as well as kept whole (so ``e2e`` survives as one token)."""
-    tokens: list[str] = []
+    tokens: tuple[str, ...] = ()
     for part in path_parts(path):
-        tokens += [t for t in _NON_ALNUM.split(part.lower()) if t]
-        for piece in _CAMEL.split(part):
-            tokens += [t for t in _NON_ALNUM.split(piece.lower()) if t]
+        tokens += _part_tokens(part)
+    return tokens
+
+
+@lru_cache(maxsize=_PATHS_CACHED)
+def _part_tokens(part: str) -> tuple[str, ...]:
+    """``path_tokens`` of one component: a tree's paths share most of theirs."""
+    tokens = [t for t in _NON_ALNUM.split(part.lower()) if t]
+    for piece in _CAMEL.split(part):
+        tokens += [t for t in _NON_ALNUM.split(piece.lower()) if t]
     return tuple(tokens)
 
 

@@ -97,7 +97,10 @@ def dedupe(items: Iterable[Sourced]) -> Deduped:
     vault = SecretVault()
     findings: list[Finding] = []
     for (kind, fingerprint_, _scope, _place_to_act), hits in groups.items():
-        locations = tuple(sorted({loc for hit in hits for loc in hit.locations}, key=_order))
+        # Equal locations are most often one object (a source makes one per line):
+        # those are told apart by identity first, which hashes no model.
+        unique = {id(loc): loc for hit in hits for loc in hit.locations}
+        locations = tuple(sorted(set(unique.values()), key=_order))
         best = min(hits, key=lambda hit: (hit.rank, hit.rule_id))
         identifier = finding_id(kind, fingerprint_, locations[0], best.source)
         if identifier in vault:
