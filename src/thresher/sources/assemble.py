@@ -163,12 +163,18 @@ def candidates_of(detections: Iterable[Detection]) -> tuple[Candidate, ...]:
         key = (detection.path, detection.type, detection.ds_value, line)
         if key not in first or detection.line < first[key].line:
             first[key] = detection
+    fingerprints: dict[str, str] = {}  # a value is often detected more than once
+
+    def hashed(value: str) -> str:
+        found = fingerprints.get(value)
+        if found is None:
+            found = fingerprints[value] = fingerprint(value)
+        return found
+
     return tuple(
         sorted(
             (
-                Candidate(
-                    d.path, d.line, d.type, ds_hash(d.ds_value), fingerprint(d.value), d.origin
-                )
+                Candidate(d.path, d.line, d.type, ds_hash(d.ds_value), hashed(d.value), d.origin)
                 for d in first.values()
             ),
             key=lambda c: (c.path, c.line, c.type),
@@ -187,19 +193,30 @@ def sourced(
     and building one validates it)."""
     detect_secrets, own = DetectSecretsSource(), ThresherRulesSource()
     places: dict[tuple[str, int], tuple[Location]] = {}
+    # What a report says besides its place and value depends on its detector and type
+    # alone: worked out once for each.
+    kinds: dict[tuple[Origin, str], tuple[Severity, FindingSource, SecretType | None, int]] = {}
     for detection in detections:
-        source: FindingSource = own if detection.origin is Origin.RULES else detect_secrets
+        said = kinds.get((detection.origin, detection.type))
+        if said is None:
+            said = kinds[detection.origin, detection.type] = (
+                severity_for(detection, rules),
+                own if detection.origin is Origin.RULES else detect_secrets,
+                _secret_type(detection, rules),
+                _rank(detection)[0],
+            )
         place = places.get((detection.path, detection.line))
         if place is None:
             place = (Location(path=detection.path, line=detection.line, commit=commit),)
             places[detection.path, detection.line] = place
+        severity, source, secret_type, rank = said
         yield Sourced(
             kind=FindingKind.SECRET,
             rule_id=detection.type,
-            severity=severity_for(detection, rules),
+            severity=severity,
             locations=place,
             source=source,
             value=detection.value,
-            secret_type=_secret_type(detection, rules),
-            rank=_rank(detection)[0],
+            secret_type=secret_type,
+            rank=rank,
         )
