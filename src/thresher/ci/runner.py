@@ -31,7 +31,7 @@ from thresher.ci.event import CiEvent, RunnerEnv
 from thresher.ci.scope import Scope, ScopeKind
 from thresher.config.settings import Settings
 from thresher.errors import ExitCode
-from thresher.findings.model import FindingKind, Location, Severity
+from thresher.findings.model import FindingKind, Location
 from thresher.findings.results import Verdict
 from thresher.git.history import HistoryIndex
 from thresher.reports import render_finding, render_json, render_sarif, render_summary
@@ -118,16 +118,7 @@ def run_ci(
                 honour_pragmas=request.honour_pragmas,
                 deps=request.deps,
                 max_tokens_per_finding=settings.budget.max_tokens_per_finding,
-                custom_rules=tuple(
-                    CustomRule(
-                        id=r.id,
-                        pattern=r.pattern,
-                        severity=Severity(r.severity),
-                        description=r.description,
-                        rule=r,
-                    )
-                    for r in settings.rules
-                ),
+                custom_rules=tuple(CustomRule.of(rule) for rule in settings.rules),
             ),
             settings,
             observer=_CiLog(info),

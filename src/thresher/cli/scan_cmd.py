@@ -134,7 +134,6 @@ def scan_command(
 ) -> None:
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.config.trust import is_pull_request
-    from thresher.findings.model import Severity
     from thresher.sources.scan import CustomRule, ScanOptions, start_scan
 
     from .app import state_of
@@ -161,16 +160,7 @@ def scan_command(
     dependencies = (
         deps_options(tuple(resolved), diff, osv_url, osv_offline, dry_run=dry_run) if deps else None
     )
-    custom_rules = tuple(
-        CustomRule(
-            id=r.id,
-            pattern=r.pattern,
-            severity=Severity(r.severity),
-            description=r.description,
-            rule=r,
-        )
-        for r in settings.rules
-    )
+    custom_rules = tuple(CustomRule.of(rule) for rule in settings.rules)
     honour_pragmas = not is_pull_request(os.environ, diff=diff)
     # Every argument is checked: the scan starts on the other cores while this process
     # loads the triage (``sources.scan.start_scan``); the run finishes it.

@@ -71,6 +71,17 @@ class CustomRule:
     description: str = ""
     rule: Rule | None = None
 
+    @classmethod
+    def of(cls, rule: Rule) -> CustomRule:
+        """A rule of the configuration (``[[rules]]``) as the scan takes it, whole."""
+        return cls(
+            id=rule.id,
+            pattern=rule.pattern,
+            severity=Severity(rule.severity),
+            description=rule.description,
+            rule=rule,
+        )
+
     def as_rule(self) -> Rule:
         """The rule the engine runs: ``rule``, else one built from the four fields."""
         from thresher.findings.rules.book import Rule
