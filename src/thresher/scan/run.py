@@ -60,17 +60,17 @@ def run_scan(
     """
     observer = observer if observer is not None else ScanObserver()
     setup = RunSetup.start(request, settings, environ)
-    scorer = scorer or shipped_scorer()  # built while a ``started`` scan runs
     with collector_spared() as spare:
-        spare()  # the modules, their compiled rules and the run's set-up
         try:
+            model = scorer or shipped_scorer()  # built while a ``started`` scan runs
+            spare()  # the modules, their compiled rules, the run's set-up and the scorer
             gathered = gather(request, observer, started)
             release_freed()  # the files detection read: its high-water mark is not kept
             spare()  # kept to the end: the findings, their values and lines
             assessed = assessment(
                 gathered,
                 request.root,
-                scorer,
+                model,
                 workers=setup.workers(len(gathered.findings), offline_workers),
             )
             release_freed()  # the scorer's pass over every file (``scoring.references``)
