@@ -176,33 +176,37 @@ def scan_command(
         )
     )
     stack.callback(started.close)
-    from thresher.scan.outcome import FailOn, ScanRequest
-    from thresher.scoring.policy import Escalate
+    try:  # until ``execute`` owns the stack, a failure here closes it (and the scan)
+        from thresher.scan.outcome import FailOn, ScanRequest
+        from thresher.scoring.policy import Escalate
 
-    request = ScanRequest(
-        root=root,
-        paths=tuple(resolved),
-        diff=diff,
-        staged=staged,
-        baseline=baseline,
-        escalate=Escalate(escalate.value),
-        band=band,
-        analyses=analyses,
-        concurrency=concurrency,
-        fail_on=FailOn(fail_on.value),
-        dry_run=dry_run,
-        verify_live=verify is VerifyChoice.LIVE,
-        max_requests=max_requests,
-        max_tokens=max_tokens,
-        max_tokens_per_finding=max_tokens_per_finding
-        if max_tokens_per_finding is not None
-        else settings.budget.max_tokens_per_finding,
-        timeout=timeout,
-        history_depth=history_depth,
-        honour_pragmas=honour_pragmas,
-        custom_rules=custom_rules,
-        deps=dependencies,
-    )
+        request = ScanRequest(
+            root=root,
+            paths=tuple(resolved),
+            diff=diff,
+            staged=staged,
+            baseline=baseline,
+            escalate=Escalate(escalate.value),
+            band=band,
+            analyses=analyses,
+            concurrency=concurrency,
+            fail_on=FailOn(fail_on.value),
+            dry_run=dry_run,
+            verify_live=verify is VerifyChoice.LIVE,
+            max_requests=max_requests,
+            max_tokens=max_tokens,
+            max_tokens_per_finding=max_tokens_per_finding
+            if max_tokens_per_finding is not None
+            else settings.budget.max_tokens_per_finding,
+            timeout=timeout,
+            history_depth=history_depth,
+            honour_pragmas=honour_pragmas,
+            custom_rules=custom_rules,
+            deps=dependencies,
+        )
+    except BaseException:
+        stack.close()
+        raise
     execute(state, request, settings, outputs, output_format, stack, started)
 
 
