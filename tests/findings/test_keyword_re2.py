@@ -50,16 +50,21 @@ _WORDS = [
 ]  # fmt: skip
 
 
-def test_the_keyword_line_check_holds_wherever_the_plugin_reports() -> None:
-    check = keyword_lines()
-    if check is None:
-        pytest.skip("this detect-secrets release has no rewritten keyword regexes")
-    rng = random.Random(31)
-    plugin = KeywordDetector()
+def _lines(plugin: KeywordDetector, rng: random.Random) -> list[str]:
+    """Lines built from the plugin's own patterns, then from its words at random."""
     lines: list[str] = []
     for pattern in _regexes(plugin):
         lines += _variants(pattern, rng, 40)
     lines += ["".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
+    return lines
+
+
+def test_the_keyword_line_check_holds_wherever_the_plugin_reports() -> None:
+    check = keyword_lines()
+    if check is None:
+        pytest.skip("this detect-secrets release has no rewritten keyword regexes")
+    plugin = KeywordDetector()
+    lines = _lines(plugin, random.Random(31))
     reported = rejected = 0
     for line in lines:
         found = any(plugin.analyze_line(filename=name, line=line) for name in _FILENAMES)
@@ -80,12 +85,7 @@ def test_the_text_search_hits_every_line_the_line_check_passes() -> None:
     check = keyword_lines()
     if check is None or check.text is None:
         pytest.skip("no rewritten keyword regexes, or no private Match")
-    rng = random.Random(37)
-    plugin = KeywordDetector()
-    lines: list[str] = []
-    for pattern in _regexes(plugin):
-        lines += _variants(pattern, rng, 40)
-    lines += ["".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
+    lines = _lines(KeywordDetector(), random.Random(37))
     # As a file's lines are read: each ends with its newline, none holds another.
     read = [line + "\n" for line in lines if line.isascii() and "\n" not in line]
     data = "\n".join(read).encode("ascii")
@@ -104,13 +104,7 @@ def test_an_ascii_line_finds_with_the_ascii_program_what_the_full_one_finds() ->
     found = twins()
     if not found:
         pytest.skip("this detect-secrets release has no rewritten keyword regexes")
-    rng = random.Random(43)
-    plugin = KeywordDetector()
-    lines: list[str] = []
-    for pattern in _regexes(plugin):
-        lines += _variants(pattern, rng, 40)
-    lines += ["".join(rng.choice(_WORDS) for _ in range(rng.randint(1, 10))) for _ in range(3000)]
-    lines = [line for line in lines if line.isascii()]
+    lines = [line for line in _lines(KeywordDetector(), random.Random(43)) if line.isascii()]
     hits = 0
     for original, twin in found.items():
         public = Twin(original, _PublicOnly(twin._program))

@@ -32,6 +32,7 @@ from thresher.agents.workspace_text import (
 )
 from thresher.agents.workspace_text import BINARY_SNIFF_BYTES as BINARY_SNIFF_BYTES
 from thresher.git.history import HistoryIndex, git_env
+from thresher.git.resolved import ResolvedDirectories, is_link
 
 DEFAULT_READ_LINES = 200
 MAX_READ_BYTES = 5 * 1024 * 1024
@@ -47,6 +48,11 @@ _git_env = git_env
 # .git/ holds credentials (actions/checkout's http.extraheader in .git/config) and
 # hooks; history is read through git_log and git_show instead.
 _GIT_INTERNALS = "{shown}: .git/ internals are refused; use git_log or git_show for history"
+
+
+def _resolved_whole(path: str) -> str:
+    """``Path.resolve``: a looping link is a ``RuntimeError`` the tools report."""
+    return str(Path(path).resolve())
 
 
 class Workspace(GitTools):
@@ -71,7 +77,7 @@ class Workspace(GitTools):
         self._redact: Callable[[str], str] = redact or (lambda text: text)
         self._narrow = narrow_redaction
         # Each directory resolved once (``_resolved``): a run reads thousands of files.
-        self._directories: dict[str, Path] = {}
+        self._directories = ResolvedDirectories(str(self._root), _resolved_whole)
 
     def _relative(self, raw: str) -> PurePosixPath:
         """Lexical checks alone, enough for names that only git interprets."""
@@ -105,33 +111,14 @@ class Workspace(GitTools):
         parent, _, name = shown.rpartition("/")
         if name in ("", ".", ".."):
             return (self._root / shown).resolve()
-        return self._resolved_in(self._directory(parent), name)
-
-    def _directory(self, parent: str) -> Path:
-        """``(root / parent).resolve()``, from its own parent's, resolved once a run: a
-        tree's directories each cost one ``lstat``, not one per component of its path."""
-        base = self._directories.get(parent)
-        if base is None:
-            if not parent:
-                return self._root
-            above, _, name = parent.rpartition("/")
-            if name in ("", ".", ".."):
-                base = (self._root / parent).resolve()
-            else:
-                base = self._resolved_in(self._directory(above), name)
-            self._directories[parent] = base
-        return base
+        return self._resolved_in(Path(self._directories.of(parent)), name)
 
     @staticmethod
     def _resolved_in(base: Path, name: str) -> Path:
         """``(base / name).resolve()`` for a resolved ``base``: the name itself unless it
         is a link (then resolved whole)."""
         target = base / name
-        try:
-            link = stat.S_ISLNK(os.lstat(target).st_mode)
-        except OSError:
-            link = False  # as ``resolve`` takes a name it cannot stat: as it stands
-        return target.resolve() if link else target
+        return target.resolve() if is_link(str(target)) else target
 
     def _read_regular(self, target: Path, shown: str, limit: int) -> bytes:
         """No-follow, non-blocking, regular files only: a swapped-in link or a FIFO

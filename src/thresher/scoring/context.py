@@ -19,6 +19,7 @@ from pathlib import Path
 
 from thresher.findings.filekind import in_documentation, in_test_scope
 from thresher.findings.model import Finding, FindingLocation, in_file
+from thresher.git.resolved import ResolvedDirectories
 from thresher.git.scope import Listed
 from thresher.scoring.docstrings import LogicalLines, docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
@@ -49,7 +50,7 @@ class LineReader:
         self._files: dict[str, tuple[str, ...]] = {}
         self._docstrings: dict[str, frozenset[int]] = {}
         self._logical: dict[str, LogicalLines] = {}  # files not parsed (yet)
-        self._directories: dict[str, str] = {}  # a file's directory, resolved
+        self._directories = ResolvedDirectories(str(self._root))  # each file's
         self._margins: dict[str, list[int]] = {}  # per file: ``in_test_block``'s indents
         self._scanned = dict(scanned or {})
 
@@ -122,7 +123,7 @@ class LineReader:
         head, _, name = path.rpartition("/")
         if name in ("", ".", ".."):
             return self._resolved(path)
-        target = os.path.join(self._directory(head), name)  # noqa: PTH118
+        target = os.path.join(self._directories.of(head), name)  # noqa: PTH118
         try:
             status = os.lstat(target)
         except OSError as error:
@@ -135,37 +136,6 @@ class LineReader:
         if not stat.S_ISREG(status.st_mode) or not resolved.is_relative_to(self._root):
             return None
         return resolved
-
-    def _directory(self, head: str) -> str:
-        """Directory ``head`` resolved as ``os.path.realpath`` resolves it, from its
-        parent's resolution and one ``lstat`` of its own name: ``realpath`` checks every
-        component, each directory's whole chain again, in Python. A link, an absolute
-        path, a name that is empty, ``.`` or ``..``, or a path deeper than
-        ``_DEEPEST`` is resolved whole. Strings, not paths: a ``Path`` a file costs what
-        is saved here."""
-        where = self._directories.get(head)
-        if where is not None:
-            return where
-        parent, _, name = head.rpartition("/")
-        if (
-            not head
-            or head.startswith("/")
-            or name in ("", ".", "..")
-            or head.count("/") > _DEEPEST
-            or self._linked(candidate := os.path.join(self._directory(parent), name))  # noqa: PTH118
-        ):
-            where = os.path.realpath(os.path.join(self._root, head))  # noqa: PTH118
-        else:
-            where = candidate  # a directory, or nothing: ``realpath`` keeps the name
-        self._directories[head] = where
-        return where
-
-    @staticmethod
-    def _linked(path: str) -> bool:
-        try:
-            return stat.S_ISLNK(os.lstat(path).st_mode)
-        except OSError:
-            return False  # as ``realpath`` takes it: not a link
 
     def _resolved(self, path: str) -> Path | None:
         target = (self._root / path).resolve()
@@ -191,8 +161,6 @@ class LineReader:
         return tuple(text.split("\n"))
 
 
-# Directories deeper than this are resolved whole (``LineReader._directory`` recurses).
-_DEEPEST = 64
 # How far back to look for the enclosing test function or test module.
 _LOOKBACK = 400
 _RUST_TEST_ATTR = re.compile(r"^\s*#\[cfg\(test\)\]\s*$")
