@@ -165,3 +165,18 @@ def test_an_artifact_number_that_is_not_finite_ranks_every_pull() -> None:
         scorer.assess_features({"bias": 1.0}).p_real
         == shipped_scorer().assess_features({"bias": 1.0}).p_real
     )
+
+
+def test_a_prior_named_as_a_splits_label_ranks_every_pull() -> None:
+    """A feature with a prior named ``no x``, where ``x`` is split on, has its pull
+    added into that split's share: only the whole ranking cites the two as one."""
+    artifact = shipped_scorer().artifact
+    split = artifact.features[shipped_scorer()._forest.features[-1]]
+    label = f"no {split}"
+    priors = {**artifact.priors, label: (4.0, 0.0, 0.0)}
+    scorer = Scorer(artifact.model_copy(update={"priors": priors}))
+    assert not scorer._in_place
+    vector = {label: 1.0, "bias": 1.0}
+    cited = [(w.feature, w.contribution) for w in scorer.assess_features(vector).top_features]
+    assert cited == _reference_top(scorer, vector)
+    assert [name for name, _ in cited].count(label) <= 1

@@ -191,14 +191,11 @@ class Scorer:
         self.artifact = artifact
         self.name = name
         self._index = {feature: i for i, feature in enumerate(artifact.features)}
-        self._priors = artifact.priors
         # Each known feature's column, prior and linear weight, found with one look-up.
         self._entries = {
             name: (self._index.get(name), artifact.priors.get(name), artifact.linear.get(name))
             for name in (*artifact.features, *artifact.priors, *artifact.linear)
         }
-        self._trees = artifact.trees
-        self._linear = artifact.linear
         self._forest = Forest(artifact.trees, tuple(artifact.blend * m for m in _MARGIN))
         # How a split on each feature is cited, absent and present (None: the bias),
         # for the features split on, in the order of the forest's shares.
@@ -216,9 +213,13 @@ class Scorer:
             artifact.features[j]: k for k, j in enumerate(split) if self._cited[k][1] is not None
         }
         self._uncited = tuple(k for k, pair in enumerate(self._cited) if pair[1] is None)
-        # ``_ranked`` may sort magnitudes: every number a pull is made of is finite, and
-        # every label names one share.
-        self._in_place = self._cited_apart and all(
+        # ``_ranked`` may sort magnitudes: every number a pull is made of is finite, every
+        # label names one share, and no feature with a prior or a linear weight is named
+        # as a split's absent label, ``no x`` (``_pulls`` adds its pull into that share).
+        absent = {pair[0] for pair in self._cited if pair[0] is not None}
+        self._in_place = (
+            self._cited_apart and absent.isdisjoint({*artifact.priors, *artifact.linear})
+        ) and all(
             math.isfinite(number)
             for numbers in (
                 *(tree.node_value for tree in artifact.trees),
@@ -322,9 +323,7 @@ class Scorer:
             generic_value=bool(vector.get(GENERIC_FEATURE)),
             test_scope=bool(vector.get(_TEST_FILE)),
             unnamed_hex=bool(vector.get(_ENTROPY_ONLY) and vector.get(_HEX_ENTROPY)),
-            private_key=bool(
-                vector.get(_PRIVATE_KEY_RULES[0]) or vector.get(_PRIVATE_KEY_RULES[1])
-            ),
+            private_key=any(map(vector.get, _PRIVATE_KEY_RULES)),
         )
 
     def _pulls(
