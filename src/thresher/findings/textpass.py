@@ -47,11 +47,10 @@ def line_numbers(data: bytes | str, begins: Iterable[int]) -> dict[int, int]:
     Python per line."""
     numbers: dict[int, int] = {}
     line = position = 0
+    count = data.count
+    newline: Any = b"\n" if isinstance(data, bytes) else "\n"
     for begin in sorted(begins):
-        if isinstance(data, bytes):
-            line += data.count(b"\n", position, begin)
-        else:
-            line += data.count("\n", position, begin)
+        line += count(newline, position, begin)
         numbers[begin] = line
         position = begin
     return numbers

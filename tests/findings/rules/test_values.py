@@ -127,6 +127,7 @@ def test_key_holds_answers_as_a_check_of_every_run_at_every_word() -> None:
         return False
 
     vocabulary = ["db", "password", "api", "key", "length", "label", "secret", "x", "apikey"]
+    vocabulary += ["mysqlpassword", "dbpasswd"]  # one word ending in a long wanted word
     wanted = (("password",), ("api", "key"), ("secret", "key"), ("key",), ("passwd",))
     rng = random.Random(5)
     for _ in range(3000):

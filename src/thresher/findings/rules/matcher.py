@@ -32,6 +32,7 @@ from thresher.findings.rules.book import STRUCTURED, Rule, RuleKind
 from thresher.findings.rules.lines import LineFinder
 from thresher.findings.rules.manifests import Entry, secret_entries
 from thresher.findings.rules.values import (
+    REMEMBERED_KEY,
     entropy,
     key_named,
     literal_file,
@@ -333,7 +334,6 @@ def _ascii_iter(match: Any, line: str) -> Iterator[_AsciiMatch]:
 
 # Keys one rule remembers (``_Compiled.named``); past this many, the rest are asked anew.
 _NAMES_KEPT = 8192
-_NAMED_KEY = 128  # and the longest key remembered: a minified line's keys can be long
 
 
 def _named(compiled: _Compiled, key: str) -> bool:
@@ -342,7 +342,7 @@ def _named(compiled: _Compiled, key: str) -> bool:
     known = compiled.named.get(key)
     if known is None:
         known = key_named(key, compiled.wanted)
-        if len(key) <= _NAMED_KEY and len(compiled.named) < _NAMES_KEPT:
+        if len(key) <= REMEMBERED_KEY and len(compiled.named) < _NAMES_KEPT:
             compiled.named[key] = known
     return known
 

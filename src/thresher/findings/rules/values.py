@@ -260,7 +260,7 @@ def _crc32_base62(text: str) -> str:
 
 
 # Keys longer than this are not remembered: the caches hold what they were asked about.
-_REMEMBERED_KEY = 128
+REMEMBERED_KEY = 128  # the longest key whose words (and a rule's answer) are remembered
 
 
 def key_words(key: str) -> tuple[str, ...]:
@@ -268,7 +268,7 @@ def key_words(key: str) -> tuple[str, ...]:
     key), ``spring.datasource.password`` -> (spring, datasource, password). The rules
     and the screen ask about the same keys again and again: an ordinary key's words
     are remembered."""
-    return _split(key) if len(key) <= _REMEMBERED_KEY else _words_of(key)
+    return _split(key) if len(key) <= REMEMBERED_KEY else _words_of(key)
 
 
 @lru_cache(maxsize=16384)
@@ -328,13 +328,6 @@ def key_holds(words: tuple[str, ...], wanted: tuple[tuple[str, ...], ...]) -> bo
 
 
 def key_named(key: str, wanted: tuple[tuple[str, ...], ...]) -> bool:
-    """``key_holds(key_words(key), wanted)``: a file repeats its keys, and a rule asks
-    about every key it matches, so an ordinary key's answer is remembered."""
-    if len(key) > _REMEMBERED_KEY:
-        return key_holds(key_words(key), wanted)
-    return _key_named(key, wanted)
-
-
-@lru_cache(maxsize=8192)
-def _key_named(key: str, wanted: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether ``key`` names one of ``wanted`` (``key_holds`` of its words). Each rule
+    remembers its answers per key (``matcher._named``)."""
     return key_holds(key_words(key), wanted)
