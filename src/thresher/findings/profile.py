@@ -27,6 +27,17 @@ _REFERENCE_NEEDS = ("$", "%", "{", "<", "[", "ENC(", "vault:", "process.env", "o
                     "getenv", "secrets.")  # fmt: skip
 
 
+def may_hold(text: str, needs: tuple[str, ...]) -> bool:
+    """Whether a case-blind search whose every match holds one of ``needs`` (lower-case)
+    may find one in ``text``: always for text beyond ASCII (case folding reaches past
+    ASCII: the Kelvin sign is a ``k``). The gate the scorer's and the validators' costly
+    patterns are skipped behind where they provably find nothing."""
+    if not text.isascii():
+        return True
+    lowered = text.lower()
+    return any(need in lowered for need in needs)
+
+
 def is_reference(text: str) -> bool:
     """Whether ``_REFERENCE`` finds a reference in ``text``."""
     return any(part in text for part in _REFERENCE_NEEDS) and bool(_REFERENCE.search(text))

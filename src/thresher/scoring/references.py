@@ -208,10 +208,10 @@ def _referrers(
                 pending.difference_update([p for p in pending if settles(p, item.path)])
                 if not pending:
                     del unsettled[name]
+        if not unsettled:
+            complete = False  # not read to the end, though nothing read could matter
+            break
         if wasted >= _REMAKE_AFTER:
-            if not unsettled:
-                complete = False  # not read to the end, though nothing read could matter
-                break
             search, wasted = _Search(unsettled), 0
     # Every file was read whole, as bytes and text: give the freed heap back before the
     # scorer's own allocations stack on top of this pass's high-water mark.

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from thresher.findings.filekind import words
+from thresher.findings.profile import may_hold
 
 KEY_TOKENS = words(
     """
@@ -116,24 +117,14 @@ _ENV_NEEDS = (
 _ASSERTION_NEEDS = ("assert", "expect(", "should", ".tobe", ".toequal", "mock", "stub", "fake")
 
 
-def _may_hold(text: str, needs: tuple[str, ...]) -> bool:
-    """Whether a case-blind search for words that each hold one of ``needs`` may find
-    one in ``text``: always for text beyond ASCII (case folding reaches past ASCII:
-    the Kelvin sign is a ``k``)."""
-    if not text.isascii():
-        return True
-    lowered = text.lower()
-    return any(need in lowered for need in needs)
-
-
 def env_access(text: str) -> bool:
     """``ENV_ACCESS.search(text)``, skipped where it provably finds nothing."""
-    return _may_hold(text, _ENV_NEEDS) and ENV_ACCESS.search(text) is not None
+    return may_hold(text, _ENV_NEEDS) and ENV_ACCESS.search(text) is not None
 
 
 def may_assert(text: str) -> bool:
     """``ASSERTION.search(text)``, skipped where it provably finds nothing."""
-    return _may_hold(text, _ASSERTION_NEEDS) and ASSERTION.search(text) is not None
+    return may_hold(text, _ASSERTION_NEEDS) and ASSERTION.search(text) is not None
 
 
 # Filler nobody deploys. ``changeme`` is deliberately not here: it is the default

@@ -13,6 +13,7 @@ import itertools
 import re
 
 from thresher.findings import Finding
+from thresher.findings.profile import may_hold
 from thresher.validators.base import CheckKind, ValidationResult, Validator
 
 # Vendor documentation values: public, never credentials.
@@ -83,11 +84,7 @@ _PLACEHOLDER_NEEDS = (
 
 def _placeholder_text(text: str) -> re.Match[str] | None:
     """``_PLACEHOLDER.search(text)``, skipped where it provably finds nothing."""
-    if text.isascii():
-        lowered = text.lower()
-        if not any(need in lowered for need in _PLACEHOLDER_NEEDS):
-            return None
-    return _PLACEHOLDER.search(text)
+    return _PLACEHOLDER.search(text) if may_hold(text, _PLACEHOLDER_NEEDS) else None
 
 
 # Placeholder words that are too short to match anywhere: only as a separate word.
@@ -103,11 +100,7 @@ _WORDS_NEED = ("fake", "todo", "fixme", "tbd", "foobar", "here", "not", "lorem")
 def _placeholder_words(text: str) -> re.Match[str] | None:
     """``_WORDS.search(text)``, skipped where it provably finds nothing (as
     ``_placeholder_text``: an ASCII value holding none of ``_WORDS_NEED``)."""
-    if text.isascii():
-        lowered = text.lower()
-        if not any(need in lowered for need in _WORDS_NEED):
-            return None
-    return _WORDS.search(text)
+    return _WORDS.search(text) if may_hold(text, _WORDS_NEED) else None
 
 
 # A whole value that is a reference to something else, not a secret.
