@@ -4,11 +4,13 @@
 well-formed but random (never live) secrets beside them, and commits the result
 into a new git repository in DEST, so history analysis has something to read.
 The secrets are generated on each machine instead of committed, so this
-repository never holds a real-looking credential.
+repository never holds a real-looking credential. ``--seed N`` draws them from a
+seeded generator instead, for a test that must see the same workspace every time.
 """
 
 from __future__ import annotations
 
+import random
 import secrets
 import shutil
 import string
@@ -30,8 +32,13 @@ def base62(number: int) -> str:
     return digits.rjust(6, "0")
 
 
+# Where the secrets' characters come from (``--seed`` replaces it, once, in ``main``).
+_DRAW = {"choice": secrets.choice}
+
+
 def random_text(length: int, alphabet: str = ALPHABET) -> str:
-    return "".join(secrets.choice(alphabet) for _ in range(length))
+    choice = _DRAW["choice"]
+    return "".join(choice(alphabet) for _ in range(length))
 
 
 def github_token(*, valid: bool = True) -> str:
@@ -52,10 +59,14 @@ def git(dest: Path, *args: str) -> None:
 
 
 def main() -> int:
-    if len(sys.argv) != 2:
-        print("usage: python examples/generate.py DEST", file=sys.stderr)
+    args = sys.argv[1:]
+    if len(args) == 3 and args[1] == "--seed" and args[2].isdigit():
+        _DRAW["choice"] = random.Random(int(args[2])).choice  # noqa: S311 - a test's fixture
+        args = args[:1]
+    if len(args) != 1:
+        print("usage: python examples/generate.py DEST [--seed N]", file=sys.stderr)
         return 2
-    dest = Path(sys.argv[1]).resolve()
+    dest = Path(args[0]).resolve()
     if dest.exists():
         shutil.rmtree(dest)
     shutil.copytree(HERE / "workspace", dest)

@@ -27,10 +27,12 @@ Cli = Callable[..., Result]
 pytestmark = pytest.mark.slow
 
 
-def make_demo(tmp_path: Path) -> tuple[Path, list[str]]:
+def make_demo(tmp_path: Path, seed: int | None = None) -> tuple[Path, list[str]]:
+    """The demo workspace; with ``seed``, the same secrets every time."""
     demo = tmp_path / "demo"
+    seeded = ["--seed", str(seed)] if seed is not None else []
     subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "generate.py"), str(demo)],
+        [sys.executable, str(ROOT / "examples" / "generate.py"), str(demo), *seeded],
         check=True,
         capture_output=True,
     )
