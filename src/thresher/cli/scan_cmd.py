@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from thresher.config.settings import Settings
     from thresher.git.history import HistoryIndex
     from thresher.scan.outcome import ScanOutcome, ScanRequest
+    from thresher.scoring.referencing import ReferencesBeside
     from thresher.sources.dependencies import DependencyScan
     from thresher.sources.scan import ScanResult, StartedScan
     from thresher.tribunal.decisions import Decision, RunReport
@@ -134,6 +135,7 @@ def scan_command(
 ) -> None:
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.config.trust import is_pull_request
+    from thresher.scoring.referencing import ReferencesBeside
     from thresher.sources.scan import CustomRule, ScanOptions, start_scan
 
     from .app import state_of
@@ -162,6 +164,11 @@ def scan_command(
     )
     custom_rules = tuple(CustomRule.of(rule) for rule in settings.rules)
     honour_pragmas = not is_pull_request(os.environ, diff=diff)
+    # Forked while this process is small: the scorer's who-references pass runs there
+    # while this one reads the findings' lines (``scoring.referencing``).
+    references = ReferencesBeside.start(root)
+    if references is not None:
+        stack.callback(references.close)
     # Every argument is checked: the scan starts on the other cores while this process
     # loads the triage (``sources.scan.start_scan``); the run finishes it.
     started = start_scan(
@@ -207,7 +214,7 @@ def scan_command(
     except BaseException:
         stack.close()
         raise
-    execute(state, request, settings, outputs, output_format, stack, started)
+    execute(state, request, settings, outputs, output_format, stack, started, references)
 
 
 def execute(
@@ -218,15 +225,19 @@ def execute(
     output_format: FormatChoice | None,
     stack: ExitStack,
     started: StartedScan | None = None,
+    references: ReferencesBeside | None = None,
 ) -> None:
     """Run the use case, write the reports, print the table, exit by ``--fail-on``:
     shared by ``scan`` and ``deps`` so both behave the same. ``started``: the secret
-    scan of ``request``, already under way (``scan``)."""
+    scan of ``request``, already under way (``scan``); ``references``: the process
+    forked for the who-references pass (``scan``)."""
     from thresher.scan.run import run_scan
 
     progress = _Progress(state, secrets=request.secrets)
     try:
-        outcome = run_scan(request, settings, observer=progress, started=started)
+        outcome = run_scan(
+            request, settings, observer=progress, started=started, references=references
+        )
     finally:
         progress.stop()
         stack.close()

@@ -21,6 +21,7 @@ from thresher.scan.gather import Gathered
 from thresher.scoring.collector import collector_paused
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.model import Assessment, Scorer
+from thresher.scoring.referencing import Referencer, in_process
 from thresher.sources.scan import ScanResult
 from thresher.validators.base import ValidationResult
 
@@ -43,12 +44,20 @@ class Assessed:
         return assess(self.scan, self.root, self.scorer, findings)
 
 
-def assessment(gathered: Gathered, root: Path, scorer: Scorer, *, workers: int) -> Assessed:
-    """Stage 4: every finding assessed now, unless ``workers`` will decide (and assess)."""
+def assessment(
+    gathered: Gathered,
+    root: Path,
+    scorer: Scorer,
+    *,
+    workers: int,
+    referencer: Referencer = in_process,
+) -> Assessed:
+    """Stage 4: every finding assessed now, unless ``workers`` will decide (and assess).
+    ``referencer`` looks up who names the key files (``scoring.referencing``)."""
     if workers:
         return Assessed(gathered.scan, root, scorer, {}, workers)
     with collector_paused():  # as ``assess``
-        contexts, checks = scan_contexts(gathered.scan, root)
+        contexts, checks = scan_contexts(gathered.scan, root, referencer=referencer)
         assessments = {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
     return Assessed(gathered.scan, root, scorer, assessments, workers, checks)
 

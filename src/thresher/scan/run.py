@@ -34,6 +34,7 @@ from thresher.scan.outcome import ScanOutcome, ScanRequest
 from thresher.scan.report import report
 from thresher.scan.setup import RunSetup
 from thresher.scoring.model import Scorer, shipped_scorer
+from thresher.scoring.referencing import ReferencesBeside, in_process
 from thresher.sources.scan import StartedScan
 
 
@@ -46,6 +47,7 @@ def run_scan(
     scorer: Scorer | None = None,
     offline_workers: int | None = None,
     started: StartedScan | None = None,
+    references: ReferencesBeside | None = None,
 ) -> ScanOutcome:
     """Scan, decide every finding, and build the run report (see the module docstring).
 
@@ -56,7 +58,8 @@ def run_scan(
     ``offline_workers`` sets how many (0: in this process; None: by size and cores).
     ``started`` is the request's secret scan, already under way (``thresher scan`` starts
     it before it loads the rest of the run); the run finishes it, or stops it if it ends
-    first.
+    first. ``references`` is a process forked for the who-references pass
+    (``thresher.scoring.referencing``): the run asks it, or it is left unused.
     """
     observer = observer if observer is not None else ScanObserver()
     setup = RunSetup.start(request, settings, environ)
@@ -72,7 +75,10 @@ def run_scan(
                 request.root,
                 model,
                 workers=setup.workers(len(gathered.findings), offline_workers),
+                referencer=references.ask if references is not None else in_process,
             )
+            if references is not None:
+                references.close()  # asked and answered, or not needed: it holds memory
             release_freed()  # the scorer's pass over every file (``scoring.references``)
             spare()  # and the assessments
             journal = open_journal(

@@ -8,6 +8,7 @@ file cannot make scoring slow.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import re
@@ -25,7 +26,8 @@ from thresher.scoring.docstrings import LogicalLines, docstring_lines, python_so
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.placement import Placement, placement
 from thresher.scoring.reading import read_head
-from thresher.scoring.references import Referenced, references, wants_lookup
+from thresher.scoring.references import Referenced, wants_lookup
+from thresher.scoring.referencing import Referencer, in_process
 from thresher.scoring.shape import clean_value, value_index
 from thresher.sources.assemble import Candidate
 from thresher.sources.dedupe import in_test_code
@@ -53,6 +55,14 @@ class LineReader:
         self._directories = ResolvedDirectories(str(self._root))  # each file's
         self._margins: dict[str, list[int]] = {}  # per file: ``in_test_block``'s indents
         self._scanned = dict(scanned or {})
+
+    def forget(self, path: str) -> None:
+        """Let go of what was read of ``path``: no finding left needs it (asked again,
+        it is read again)."""
+        self._files.pop(path, None)
+        self._margins.pop(path, None)
+        self._docstrings.pop(path, None)
+        self._logical.pop(path, None)
 
     def lines(self, path: str) -> tuple[str, ...]:
         lines = self._files.get(path)
@@ -290,10 +300,17 @@ def build_contexts(
     test_block_of: Callable[[str, int], bool] | None = None,
     docstring_of: Callable[[str, int], bool] | None = None,
     tree: Sequence[Listed] | None = None,
+    referencer: Referencer = in_process,
+    forget: Callable[[str], None] | None = None,
 ) -> dict[str, CandidateContext]:
     """finding id -> context, for every finding whose value is known. With ``root``,
     key files outside test code are looked up: who else in the repository names them
-    (among ``tree``, the root's files as a scan listed them; else listed here)."""
+    (among ``tree``, the root's files as a scan listed them; else listed here), by
+    ``referencer``; the lines are read while it answers (``scoring.referencing``).
+    ``forget`` is told of each path once no finding left has a location in it: a reader
+    that keeps whole files (``LineReader``) then holds about one at a time, as a scan
+    orders its findings by path."""
+    left = Counter(p for f in findings for p in {loc.path for loc in f.locations} if forget)
     rules: dict[str, set[str]] = defaultdict(set)
     files: dict[str, set[str]] = defaultdict(set)
     per_file: Counter[str] = Counter()
@@ -307,13 +324,14 @@ def build_contexts(
         for f, primary in zip(findings, primaries, strict=True)
         if (path := in_file(primary)) is not None and wants_lookup(path, f.rule_id)
     ]
-    referenced = references(root, lookups, tree) if root is not None and lookups else {}
+    answer = referencer(root, lookups, tree) if root is not None and lookups else dict
     # What the findings of one value share, worked out once a value.
     shared: dict[str, tuple[tuple[str, ...], int, bool]] = {}
     contexts: dict[str, CandidateContext] = {}
     for finding, primary in zip(findings, primaries, strict=True):
         value = value_of(finding.id)
         if value is None:
+            _passed(finding, left, forget)
             continue
         path, number = primary.path, primary.line
         outside_tree = in_file(primary) is None
@@ -340,7 +358,6 @@ def build_contexts(
             value_files=value_files,
             copies_in_tests=copies_in_tests,
             checks=checks,
-            referenced=referenced.get(path, Referenced.UNKNOWN),
             in_test_block=(
                 test_block_of(path, number)
                 if test_block_of is not None and not outside_tree
@@ -354,11 +371,30 @@ def build_contexts(
             outside_tree=outside_tree,
             deployed_elsewhere=deployed_elsewhere(finding, value, line_of, docstring_of),
         )
+        _passed(finding, left, forget)
+    found = answer()
+    for finding_id, context in contexts.items():
+        referenced = found.get(context.path, Referenced.UNKNOWN)
+        if referenced is not Referenced.UNKNOWN:
+            contexts[finding_id] = dataclasses.replace(context, referenced=referenced)
     return contexts
 
 
+def _passed(finding: Finding, left: Counter[str], forget: Callable[[str], None] | None) -> None:
+    """``finding`` is done: ``forget`` each path no finding after it is located in."""
+    if forget is None:
+        return
+    for path in {loc.path for loc in finding.locations}:
+        left[path] -= 1
+        if not left[path]:
+            forget(path)
+
+
 def scan_contexts(
-    result: ScanResult, root: Path, findings: Sequence[Finding] | None = None
+    result: ScanResult,
+    root: Path,
+    findings: Sequence[Finding] | None = None,
+    referencer: Referencer = in_process,
 ) -> tuple[dict[str, CandidateContext], dict[str, tuple[ValidationResult, ...]]]:
     """Contexts of every finding of a scan of ``root`` (of ``findings`` only, when given;
     the counts across files still come from the whole scan), with the offline
@@ -383,5 +419,7 @@ def scan_contexts(
         test_block_of=reader.in_test_block,
         docstring_of=reader.in_docstring,
         tree=result.tree,
+        referencer=referencer,
+        forget=reader.forget,
     )
     return contexts, checks
