@@ -302,6 +302,7 @@ def build_contexts(
     tree: Sequence[Listed] | None = None,
     referencer: Referencer = in_process,
     forget: Callable[[str], None] | None = None,
+    checks_of: Callable[[Finding, str], Sequence[ValidationResult]] | None = None,
 ) -> dict[str, CandidateContext]:
     """finding id -> context, for every finding whose value is known. With ``root``,
     key files outside test code are looked up: who else in the repository names them
@@ -309,7 +310,8 @@ def build_contexts(
     ``referencer``; the lines are read while it answers (``scoring.referencing``).
     ``forget`` is told of each path once no finding left has a location in it: a reader
     that keeps whole files (``LineReader``) then holds about one at a time, as a scan
-    orders its findings by path."""
+    orders its findings by path. ``checks_of`` gives a finding's offline checks from its
+    value, in place of ``validations``."""
     left = Counter(p for f in findings for p in {loc.path for loc in f.locations} if forget)
     rules: dict[str, set[str]] = defaultdict(set)
     files: dict[str, set[str]] = defaultdict(set)
@@ -335,9 +337,12 @@ def build_contexts(
             continue
         path, number = primary.path, primary.line
         outside_tree = in_file(primary) is None
-        checks = tuple(
-            (r.kind.value, r.status.value) for r in (validations or {}).get(finding.id, ())
+        found = (
+            checks_of(finding, value)
+            if checks_of is not None
+            else (validations or {}).get(finding.id, ())
         )
+        checks = tuple((r.kind.value, r.status.value) for r in found)
         of_value = shared.get(finding.fingerprint)
         if of_value is None:
             holding = files.get(finding.fingerprint, ())
@@ -372,9 +377,9 @@ def build_contexts(
             deployed_elsewhere=deployed_elsewhere(finding, value, line_of, docstring_of),
         )
         _passed(finding, left, forget)
-    found = answer()
+    named = answer()
     for finding_id, context in contexts.items():
-        referenced = found.get(context.path, Referenced.UNKNOWN)
+        referenced = named.get(context.path, Referenced.UNKNOWN)
         if referenced is not Referenced.UNKNOWN:
             contexts[finding_id] = dataclasses.replace(context, referenced=referenced)
     return contexts
@@ -401,20 +406,21 @@ def scan_contexts(
     validators' results they were built from (never live checks: the scorer is trained
     without them). The one way both a scan and the training corpus turn findings into
     scorer input."""
-    chosen = result.findings if findings is None else findings
     offline = ValidatorRegistry.default(live=False)
-    checks = {
-        finding.id: tuple(offline.validate(value, finding))
-        for finding in chosen
-        if (value := result.vault.get(finding.id)) is not None
-    }
+    checks: dict[str, tuple[ValidationResult, ...]] = {}
+
+    def checks_of(finding: Finding, value: str) -> tuple[ValidationResult, ...]:
+        # Made as each context is: the reference lookup is asked for first.
+        found = checks[finding.id] = tuple(offline.validate(value, finding))
+        return found
+
     reader = LineReader(root, result.line_text)
     contexts = build_contexts(
-        chosen,
+        result.findings if findings is None else findings,
         result.vault.get,
         result.candidates,
         reader.line,
-        checks,
+        checks_of=checks_of,
         root=root,
         test_block_of=reader.in_test_block,
         docstring_of=reader.in_docstring,
