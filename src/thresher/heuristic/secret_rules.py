@@ -12,7 +12,15 @@ from typing import Any
 from thresher.findings.filekind import in_test_scope, path_tokens
 from thresher.findings.results import Classification, ConfidenceFactors, EvidenceItem, RiskLevel
 
-__all__ = ["Conclusion", "Evidence", "conclude", "in_test_scope", "lookalike", "path_tokens"]
+__all__ = [
+    "Conclusion",
+    "Evidence",
+    "conclude",
+    "in_test_scope",
+    "lookalike",
+    "path_tokens",
+    "reads_profile",
+]
 
 
 @dataclass
@@ -70,6 +78,16 @@ def lookalike(profile: dict[str, Any]) -> str | None:
     return None
 
 
+def reads_profile(offline_call: Any) -> bool:
+    """Whether ``conclude`` can read the value's profile, given ``get_finding``'s
+    offline call as the session saw it: not when the call names a classification (the
+    live-validity and offline-call rules come before every rule that reads it). The
+    offline panel leaves the profile out then (``thresher.tribunal.offline_calls``)."""
+    return not (
+        isinstance(offline_call, dict) and offline_call.get("classification") in _CLASSIFICATIONS
+    )
+
+
 def conclude(evidence: Evidence) -> Conclusion:
     """Evidence -> classification, in order of strength: hard validator results,
     look-alike shapes, test scope, then 'real until proven otherwise'."""
@@ -82,6 +100,7 @@ def conclude(evidence: Evidence) -> Conclusion:
     live_valid = any(
         v.get("kind") == "live" and v.get("status") == "valid" for v in evidence.validations
     )
+    # Read only past the offline call's rule (``reads_profile``).
     shape = lookalike(evidence.profile)
     # A value that also sits outside test code is not test data, wherever else it is.
     paths = evidence.paths or ((evidence.path,) if evidence.path else ())

@@ -196,7 +196,7 @@ class OfflinePanel:
         if self.workspace is not None:
             handlers.update(workspace_handlers(self.workspace))
         redactor = factory.redactor
-        calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
+        calls = _Calls(handlers, redactor.text, redactor.data, self.shared, leaves=redactor.leaves)
         if finding.kind is FindingKind.DEPENDENCY:
             handlers.update(finding_handlers(finding, None, factory.validators))
             handlers.update(factory.kind_handlers(finding))
