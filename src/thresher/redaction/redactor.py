@@ -438,6 +438,12 @@ class Redactor:
         return value
 
     @property
+    def version(self) -> int:
+        """Changes whenever what redaction does changes (a value added, a known value's
+        form changed): while it holds, redacting equal data gives equal results."""
+        return self._version
+
+    @property
     def known(self) -> int:
         """How many values the redactor knows; it only grows (``learned_since``). Counted
         as ``add`` counts them, last: a value counted is one the automata match."""

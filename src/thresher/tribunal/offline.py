@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +79,7 @@ class OfflinePanel:
         # parallel offline run hands them to the parent, which writes them in order.
         self.sink: Callable[[str], None] | None = None
         self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
+        self._offered: dict[tuple[tuple[ToolName, ...], FindingKind], frozenset[ToolName]] = {}
         self._compliance: dict[
             tuple[AgentName, FindingKind, SecretType | None], tuple[list[str], Compliance]
         ] = {}
@@ -245,7 +247,12 @@ class OfflinePanel:
         """The calls the heuristic makes as ``agent`` (``HeuristicModel``'s plan): its
         required skills, get_finding, then -- except the judge -- the code around the
         finding, the value's history and the validators, each if the agent has the tool."""
-        offered = set(tools_for_kind(self.tools(agent), finding.kind))
+        tools = self.tools(agent)
+        offered = self._offered.get((tools, finding.kind))
+        if offered is None:  # the same for every finding of the kind: worked out once
+            offered = self._offered[(tools, finding.kind)] = frozenset(
+                tools_for_kind(tools, finding.kind)
+            )
         loaded, compliance = self._skills(agent, finding, offered)
         ledger = _Ledger()
         for skill in loaded:
@@ -282,7 +289,7 @@ class OfflinePanel:
         return ledger, compliance
 
     def _skills(
-        self, agent: AgentName, finding: Finding, offered: set[ToolName]
+        self, agent: AgentName, finding: Finding, offered: AbstractSet[ToolName]
     ) -> tuple[list[str], Compliance]:
         """The skills the heuristic loads as ``agent`` for this kind and type of finding,
         and the compliance that earns: the same for every finding of the kind and type, so

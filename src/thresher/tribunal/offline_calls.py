@@ -81,7 +81,7 @@ class _Calls:
     redact_text: Callable[[str], str]
     redact_data: Callable[[Any], Any]
     shared: SharedReads | None = None
-    done: dict[tuple[str, ...], _Call] = field(default_factory=dict)
+    done: dict[tuple[Any, ...], _Call] = field(default_factory=dict)
     # ``Redactor.leaves`` of the redactor ``redact_data`` belongs to; None: every value
     # profile is made and redacted where ``get_finding``'s data is.
     leaves: Callable[[frozenset[str]], bool] | None = None
@@ -194,9 +194,16 @@ def _words(value: Any) -> bool:
     return type(value) in (int, float, bool)
 
 
-def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[str, ...]:
-    """The memo key of a call: the panel's own arguments are flat strings and numbers."""
-    return (tool.value, *(f"{k}={v!r}" for k, v in sorted(arguments.items())))
+def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[Any, ...]:
+    """The memo key of a call: the panel's own arguments are flat strings and numbers.
+    Those of plain strings and integers are keyed by their pairs (formatting each was a
+    fiftieth of a decision's time), any other by its ``repr``: the second item, a
+    tuple or a string, keeps the two apart."""
+    items = tuple(sorted(arguments.items()))
+    for _, value in items:
+        if type(value) is not str and type(value) is not int:
+            return (tool.value, *(f"{k}={v!r}" for k, v in items))
+    return (tool.value, items)
 
 
 def _context(path: str, line: int) -> dict[str, Any]:

@@ -42,6 +42,8 @@ def reported(decision: Decision) -> Decision:
     """The decision as its line reads back: the offline panel dropped, unless escalated."""
     if decision.escalated:
         return decision
+    if not decision.entries and decision.judge is None and decision.judge_model is None:
+        return decision  # dropped already (the journal's redacted copy): the same decision
     return decision.model_copy(update={"entries": (), "judge": None, "judge_model": None})
 
 
