@@ -86,6 +86,7 @@ class OfflinePanel:
         # The panel's reads never reach a model: see ``Workspace.narrowed``.
         self.workspace = factory.workspace.narrowed() if factory.workspace is not None else None
         self.shared = SharedReads(self.workspace)
+        self._workspace_handlers: dict[ToolName, Handler] | None = None
         # What tells that redaction leaves a value nowhere on a line (``_line``): only
         # for the redactor the workspace redacts its reads with.
         redactor = factory.redactor
@@ -196,7 +197,9 @@ class OfflinePanel:
         factory = self.factory
         handlers: dict[ToolName, Handler] = {}
         if self.workspace is not None:
-            handlers.update(workspace_handlers(self.workspace))
+            if self._workspace_handlers is None:  # stateless: made once for the panel
+                self._workspace_handlers = workspace_handlers(self.workspace)
+            handlers.update(self._workspace_handlers)
         redactor = factory.redactor
         calls = _Calls(handlers, redactor.text, redactor.data, self.shared, leaves=redactor.leaves)
         if finding.kind is FindingKind.DEPENDENCY:

@@ -131,7 +131,12 @@ def _defaults(model: BaseModel, skip: frozenset[str] = frozenset()) -> Exclude:
             if inner:
                 exclude[name] = inner
         elif type(value) is tuple and value and isinstance(value[0], BaseModel):
-            items = {i: inner for i, item in enumerate(value) if (inner := _defaults(item))}
+            # A model with no field to leave out (a validation, a feature) is not walked.
+            items = {
+                i: inner
+                for i, item in enumerate(value)
+                if _omissible(type(item)) and (inner := _defaults(item))
+            }
             if items:
                 exclude[name] = items
     return exclude
