@@ -27,6 +27,7 @@ from thresher.tribunal.offline_calls import (
     PROFILE_WORDS,
     _Calls,
     _described,
+    _key,
 )
 
 VALUE = random_secret(seed=41)
@@ -126,3 +127,19 @@ def test_profile_words_hold_every_word_a_profile_can_hold() -> None:
     for value in (VALUE, "hunter2", "correct horse battery", "0" * 20, "dGVzdA" * 5):
         profile = profile_value(value, LINE)
         assert {profile["shape"], *profile["charset"]} <= PROFILE_WORDS
+
+
+def test_memo_keys_tell_apart_what_a_call_would_tell_apart() -> None:
+    """Plain strings and integers are keyed by their pairs, anything else by its repr:
+    arguments that differ in a value or its type never share a result."""
+    tool = ToolName.READ_FILE
+    keys = [
+        _key(tool, {"path": "a", "start_line": 1}),
+        _key(tool, {"path": "a", "start_line": "1"}),
+        _key(tool, {"path": "a", "start_line": True}),
+        _key(tool, {"path": "a", "start_line": 1.0}),
+        _key(tool, {"path": "a", "start_line": 2}),
+        _key(ToolName.GIT_LOG, {"path": "a", "start_line": 1}),
+    ]
+    assert len(set(keys)) == len(keys)
+    assert _key(tool, {"start_line": 1, "path": "a"}) == keys[0]
