@@ -66,3 +66,30 @@ def test_the_line_is_the_one_the_models_write(seed: int) -> None:
     assert line == expected
     assert secret not in line
     assert OfflineRecord.model_validate_json(line).finding_id == "s-0123abcd"
+
+
+def test_equal_arguments_are_redacted_again_once_the_redactor_learned_a_value() -> None:
+    """The first redaction of these arguments learns the value its keyword assigns,
+    which stands alone further on: the next call's equal arguments are redacted again,
+    as the models' walk redacts every one of them, so no copy keeps the value."""
+    text = "x PASSWORD=hunter2horse2 then hunter2horse2 alone"
+    ledger = _Ledger()
+    for tool in (ToolName.READ_FILE, ToolName.READ_FILE):
+        ledger.record(tool, {"path": text, "start_line": 1}, _Call(None, {}, None))
+    compliance = Compliance(applicable=(), loaded=(), skipped=(), score=1.0)
+    agents = [(AgentName.ANALYSIS, ledger, compliance)]
+
+    models = Redactor(detector=Detector([]))
+    record = OfflineRecord(
+        finding_id="s-1",
+        model="heuristic:default",
+        agents=tuple(OfflineAgentRecord.of(a, led, c) for a, led, c in agents),
+        milliseconds=1.0,
+    )
+    expected = models.model(record).model_dump_json(exclude_defaults=True)
+    direct = Redactor(detector=Detector([]))
+    line = record_line("s-1", "heuristic:default", agents, 1.0, direct)
+
+    assert line == expected
+    second = OfflineRecord.model_validate_json(line).agents[0].calls[1]
+    assert "hunter2horse2" not in second.arguments["path"]

@@ -7,12 +7,21 @@ the tools returned (the ledger), so every conclusion cites the calls behind it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from thresher.findings.filekind import in_test_scope, path_tokens
 from thresher.findings.results import Classification, ConfidenceFactors, EvidenceItem, RiskLevel
 
-__all__ = ["Conclusion", "Evidence", "conclude", "in_test_scope", "lookalike", "path_tokens"]
+__all__ = [
+    "Conclusion",
+    "Evidence",
+    "conclude",
+    "in_test_scope",
+    "lookalike",
+    "path_tokens",
+    "reads_profile",
+]
 
 
 @dataclass
@@ -46,7 +55,13 @@ _CLASSIFICATIONS = frozenset(c.value for c in Classification)  # an offline call
 
 
 def _cite(*ids: str | None) -> tuple[str, ...]:
-    return tuple(i for i in ids if i)
+    return tuple(filter(None, ids))
+
+
+def _test_scope(evidence: Evidence) -> bool:
+    """A value that also sits outside test code is not test data, wherever else it is."""
+    paths = evidence.paths or ((evidence.path,) if evidence.path else ())
+    return bool(paths) and all(in_test_scope(p) for p in paths)
 
 
 _LOOKALIKES = (
@@ -70,6 +85,16 @@ def lookalike(profile: dict[str, Any]) -> str | None:
     return None
 
 
+def reads_profile(offline_call: Any) -> bool:
+    """Whether ``conclude`` can read the value's profile, given ``get_finding``'s
+    offline call as the session saw it: not when the call names a classification (the
+    live-validity and offline-call rules come before every rule that reads it). The
+    offline panel leaves the profile out then (``thresher.tribunal.offline_calls``)."""
+    return not (
+        isinstance(offline_call, dict) and offline_call.get("classification") in _CLASSIFICATIONS
+    )
+
+
 def conclude(evidence: Evidence) -> Conclusion:
     """Evidence -> classification, in order of strength: hard validator results,
     look-alike shapes, test scope, then 'real until proven otherwise'."""
@@ -82,10 +107,6 @@ def conclude(evidence: Evidence) -> Conclusion:
     live_valid = any(
         v.get("kind") == "live" and v.get("status") == "valid" for v in evidence.validations
     )
-    shape = lookalike(evidence.profile)
-    # A value that also sits outside test code is not test data, wherever else it is.
-    paths = evidence.paths or ((evidence.path,) if evidence.path else ())
-    test_scope = bool(paths) and all(in_test_scope(p) for p in paths)
     cite_value = _cite(evidence.path_id, evidence.validation_id)
     items: list[EvidenceItem] = []
     history = "; ".join(
@@ -120,11 +141,11 @@ def conclude(evidence: Evidence) -> Conclusion:
             "issued: fabricated test data."
         )
         factors = _factors(verification=9, directness=7)
-    elif shape is not None:
+    elif (shape := lookalike(evidence.profile)) is not None:  # read past the call's rule only
         classification, risk = Classification.NOT_SECRET, RiskLevel.NONE
         key = f"Not a credential: {shape}."
         factors = _factors(verification=7, directness=8)
-    elif test_scope:
+    elif _test_scope(evidence):
         classification, risk = Classification.TEST, RiskLevel.LOW
         key = (
             f"The value sits in test-scope code ({evidence.path}) and nothing shows it "
@@ -175,7 +196,12 @@ def _scored_key(classification: Classification, reason: str, assessment: dict[st
 
 def _uniform(probability: float) -> ConfidenceFactors:
     """Every factor at the calibrated probability of the call, on the 0-10 scale."""
-    score = max(0, min(10, round(probability * 10)))
+    return _uniform_at(max(0, min(10, round(probability * 10))))
+
+
+@cache
+def _uniform_at(score: int) -> ConfidenceFactors:
+    """Frozen, so one of each for every conclusion (eleven scores in all)."""
     return ConfidenceFactors(
         recency=score,
         directness=score,
@@ -187,6 +213,7 @@ def _uniform(probability: float) -> ConfidenceFactors:
     )
 
 
+@cache
 def _factors(*, verification: int, directness: int) -> ConfidenceFactors:
     return ConfidenceFactors(
         recency=7,

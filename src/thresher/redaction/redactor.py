@@ -128,6 +128,11 @@ class Redactor:
         # tokens handed to ``add``), and whether a form of any other shape was: ``hides``.
         self._slugs: frozenset[str] = detector.slugs if detector is not None else frozenset()
         self._odd_forms = False
+        # Changed by every ``add`` that changes what redaction does (a new value, a new
+        # form of a known one): ``leaves`` answers once a version.
+        self._version = 0
+        self._left: dict[frozenset[str], tuple[int, bool]] = {}
+        self._undetected: dict[frozenset[str], bool] = {}
         self._lock = threading.Lock()
         for value in values:
             self.add(value)
@@ -150,6 +155,8 @@ class Redactor:
                 elif old != form:
                     self._cache.clear()  # a known value's form changed: every entry may hold it
                     self._cached_chars = 0
+                if old != form:
+                    self._version += 1
                 self._values[value] = form
                 if len(self._pending) > _PENDING_MAX:
                     self._automaton, self._pending = None, []  # fold them into the main one
@@ -166,6 +173,31 @@ class Redactor:
         if self._odd_forms or value not in self._values:  # shorter ones are never added
             return False
         return hides(value, line, self._slugs)
+
+    def leaves(self, words: frozenset[str]) -> bool:
+        """Whether redacting any of ``words`` now gives it back as it is and learns
+        nothing: no known value lies in it and the detector finds nothing there. Then
+        whoever would redact only these words (``thresher.tribunal.offline_calls``: the
+        value profile's vocabulary) may skip it, or do it later while this holds. Asks
+        the detector without learning, once for the words; the known values once a
+        ``_version``."""
+        version = self._version
+        left = self._left.get(words)
+        if left is not None and left[0] == version:
+            return left[1]
+        undetected = self._undetected.get(words)
+        if undetected is None:
+            detector = self._detector
+            undetected = detector is None or not any(detector.find(w) for w in words)
+            self._undetected[words] = undetected
+        answer = undetected and not any(self._known_in(w) for w in words)
+        self._left[words] = (version, answer)
+        return answer
+
+    def _known_in(self, text: str) -> bool:
+        """Whether a known value would be replaced in ``text`` (``_redact``'s first pass)."""
+        forms = [m.span() for m in _REDACTED_FORMS.finditer(text)]
+        return any(not _within(s[0], s[1], forms) for s in self._known(text))
 
     def __bool__(self) -> bool:
         return bool(self._values) or self._detector is not None
@@ -404,6 +436,12 @@ class Redactor:
                     return type(value)(parts)
             return value
         return value
+
+    @property
+    def version(self) -> int:
+        """Changes whenever what redaction does changes (a value added, a known value's
+        form changed): while it holds, redacting equal data gives equal results."""
+        return self._version
 
     @property
     def known(self) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from thresher.findings import FindingKind
 from thresher.findings.results import (
@@ -83,29 +84,29 @@ def _common_checks(
     expected = verdict_for(report.classification)
     mean = report.confidence_factors.mean()
     return (
-        ReportCheck(
+        _check(
             name="required-fields",
             passed=bool(report.key_finding.strip()) and bool(report.evidence),
             detail="key finding and at least one evidence item",
         ),
-        ReportCheck(
+        _check(
             name="verdict-matches-classification",
             passed=report.verdict in (expected, Verdict.INCONCLUSIVE),
             detail=f"{report.classification.value} implies {expected.value}, "
             f"got {report.verdict.value}",
         ),
-        ReportCheck(
+        _check(
             name="confidence-label-matches-score",
             passed=label_for(report.confidence_score) is report.confidence_label,
             detail=f"score {report.confidence_score} -> {label_for(report.confidence_score)}, "
             f"label {report.confidence_label.value}",
         ),
-        ReportCheck(
+        _check(
             name="confidence-is-factor-mean",
             passed=abs(mean - report.confidence_score) <= _MEAN_TOLERANCE,
             detail=f"factor mean {mean}, score {report.confidence_score}",
         ),
-        ReportCheck(
+        _check(
             name="citations-exist",
             passed=bool(cited) and not unknown,
             detail="no citations"
@@ -116,7 +117,7 @@ def _common_checks(
                 else f"{len(cited)} citation(s) all in the ledger"
             ),
         ),
-        ReportCheck(
+        _check(
             name="compliance-complete",
             passed=compliance is not None and compliance.score == 1.0,
             detail="compliance missing"
@@ -125,6 +126,13 @@ def _common_checks(
             + (f"; skipped {', '.join(compliance.skipped)}" if compliance.skipped else ""),
         ),
     )
+
+
+@lru_cache(maxsize=4096)
+def _check(*, name: str, passed: bool, detail: str) -> ReportCheck:
+    """One check, frozen: a decision's checks repeat across thousands of findings (the
+    same names, outcomes and mostly the same details), so equal ones are built once."""
+    return ReportCheck(name=name, passed=passed, detail=detail)
 
 
 def entry_score(entry: ReportEntry) -> float:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -78,12 +79,14 @@ class OfflinePanel:
         # parallel offline run hands them to the parent, which writes them in order.
         self.sink: Callable[[str], None] | None = None
         self._tools: dict[AgentName, tuple[ToolName, ...]] = {}
+        self._offered: dict[tuple[tuple[ToolName, ...], FindingKind], frozenset[ToolName]] = {}
         self._compliance: dict[
             tuple[AgentName, FindingKind, SecretType | None], tuple[list[str], Compliance]
         ] = {}
         # The panel's reads never reach a model: see ``Workspace.narrowed``.
         self.workspace = factory.workspace.narrowed() if factory.workspace is not None else None
         self.shared = SharedReads(self.workspace)
+        self._workspace_handlers: dict[ToolName, Handler] | None = None
         # What tells that redaction leaves a value nowhere on a line (``_line``): only
         # for the redactor the workspace redacts its reads with.
         redactor = factory.redactor
@@ -194,9 +197,11 @@ class OfflinePanel:
         factory = self.factory
         handlers: dict[ToolName, Handler] = {}
         if self.workspace is not None:
-            handlers.update(workspace_handlers(self.workspace))
+            if self._workspace_handlers is None:  # stateless: made once for the panel
+                self._workspace_handlers = workspace_handlers(self.workspace)
+            handlers.update(self._workspace_handlers)
         redactor = factory.redactor
-        calls = _Calls(handlers, redactor.text, redactor.data, self.shared)
+        calls = _Calls(handlers, redactor.text, redactor.data, self.shared, leaves=redactor.leaves)
         if finding.kind is FindingKind.DEPENDENCY:
             handlers.update(finding_handlers(finding, None, factory.validators))
             handlers.update(factory.kind_handlers(finding))
@@ -245,7 +250,12 @@ class OfflinePanel:
         """The calls the heuristic makes as ``agent`` (``HeuristicModel``'s plan): its
         required skills, get_finding, then -- except the judge -- the code around the
         finding, the value's history and the validators, each if the agent has the tool."""
-        offered = set(tools_for_kind(self.tools(agent), finding.kind))
+        tools = self.tools(agent)
+        offered = self._offered.get((tools, finding.kind))
+        if offered is None:  # the same for every finding of the kind: worked out once
+            offered = self._offered[(tools, finding.kind)] = frozenset(
+                tools_for_kind(tools, finding.kind)
+            )
         loaded, compliance = self._skills(agent, finding, offered)
         ledger = _Ledger()
         for skill in loaded:
@@ -282,7 +292,7 @@ class OfflinePanel:
         return ledger, compliance
 
     def _skills(
-        self, agent: AgentName, finding: Finding, offered: set[ToolName]
+        self, agent: AgentName, finding: Finding, offered: AbstractSet[ToolName]
     ) -> tuple[list[str], Compliance]:
         """The skills the heuristic loads as ``agent`` for this kind and type of finding,
         and the compliance that earns: the same for every finding of the kind and type, so

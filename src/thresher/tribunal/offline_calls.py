@@ -8,6 +8,7 @@ name, so importers are unchanged.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,8 @@ from thresher.agents.toolbox import Handler, finding_data
 from thresher.agents.tooling import ToolError, ToolOutput
 from thresher.agents.toolspecs import ToolName
 from thresher.findings import Finding
-from thresher.heuristic.secret_rules import TOP_FEATURES_CITED
+from thresher.findings.profile import profile_value
+from thresher.heuristic.secret_rules import TOP_FEATURES_CITED, reads_profile
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.tribunal.files import SharedReads, context_range
@@ -49,6 +51,19 @@ _OF_FINDING = frozenset(_READ_BY_RULES[ToolName.GET_FINDING]) - {
 }
 
 
+# Every text a value profile holds (``profile_value``: its charset's classes and its
+# shape): what redacting a profile can change, and all it can learn from.
+PROFILE_WORDS = frozenset(
+    {
+        *("lower", "upper", "digit", "symbol"),
+        *("private-key", "uuid", "digits", "hex", "words", "base64", "alphanumeric", "mixed"),
+    }
+)
+# Where ``_described`` leaves the value and its line to profile later (see ``_Calls``).
+_DEFERRED = "_profile_of"
+_LATER = object()
+
+
 @dataclass
 class _Call:
     """A tool call made once per finding and shared by every agent that makes it."""
@@ -66,7 +81,10 @@ class _Calls:
     redact_text: Callable[[str], str]
     redact_data: Callable[[Any], Any]
     shared: SharedReads | None = None
-    done: dict[tuple[str, ...], _Call] = field(default_factory=dict)
+    done: dict[tuple[Any, ...], _Call] = field(default_factory=dict)
+    # ``Redactor.leaves`` of the redactor ``redact_data`` belongs to; None: every value
+    # profile is made and redacted where ``get_finding``'s data is.
+    leaves: Callable[[frozenset[str]], bool] | None = None
 
     def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
         key = _key(tool, arguments)
@@ -98,8 +116,44 @@ class _Calls:
         # As a session sees it, redacted: but only what the rules read (the code around
         # the finding counts as evidence by being read; its lines are never shown).
         keys = _READ_BY_RULES.get(tool, ())
-        data = {k: self.redact_data(output.data[k]) for k in keys if k in output.data}
-        return _Call(output, data, None)
+        source = output.data
+        deferred = source.get(_DEFERRED) if tool is ToolName.GET_FINDING else None
+        if deferred is None:
+            data = {k: self.redact_data(source[k]) for k in keys if k in source}
+            return _Call(output, data, None)
+        return _Call(output, self._described(keys, source, deferred), None)
+
+    def _described(
+        self, keys: tuple[str, ...], source: dict[str, Any], deferred: tuple[str, str | None]
+    ) -> dict[str, Any]:
+        """``get_finding``'s data with the value's profile made only if the rules read it
+        (``reads_profile``): a twentieth of a decision's time, and an offline call that
+        names a classification comes before every rule that reads it.
+
+        Redacting a profile changes only its words (``PROFILE_WORDS``). Where, at the
+        profile's turn, redaction leaves every one of them as it is and learns nothing
+        from them (``leaves``), the profile redacted is the profile: it is left out, or
+        made after the offline call says the rules read it. Otherwise it is made and
+        redacted in its turn, as ``get_finding`` always did."""
+        data: dict[str, Any] = {}
+        for key in keys:
+            if key == "value":
+                leaves = self.leaves
+                if leaves is not None and leaves(PROFILE_WORDS):
+                    data[key] = _LATER
+                else:
+                    data[key] = self.redact_data(profile_value(*deferred))
+            elif key in source:
+                data[key] = self.redact_data(source[key])
+        if data.get("value") is _LATER:
+            if not reads_profile(data.get("offline_call")):
+                del data["value"]
+                return data
+            profile = profile_value(*deferred)
+            # A word of a newer profile than ``PROFILE_WORDS`` knows is redacted now.
+            words = all(_words(v) for v in profile.values())
+            data["value"] = profile if words else self.redact_data(profile)
+        return data
 
 
 class _Ledger:
@@ -131,9 +185,25 @@ class _Ledger:
         return {c.id for c in self.calls if c.ok and c.tool != ToolName.SKILL.value}
 
 
-def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[str, ...]:
-    """The memo key of a call: the panel's own arguments are flat strings and numbers."""
-    return (tool.value, *(f"{k}={v!r}" for k, v in sorted(arguments.items())))
+def _words(value: Any) -> bool:
+    """Whether a profile's field holds no text but ``PROFILE_WORDS``."""
+    if isinstance(value, str):
+        return value in PROFILE_WORDS
+    if isinstance(value, list):
+        return all(isinstance(v, str) and v in PROFILE_WORDS for v in value)
+    return type(value) in (int, float, bool)
+
+
+def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[Any, ...]:
+    """The memo key of a call: the panel's own arguments are flat strings and numbers.
+    Those of plain strings and integers are keyed by their pairs (formatting each was a
+    fiftieth of a decision's time), any other by its ``repr``: the second item, a
+    tuple or a string, keeps the two apart."""
+    items = tuple(sorted(arguments.items()))
+    for _, value in items:
+        if type(value) is not str and type(value) is not int:
+            return (tool.value, *(f"{k}={v!r}" for k, v in items))
+    return (tool.value, items)
 
 
 def _context(path: str, line: int) -> dict[str, Any]:
@@ -156,13 +226,29 @@ def _described(
     def handler(arguments: dict[str, Any]) -> ToolOutput:
         if arguments.get("finding_id") != finding.id:
             raise ToolError(f"unknown finding id; this panel is about '{finding.id}'")
-        data = finding_data(finding, value, line, offline=(None, call), fields=_OF_FINDING)
+        # With an offline call the value is profiled only if the rules read it (``_Calls``).
+        later = call is not None and value is not None
+        data = finding_data(
+            finding, None if later else value, line, offline=(None, call), fields=_OF_FINDING
+        )
+        if later:
+            data[_DEFERRED] = (value, line)
         if assessment is not None:  # of it the rules read the features they cite
             top = assessment.top_features[:TOP_FEATURES_CITED]
-            data["assessment"] = {"top_features": [f.model_dump(mode="json") for f in top]}
+            data["assessment"] = {"top_features": [_feature(f) for f in top]}
         return ToolOutput("", data)
 
     return handler
+
+
+def _feature(weight: Any) -> dict[str, Any]:
+    """``weight.model_dump(mode="json")`` of a ``FeatureWeight``, built directly where it
+    is the same (its two fields; a finite float is written as it is)."""
+    contribution = weight.contribution
+    if type(contribution) is float and math.isfinite(contribution):
+        return {"feature": weight.feature, "contribution": contribution}
+    dumped: dict[str, Any] = weight.model_dump(mode="json")
+    return dumped
 
 
 def _validated(value: str | None, validations: Sequence[ValidationResult]) -> Handler:

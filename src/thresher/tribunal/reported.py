@@ -42,6 +42,8 @@ def reported(decision: Decision) -> Decision:
     """The decision as its line reads back: the offline panel dropped, unless escalated."""
     if decision.escalated:
         return decision
+    if not decision.entries and decision.judge is None and decision.judge_model is None:
+        return decision  # dropped already (the journal's redacted copy): the same decision
     return decision.model_copy(update={"entries": (), "judge": None, "judge_model": None})
 
 
@@ -129,7 +131,12 @@ def _defaults(model: BaseModel, skip: frozenset[str] = frozenset()) -> Exclude:
             if inner:
                 exclude[name] = inner
         elif type(value) is tuple and value and isinstance(value[0], BaseModel):
-            items = {i: inner for i, item in enumerate(value) if (inner := _defaults(item))}
+            # A model with no field to leave out (a validation, a feature) is not walked.
+            items = {
+                i: inner
+                for i, item in enumerate(value)
+                if _omissible(type(item)) and (inner := _defaults(item))
+            }
             if items:
                 exclude[name] = items
     return exclude
