@@ -282,6 +282,18 @@ def test_a_detected_value_is_redacted_later_where_nothing_would_recognise_it(
     assert later == f"the value {token} again"
 
 
+def test_a_detected_value_is_redacted_where_it_recurs_in_the_same_text(
+    detector: Detector,
+) -> None:
+    """Learned as it is detected, a value quoted bare later in the same text is replaced
+    there too: the first redaction of a text must not leave what a later one hides."""
+    password = rand(20, 74)
+    clean = redactor(detector).text(f"PASSWORD={password} then {password} alone\n{password}")
+    assert password not in clean
+    token = clean.removeprefix("PASSWORD=").split(" ")[0]
+    assert clean == f"PASSWORD={token} then {token} alone\n{token}"
+
+
 def test_offsets_survive_text_that_is_not_ascii(detector: Detector) -> None:
     token = github_token(seed=72)
     clean = redactor(detector).text(f"é → ✓ {token} ✓ 日本")
@@ -301,10 +313,16 @@ def test_custom_rules_redact_with_their_id(detector: Detector) -> None:
 def test_custom_rules_keep_their_line_by_line_meaning() -> None:
     """The scanner runs a rule on each line: ``^``, ``\\A`` and ``\\Z`` are a line's ends."""
     first, second = f"acme_{rand(10, 75)}", f"acme_{rand(10, 76)}"
+    third = f"acme_{rand(10, 77)}"
     custom = Detector([("acme", r"(?i)\Aacme_[a-z0-9]{10}\Z")], is_public=is_public_word)
-    clean = Redactor(detector=custom).text(f"{first}\n{second}\nnot {first}x\n")
-    assert first not in clean.splitlines()[0] and second not in clean
+    clean = Redactor(detector=custom).text(f"{first}\n{second}\nnot {third}x\n")
+    assert first not in clean and second not in clean
     assert clean.count("[REDACTED:acme:") == 2
+    assert f"not {third}x" in clean  # not a whole line: the rule does not match it
+    # A value the rule found on its own line is known from then on, there too.
+    again = Redactor(detector=custom).text(f"{first}\nnot {first}x\n")
+    token = again.splitlines()[0]
+    assert again == f"{token}\nnot {token}x\n"
 
 
 def test_a_custom_rule_redaction_cannot_run_is_named() -> None:

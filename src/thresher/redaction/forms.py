@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
+from bisect import bisect_right
+from collections.abc import Iterator
 from functools import lru_cache
 
 # Only well-known provider prefixes are shown: they identify the token type and are
@@ -168,3 +171,27 @@ def _token_texts(slugs: frozenset[str]) -> tuple[str, frozenset[str]]:
     every character those texts and the hex digits hold."""
     texts = "\n".join(f"REDACTED:{slug}:" for slug in sorted(slugs))
     return texts, frozenset(texts.replace("\n", "")) | _HEX
+
+
+def within(start: int, end: int, forms: list[tuple[int, int]]) -> bool:
+    """Whether text[start:end] lies inside one redacted form (a candidate value equal to
+    "REDACTED" or "chars" must not rewrite the forms themselves). ``forms`` are sorted
+    and disjoint."""
+    index = bisect_right(forms, (start, sys.maxsize)) - 1
+    return index >= 0 and end <= forms[index][1]
+
+
+def outside(start: int, end: int, forms: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The parts of text[start:end] outside every redacted form: a form is never
+    redacted again, and what surrounds it still is."""
+    index = max(0, bisect_right(forms, (start, sys.maxsize)) - 1)
+    for low, high in forms[index:]:
+        if low >= end:
+            break
+        if high <= start:
+            continue
+        if low > start:
+            yield start, low
+        start = max(start, high)
+    if start < end:
+        yield start, end

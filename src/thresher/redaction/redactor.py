@@ -25,10 +25,8 @@ keeps them without a list of special cases of its own.
 from __future__ import annotations
 
 import logging
-import sys
 import threading
-from bisect import bisect_right
-from collections.abc import Iterable, Iterator, MutableMapping
+from collections.abc import Iterable, MutableMapping
 from enum import Enum
 from typing import Any, TypeVar
 
@@ -42,8 +40,10 @@ from thresher.redaction.fields import text_fields as _text_fields
 from thresher.redaction.forms import REDACTED_FORMS as _REDACTED_FORMS
 from thresher.redaction.forms import TOKEN_FORM, hides
 from thresher.redaction.forms import bounded as _bounded
+from thresher.redaction.forms import outside as _outside
 from thresher.redaction.forms import redact_value as redact_value
 from thresher.redaction.forms import redaction_token as redaction_token
+from thresher.redaction.forms import within as _within
 
 _MIN_LENGTH = 4
 _PENDING_MAX = 256  # learned values matched apart before the main automaton is rebuilt
@@ -66,30 +66,6 @@ T = TypeVar("T")
 _PLAIN = (Enum, int, float, type(None))
 # The exact types of the commonest such leaves, checked by identity before ``_PLAIN``.
 _LEAVES: frozenset[type] = frozenset({int, float, bool, type(None)})
-
-
-def _within(start: int, end: int, forms: list[tuple[int, int]]) -> bool:
-    """Whether text[start:end] lies inside one redacted form (a candidate value equal to
-    "REDACTED" or "chars" must not rewrite the forms themselves). ``forms`` are sorted
-    and disjoint."""
-    index = bisect_right(forms, (start, sys.maxsize)) - 1
-    return index >= 0 and end <= forms[index][1]
-
-
-def _outside(start: int, end: int, forms: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """The parts of text[start:end] outside every redacted form: a form is never
-    redacted again, and what surrounds it still is."""
-    index = max(0, bisect_right(forms, (start, sys.maxsize)) - 1)
-    for low, high in forms[index:]:
-        if low >= end:
-            break
-        if high <= start:
-            continue
-        if low > start:
-            yield start, low
-        start = max(start, high)
-    if start < end:
-        yield start, end
 
 
 class Redactor:
@@ -248,7 +224,21 @@ class Redactor:
                 value = text[start:end]
                 if value.strip():
                     spans.append((start, end, redaction_token(hit.slug, value)))
+        new = {h.value for h in found if len(h.value) in _LEARN_LENGTHS} - self._values.keys()
         self._learn(found)
+        # Known from here on, a value detected in this text is replaced where it recurs
+        # in it too (``hunter2horse`` alone after ``PASSWORD=hunter2horse``), as
+        # ``_known`` replaces it in every later text.
+        for value in new:
+            form = self._values.get(value)
+            if form is None:
+                continue
+            start = text.find(value)
+            while start >= 0:
+                end = start + len(value)
+                if _bounded(text, start, end, value) and not _within(start, end, forms):
+                    spans.append((start, end, form))
+                start = text.find(value, start + 1)
         return spans
 
     def _learn(self, found: list[Found]) -> None:
