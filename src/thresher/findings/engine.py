@@ -51,7 +51,7 @@ from thresher.findings.detection import Detection, Origin, aligned, detections
 from thresher.findings.direct import LineScan
 from thresher.findings.formats import has_format_parser, parsable, transformed
 from thresher.findings.keyword_re2 import keyword_lines
-from thresher.findings.plugins_re2 import stand_ins
+from thresher.findings.plugins_re2 import line_checks, stand_ins
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.rules.matcher import Rulebook
 from thresher.findings.rules.values import literal_file
@@ -181,9 +181,12 @@ class Engine:
         self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
         keyword = keyword_lines()
+        narrower = line_checks(plugins)
+        if keyword:
+            narrower["KeywordDetector"] = keyword
         self.prefilter = Prefilter(
             plugins,
-            {"KeywordDetector": keyword} if keyword else None,
+            narrower,
             {"KeywordDetector": keyword.text} if keyword and keyword.text else None,
         )
         self._stand_ins = stand_ins(plugins)
