@@ -94,10 +94,11 @@ def test_the_line_checks_pass_every_line_their_plugin_reports_on() -> None:
     reported = 0
     with detect_secrets_session():
         plugins = get_plugins()
-        checks = line_checks(plugins)
         replacements = stand_ins(plugins)
+        checks = line_checks(plugins, replacements)
         assert set(checks) == {
-            "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector", "IPPublicDetector"
+            "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector", "IPPublicDetector",
+            "Base64HighEntropyString", "HexHighEntropyString",
         }  # fmt: skip
         for plugin in plugins:
             check = checks.get(type(plugin).__name__)

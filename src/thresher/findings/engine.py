@@ -181,7 +181,8 @@ class Engine:
         self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
         keyword = keyword_lines()
-        narrower = line_checks(plugins)
+        self._stand_ins = stand_ins(plugins)
+        narrower = line_checks(plugins, self._stand_ins)
         if keyword:
             narrower["KeywordDetector"] = keyword
         self.prefilter = Prefilter(
@@ -189,7 +190,6 @@ class Engine:
             narrower,
             {"KeywordDetector": keyword.text} if keyword and keyword.text else None,
         )
-        self._stand_ins = stand_ins(plugins)
         self._scan = LineScan()
         get_transformers()  # the parsers' modules (PyYAML's), imported before a worker forks
 

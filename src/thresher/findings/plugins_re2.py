@@ -29,7 +29,7 @@ and answers an empty set at once when none does; otherwise the plugin runs as it
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -172,6 +172,20 @@ def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
     class Gated(type(plugin)):  # type: ignore[misc]
         """The plugin, answering at once on a line where no value can pass."""
 
+        def search(self, line: str, /) -> bool:
+            """Whether a value on ``line`` passes the limit: else the plugin reports
+            nothing there (the prefilter asks this before it hands a line over).
+
+            The entropy of a value is at most log2 of the number of distinct characters
+            it holds (of its length, too), and the plugin's own sum stays within far
+            less than the margin of ``min_entropy_length``: a value with fewer distinct
+            characters than that cannot pass, and its entropy is not computed."""
+            return any(
+                len(set(value)) >= minimum
+                and self.calculate_shannon_entropy(value) > self.entropy_limit
+                for value in self.analyze_string(line)
+            )
+
         def analyze_line(
             self,
             filename: str,
@@ -181,15 +195,7 @@ def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
             enable_eager_search: bool = False,
             **kwargs: Any,
         ) -> set[Any]:
-            # The entropy of a value is at most log2 of the number of distinct characters
-            # it holds (of its length, too), and the plugin's own sum stays within far
-            # less than the margin of ``min_entropy_length``: a value with fewer distinct
-            # characters than that cannot pass, and its entropy is not computed.
-            if not enable_eager_search and not any(
-                len(set(value)) >= minimum
-                and self.calculate_shannon_entropy(value) > self.entropy_limit
-                for value in self.analyze_string(line)
-            ):
+            if not enable_eager_search and not self.search(line):
                 return set()
             found: set[Any] = super().analyze_line(
                 filename=filename,
@@ -243,9 +249,14 @@ class _OwnRegexes:
         return any(pattern.search(line) for pattern in self._patterns)
 
 
-def line_checks(plugins: Iterable[Any]) -> dict[str, Any]:
+def line_checks(plugins: Iterable[Any], replaced: Mapping[int, Any]) -> dict[str, Any]:
     """Plugin class name -> a check that passes every line on which that plugin (or its
-    stand-in) can report anything, for the prefilter (``Prefilter``'s ``narrower``).
+    stand-in, in ``replaced``: ``stand_ins``) can report anything, for the prefilter
+    (``Prefilter``'s ``narrower``).
+
+    A high-entropy plugin's trigger passes every quoted run long enough to pass its
+    limit, and most such runs are words and paths far below it: its stand-in's own
+    early answer is the check.
 
     Their triggers pass every line with a run of 44 identifier characters (IBM,
     SoftLayer) or four dot-separated numbers (IP addresses): thousands of lines of
@@ -259,6 +270,10 @@ def line_checks(plugins: Iterable[Any]) -> dict[str, Any]:
     for plugin in plugins:
         name = type(plugin).__name__
         if not type(plugin).__module__.startswith("detect_secrets.plugins."):
+            continue
+        stand_in = replaced.get(id(plugin))
+        if isinstance(plugin, HighEntropyStringsPlugin) and hasattr(stand_in, "search"):
+            out[name] = stand_in
             continue
         if not isinstance(plugin, RegexBasedDetector) or not triggers.known_regexes(plugin):
             continue
