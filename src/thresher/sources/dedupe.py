@@ -78,6 +78,11 @@ def dedupe(items: Iterable[Sourced]) -> Deduped:
     groups: dict[tuple[FindingKind, str, bool, str], list[Sourced]] = {}
     # A value is often reported several times (plugins, rules, files): hashed once.
     fingerprints: dict[str, str] = {}
+    # A source makes one location per line and one source object per detector, shared
+    # by their reports: each is placed once (by identity; every report stays referenced
+    # from ``groups``, so an identity is never reused).
+    scopes: dict[int, bool] = {}
+    targets: dict[int, str] = {}
     for item in items:
         if not item.value or not item.locations:
             missing = "a value" if not item.value else "a location"
@@ -87,13 +92,14 @@ def dedupe(items: Iterable[Sourced]) -> Deduped:
         hashed = fingerprints.get(item.value)
         if hashed is None:
             hashed = fingerprints[item.value] = fingerprint(item.value)
-        key = (
-            item.kind,
-            hashed,
-            in_test_code(item.locations[0]),
-            _target(item.source),
-        )
-        groups.setdefault(key, []).append(item)
+        first = item.locations[0]
+        scope = scopes.get(id(first))
+        if scope is None:
+            scope = scopes[id(first)] = in_test_code(first)
+        target = targets.get(id(item.source))
+        if target is None:
+            target = targets[id(item.source)] = _target(item.source)
+        groups.setdefault((item.kind, hashed, scope, target), []).append(item)
     vault = SecretVault()
     findings: list[Finding] = []
     for (kind, fingerprint_, _scope, _place_to_act), hits in groups.items():
