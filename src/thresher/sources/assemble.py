@@ -153,22 +153,25 @@ def _secret_type(detection: Detection, rules: Mapping[str, CustomRule]) -> Secre
             return None  # derived from the rule id (``secret_type_for_rule``)
 
 
-def candidates_of(detections: Iterable[Detection]) -> tuple[Candidate, ...]:
+def candidates_of(
+    detections: Iterable[Detection], fingerprints: dict[str, str] | None = None
+) -> tuple[Candidate, ...]:
     """detect-secrets keeps one entry per (file, hashed value, type): the first line.
     thresher's own rules report every line they hit, as their findings' locations do
-    (no baseline format constrains them)."""
+    (no baseline format constrains them). ``fingerprints`` (value -> ``fingerprint``)
+    keeps the values hashed here, for ``dedupe`` to hash none of them again."""
     first: dict[tuple[str, str, str, int], Detection] = {}
     for detection in detections:
         line = detection.line if detection.origin is Origin.RULES else 0
         key = (detection.path, detection.type, detection.ds_value, line)
         if key not in first or detection.line < first[key].line:
             first[key] = detection
-    fingerprints: dict[str, str] = {}  # a value is often detected more than once
+    known: dict[str, str] = {} if fingerprints is None else fingerprints
 
-    def hashed(value: str) -> str:
-        found = fingerprints.get(value)
+    def hashed(value: str) -> str:  # a value is often detected more than once
+        found = known.get(value)
         if found is None:
-            found = fingerprints[value] = fingerprint(value)
+            found = known[value] = fingerprint(value)
         return found
 
     return tuple(

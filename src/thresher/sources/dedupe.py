@@ -68,20 +68,23 @@ def finding_id(
     return "s-" + hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def dedupe(items: Iterable[Sourced]) -> Deduped:
+def dedupe(items: Iterable[Sourced], fingerprints: dict[str, str] | None = None) -> Deduped:
     """One finding per kind, value, scope and place to act on; raw values go to the vault.
 
     Chain several sources' ``collect()`` to de-duplicate across them. Raises
     ``SourceError`` for a report that cannot be a finding (no value, no location, a
-    kind its source cannot report), naming the source and the rule.
+    kind its source cannot report), naming the source and the rule. ``fingerprints``:
+    value -> ``fingerprint(value)`` for values already hashed (a scan's candidates),
+    filled in here for the others.
     """
     groups: dict[tuple[FindingKind, str, bool, str], list[Sourced]] = {}
     # A value is often reported several times (plugins, rules, files): hashed once.
-    fingerprints: dict[str, str] = {}
-    # A source makes one location per line and one source object per detector, shared
-    # by their reports: each is placed once (by identity; every report stays referenced
-    # from ``groups``, so an identity is never reused).
-    scopes: dict[int, bool] = {}
+    fingerprints = {} if fingerprints is None else fingerprints
+    # A file's scope is worked out once (``in_test_code`` of each location asks it of
+    # the path); a source makes one source object per detector, shared by its reports,
+    # and each is placed once (by identity: every report stays referenced from
+    # ``groups``, so an identity is never reused).
+    scopes: dict[str | None, bool] = {None: False}
     targets: dict[int, str] = {}
     for item in items:
         if not item.value or not item.locations:
@@ -92,10 +95,10 @@ def dedupe(items: Iterable[Sourced]) -> Deduped:
         hashed = fingerprints.get(item.value)
         if hashed is None:
             hashed = fingerprints[item.value] = fingerprint(item.value)
-        first = item.locations[0]
-        scope = scopes.get(id(first))
+        path = in_file(item.locations[0])
+        scope = scopes.get(path)
         if scope is None:
-            scope = scopes[id(first)] = in_test_code(first)
+            scope = scopes[path] = in_test_code(item.locations[0])
         target = targets.get(id(item.source))
         if target is None:
             target = targets[id(item.source)] = _target(item.source)

@@ -101,6 +101,9 @@ class DetectSecretsScan(Source):
         self.options = options
         self._scanned: Scanned | None = None
         self._started: _Started | None = None
+        # value -> ``dedupe.fingerprint(value)`` of the values ``collect`` reported: for
+        # ``dedupe`` to hash none again. Holds values, like the vault: in memory only.
+        self.fingerprints: dict[str, str] = {}
 
     @property
     def name(self) -> str:
@@ -191,7 +194,7 @@ class DetectSecretsScan(Source):
         dropped = tuple(d for outcome in outcomes for d in outcome.dropped)
         self._scanned = Scanned(
             stats,
-            candidates_of(kept),
+            candidates_of(kept, self.fingerprints),
             line_text,
             tuple(skipped),
             dropped,

@@ -93,7 +93,8 @@ class StartedScan:
 
     def result(self) -> ScanResult:
         """The scan finished (in this process and its workers) and de-duplicated."""
-        deduped = dedupe(self._source.collect())
+        deduped = dedupe(self._source.collect(), self._source.fingerprints)
+        self._source.fingerprints.clear()  # values: kept no longer than needed
         scanned = self._source.scanned
         return ScanResult(
             deduped.findings,
