@@ -19,9 +19,10 @@ from typing import Any, BinaryIO, cast
 import pytest
 
 from tests.tokens import github_token, random_secret
-from thresher.findings.engine import FileJob, Limits, _buffered, _head, scan_in_process
+from thresher.findings.engine import FileJob, Limits, scan_in_process
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.profile import profile_value
+from thresher.findings.textfile import buffered, read_head
 from thresher.scan.assess import assess
 from thresher.scoring.model import shipped_scorer
 from thresher.sources.scan import (
@@ -261,7 +262,7 @@ def test_a_file_is_read_as_one_read_would_whatever_size_was_listed(
     with path.open("rb") as handle:
         expected = handle.read(limit)
     with path.open("rb") as handle:
-        assert _head(handle, listed, limit) == expected
+        assert read_head(handle, listed, limit) == expected
         assert handle.read() == path.read_bytes()[limit:]
 
 
@@ -289,5 +290,5 @@ def test_an_unbuffered_file_is_read_as_a_buffered_one_would_be(listed: int, actu
     data = bytes(range(256)) * (actual // 256) + bytes(range(actual % 256))
     limit = 201
     handle = _Trickle(data)
-    assert _head(cast(BinaryIO, handle), listed, limit) == data[:limit]
-    assert _buffered(cast(BinaryIO, handle)).read() == data[limit:]
+    assert read_head(cast(BinaryIO, handle), listed, limit) == data[:limit]
+    assert buffered(cast(BinaryIO, handle)).read() == data[limit:]

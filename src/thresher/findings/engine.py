@@ -61,7 +61,9 @@ from thresher.findings.textfile import (
     CHUNK_BYTES,
     FileLines,
     FileTooLarge,
+    buffered,
     decode,
+    read_head,
     universal_newlines,
     windows,
 )
@@ -196,14 +198,14 @@ class Engine:
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
             with self._open(job) as handle:
-                head = _head(handle, job.size, self.chunk_bytes + 1)
+                head = read_head(handle, job.size, self.chunk_bytes + 1)
                 if b"\x00" in head[:BINARY_SNIFF_BYTES]:
                     return FileOutcome(job.path, SkipReason.BINARY)
                 if len(head) > self.max_file_bytes:
                     return _too_large(job.path, self.max_file_bytes)
                 if len(head) <= self.chunk_bytes:
                     return self._whole(job, head)
-                return self._chunked(job, _buffered(handle), head)
+                return self._chunked(job, buffered(handle), head)
         except OSError as exc:
             return FileOutcome(job.path, SkipReason.UNREADABLE, detail=str(exc.strerror or exc))
         except FileTooLarge:
@@ -374,38 +376,6 @@ _EXPRESSION_CONFIG = (".tf", ".tfvars", ".hcl")
 def _code(path: str) -> bool:
     """Whether an unquoted value in this file is an expression, for the screen."""
     return not literal_file(path) or path.lower().endswith(_EXPRESSION_CONFIG)
-
-
-def _head(handle: BinaryIO, size: int, limit: int) -> bytes:
-    """``handle.read(limit)`` as a buffered file answers it (up to the limit or the end),
-    asked for the size the listing gave plus one byte first: a read of the whole limit
-    allocates a buffer that large for every file, however small (2 MiB, most of a small
-    file's read). A file that grew since it was listed is read on to the limit, as one
-    read would have. ``handle`` may be unbuffered: a read may then return less than it
-    was asked for before the end, and is repeated."""
-    wanted = min(size + 1, limit)
-    head = _read(handle, wanted)
-    if len(head) < wanted or wanted == limit:
-        return head  # the end of the file, or the limit
-    return head + _read(handle, limit - wanted)
-
-
-def _read(handle: BinaryIO, count: int) -> bytes:
-    """``count`` bytes, fewer only at the end of the file."""
-    data = handle.read(count)
-    if len(data) == count or not data:
-        return data
-    pieces = [data]
-    while count > (got := sum(map(len, pieces))) and (more := handle.read(count - got)):
-        pieces.append(more)
-    return b"".join(pieces)
-
-
-def _buffered(handle: BinaryIO) -> BinaryIO:
-    """``handle`` read on through a buffer (a large file, read in chunks)."""
-    if isinstance(handle, io.RawIOBase):
-        return cast(BinaryIO, io.BufferedReader(handle))
-    return handle
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:
