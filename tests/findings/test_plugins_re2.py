@@ -21,7 +21,7 @@ from detect_secrets.util.code_snippet import get_code_snippet
 from tests.findings.test_triggers import _FILENAMES, _regexes, _variants
 from thresher.findings import allowlist_re2
 from thresher.findings.engine import detect_secrets_session
-from thresher.findings.plugins_re2 import stand_ins, translate
+from thresher.findings.plugins_re2 import line_checks, stand_ins, translate
 from thresher.findings.profile import without_trailer
 
 # Where Python's re and RE2 differ unless the rewrite spells Python's classes out.
@@ -84,6 +84,45 @@ def test_every_stand_in_reports_what_its_plugin_reports() -> None:
                     matched += bool(want)
     assert compared > 20_000
     assert matched > 3_000
+
+
+def test_the_line_checks_pass_every_line_their_plugin_reports_on() -> None:
+    # The prefilter asks these checks instead of the plugins' triggers (a run of 44
+    # identifier characters, four dotted numbers): a line a plugin (or its stand-in)
+    # reports on must pass; the hashes and versions the triggers pass need not.
+    rng = random.Random(26)
+    reported = 0
+    with detect_secrets_session():
+        plugins = get_plugins()
+        replacements = stand_ins(plugins)
+        checks = line_checks(plugins, replacements)
+        assert set(checks) == {
+            "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector", "IPPublicDetector",
+            "Base64HighEntropyString", "HexHighEntropyString",
+        }  # fmt: skip
+        for plugin in plugins:
+            check = checks.get(type(plugin).__name__)
+            if check is None:
+                continue
+            runner = replacements.get(id(plugin), plugin)
+            lines: list[str] = []
+            for pattern in _regexes(plugin):
+                variants = _variants(pattern, rng, 80)
+                lines += variants + [_spice(line, rng) for line in variants]
+                lines += [line.replace(" ", "     ") for line in variants]  # long blank runs
+            for _ in range(400):
+                line = "".join(rng.choice(_ATOMS) for _ in range(rng.randint(1, 12)))
+                lines += [line, _spice(line, rng), line + "a" * 44, line + " 10.2.3.4"]
+            for line in lines:
+                if _found(runner, "a.py", line):
+                    reported += 1
+                    assert check.search(line), (type(plugin).__name__, line)
+        hashes = "sha512-" + "Ab0_" * 16
+        assert not checks["IbmCloudIamDetector"].search(f'"integrity": "{hashes}"')
+        assert not checks["SoftlayerDetector"].search("commit " + "0a" * 32)
+        assert not checks["IPPublicDetector"].search("version 1.2.3.45678")
+        assert checks["IbmCloudIamDetector"].search("ibm_key \u00e9" + "x" * 44)  # not ASCII
+    assert reported > 300
 
 
 def _pragma_line(rng: random.Random) -> str:

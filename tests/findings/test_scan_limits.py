@@ -8,18 +8,21 @@ minified line or a hostile line is scanned in seconds, not minutes.
 
 from __future__ import annotations
 
+import io
 import os
 import random
 import string
 import time
 from pathlib import Path
+from typing import Any, BinaryIO, cast
 
 import pytest
 
 from tests.tokens import github_token, random_secret
-from thresher.findings.engine import FileJob, Limits, _head, scan_in_process
+from thresher.findings.engine import FileJob, Limits, scan_in_process
 from thresher.findings.options import compile_rule_pattern
 from thresher.findings.profile import profile_value
+from thresher.findings.textfile import buffered, read_head
 from thresher.scan.assess import assess
 from thresher.scoring.model import shipped_scorer
 from thresher.sources.scan import (
@@ -259,5 +262,33 @@ def test_a_file_is_read_as_one_read_would_whatever_size_was_listed(
     with path.open("rb") as handle:
         expected = handle.read(limit)
     with path.open("rb") as handle:
-        assert _head(handle, listed, limit) == expected
+        assert read_head(handle, listed, limit) == expected
         assert handle.read() == path.read_bytes()[limit:]
+
+
+class _Trickle(io.RawIOBase):
+    """An unbuffered file whose every read returns at most 7 bytes, as a raw read may."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data, self._at = data, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        piece = self._data[self._at : self._at + min(7, len(buffer))]
+        buffer[: len(piece)] = piece
+        self._at += len(piece)
+        return len(piece)
+
+
+@pytest.mark.parametrize("listed", [0, 5, 100, 5000])
+@pytest.mark.parametrize("actual", [0, 1, 100, 250, 4000])
+def test_an_unbuffered_file_is_read_as_a_buffered_one_would_be(listed: int, actual: int) -> None:
+    # The engine reads files unbuffered: a read that returns less than it was asked for
+    # is repeated until the limit or the end, and the rest is read through a buffer.
+    data = bytes(range(256)) * (actual // 256) + bytes(range(actual % 256))
+    limit = 201
+    handle = _Trickle(data)
+    assert read_head(cast(BinaryIO, handle), listed, limit) == data[:limit]
+    assert buffered(cast(BinaryIO, handle)).read() == data[limit:]

@@ -100,3 +100,42 @@ def test_a_batch_is_capped_unless_one_file_is_larger(monkeypatch: pytest.MonkeyP
     while queue:
         sizes.append(sum(listed[p].size for p in queue.batch()))
     assert max(sizes) <= 1000
+
+
+def test_outcomes_made_as_they_arrive_assemble_as_at_the_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A parallel scan makes each file's candidates and reports while the workers still
+    # scan (``Running.arrived``); chained in the files' order they are what one pass over
+    # all outcomes at the end makes (a scan in this process only does that).
+    shared = "ghp_" + "Zq9XbT4LmN7pRs2VwY6cK1dF8hJ3gA5eU0iO"
+    for index in range(12):
+        body = f'password = "pw-{index}-Zq9x"\napi_key = "{shared}"\n' * (index + 1)
+        (tmp_path / f"m{index:02}.py").write_text(body + f"# {index}\n" * index)
+    (tmp_path / "empty.txt").write_text("nothing here\n")
+    monkeypatch.setattr(running, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(running, "_MIN_BATCH_BYTES", 1)
+    finished: list[bool] = []
+    made_early: list[bool] = []
+    outcomes, assembled = running._Shared.outcomes, scan_module.sourced
+
+    def watched_outcomes(self: Any) -> Any:
+        found = outcomes(self)
+        finished.append(True)
+        return found
+
+    def watched(*args: Any, **kwargs: Any) -> Iterator[Any]:
+        made_early.append(not finished)
+        yield from assembled(*args, **kwargs)
+
+    monkeypatch.setattr(running._Shared, "outcomes", watched_outcomes)
+    monkeypatch.setattr(scan_module, "sourced", watched)
+    parallel = scan(ScanOptions(root=tmp_path, workers=2))
+    assert finished and any(made_early)
+    alone = scan(ScanOptions(root=tmp_path, workers=1))
+    assert [f.model_dump() for f in parallel.findings] == [f.model_dump() for f in alone.findings]
+    assert parallel.candidates == alone.candidates
+    assert parallel.line_text == alone.line_text
+    assert [parallel.vault.get(f.id) for f in parallel.findings] == [
+        alone.vault.get(f.id) for f in alone.findings
+    ]

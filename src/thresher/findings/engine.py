@@ -51,7 +51,7 @@ from thresher.findings.detection import Detection, Origin, aligned, detections
 from thresher.findings.direct import LineScan
 from thresher.findings.formats import has_format_parser, parsable, transformed
 from thresher.findings.keyword_re2 import keyword_lines
-from thresher.findings.plugins_re2 import stand_ins
+from thresher.findings.plugins_re2 import line_checks, stand_ins
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.rules.matcher import Rulebook
 from thresher.findings.rules.values import literal_file
@@ -61,7 +61,9 @@ from thresher.findings.textfile import (
     CHUNK_BYTES,
     FileLines,
     FileTooLarge,
+    buffered,
     decode,
+    read_head,
     universal_newlines,
     windows,
 )
@@ -181,26 +183,29 @@ class Engine:
         self.chunk_bytes = chunk_bytes
         plugins = get_plugins()
         keyword = keyword_lines()
+        self._stand_ins = stand_ins(plugins)
+        narrower = line_checks(plugins, self._stand_ins)
+        if keyword:
+            narrower["KeywordDetector"] = keyword
         self.prefilter = Prefilter(
             plugins,
-            {"KeywordDetector": keyword} if keyword else None,
+            narrower,
             {"KeywordDetector": keyword.text} if keyword and keyword.text else None,
         )
-        self._stand_ins = stand_ins(plugins)
         self._scan = LineScan()
         get_transformers()  # the parsers' modules (PyYAML's), imported before a worker forks
 
     def scan_job(self, job: FileJob) -> FileOutcome:
         try:
             with self._open(job) as handle:
-                head = _head(handle, job.size, self.chunk_bytes + 1)
+                head = read_head(handle, job.size, self.chunk_bytes + 1)
                 if b"\x00" in head[:BINARY_SNIFF_BYTES]:
                     return FileOutcome(job.path, SkipReason.BINARY)
                 if len(head) > self.max_file_bytes:
                     return _too_large(job.path, self.max_file_bytes)
                 if len(head) <= self.chunk_bytes:
                     return self._whole(job, head)
-                return self._chunked(job, handle, head)
+                return self._chunked(job, buffered(handle), head)
         except OSError as exc:
             return FileOutcome(job.path, SkipReason.UNREADABLE, detail=str(exc.strerror or exc))
         except FileTooLarge:
@@ -209,10 +214,12 @@ class Engine:
             return FileOutcome(job.path, SkipReason.SCAN_FAILED, detail=type(exc).__name__)
 
     def _open(self, job: FileJob) -> BinaryIO:
+        """The file unbuffered: most are read whole in one call (``_head``), and the
+        buffered reader cost a terminal check and a buffer per file besides."""
         if job.content is not None:
             return io.BytesIO(job.content)
         assert job.disk is not None
-        return open(job.disk, "rb")  # noqa: PTH123 - hot path, plain open
+        return open(job.disk, "rb", buffering=0)  # noqa: PTH123 - hot path, plain open
 
     def _whole(self, job: FileJob, data: bytes) -> FileOutcome:
         """A file that fits one chunk: exactly what ``detect-secrets scan`` does."""
@@ -369,18 +376,6 @@ _EXPRESSION_CONFIG = (".tf", ".tfvars", ".hcl")
 def _code(path: str) -> bool:
     """Whether an unquoted value in this file is an expression, for the screen."""
     return not literal_file(path) or path.lower().endswith(_EXPRESSION_CONFIG)
-
-
-def _head(handle: BinaryIO, size: int, limit: int) -> bytes:
-    """``handle.read(limit)``, asked for the size the listing gave plus one byte first:
-    a read of the whole limit allocates a buffer that large for every file, however
-    small (2 MiB, most of a small file's read). A file that grew since it was listed
-    is read on to the limit, as one read would have."""
-    wanted = min(size + 1, limit)
-    head = handle.read(wanted)
-    if len(head) < wanted or wanted == limit:
-        return head  # the end of the file, or the limit
-    return head + handle.read(limit - wanted)
 
 
 def _too_large(path: str, limit: int) -> FileOutcome:

@@ -29,7 +29,7 @@ and answers an empty set at once when none does; otherwise the plugin runs as it
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Mapping
 from functools import cache
 from typing import Any
 
@@ -43,6 +43,7 @@ from detect_secrets.plugins.high_entropy_strings import (
 from thresher.findings import triggers
 from thresher.findings.keyword_re2 import keyword_stand_in
 from thresher.findings.re2_classes import compile_re2, python_class, searchable
+from thresher.findings.textpass import Linear
 
 _BLANK_RUNS = re.compile(" {3,}")
 _SPACED = {"CloudantDetector", "IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector"}
@@ -171,6 +172,20 @@ def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
     class Gated(type(plugin)):  # type: ignore[misc]
         """The plugin, answering at once on a line where no value can pass."""
 
+        def search(self, line: str, /) -> bool:
+            """Whether a value on ``line`` passes the limit: else the plugin reports
+            nothing there (the prefilter asks this before it hands a line over).
+
+            The entropy of a value is at most log2 of the number of distinct characters
+            it holds (of its length, too), and the plugin's own sum stays within far
+            less than the margin of ``min_entropy_length``: a value with fewer distinct
+            characters than that cannot pass, and its entropy is not computed."""
+            return any(
+                len(set(value)) >= minimum
+                and self.calculate_shannon_entropy(value) > self.entropy_limit
+                for value in self.analyze_string(line)
+            )
+
         def analyze_line(
             self,
             filename: str,
@@ -180,15 +195,7 @@ def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
             enable_eager_search: bool = False,
             **kwargs: Any,
         ) -> set[Any]:
-            # The entropy of a value is at most log2 of the number of distinct characters
-            # it holds (of its length, too), and the plugin's own sum stays within far
-            # less than the margin of ``min_entropy_length``: a value with fewer distinct
-            # characters than that cannot pass, and its entropy is not computed.
-            if not enable_eager_search and not any(
-                len(set(value)) >= minimum
-                and self.calculate_shannon_entropy(value) > self.entropy_limit
-                for value in self.analyze_string(line)
-            ):
+            if not enable_eager_search and not self.search(line):
                 return set()
             found: set[Any] = super().analyze_line(
                 filename=filename,
@@ -209,6 +216,86 @@ def _copy(plugin: Any, cls: Any) -> Any:
     clone = cls.__new__(cls)
     clone.__dict__.update(vars(plugin))
     return clone
+
+
+# What the IBM and SoftLayer plugins' regexes hold around their value that only narrows
+# a match: dropped, the rest matches wherever the whole does (``line_checks``).
+_LOOKBEHIND = "(?:(?<=\\W)|(?<=^))"
+_LOOKAHEAD = re.compile(r"\(\?!\[[^\]]*\]\)")
+_IGNORECASE = re.IGNORECASE | re.UNICODE
+_SHAPED = ("IbmCloudIamDetector", "IbmCosHmacDetector", "SoftlayerDetector")
+_OWN_REGEX = ("IPPublicDetector",)
+
+
+class _AsciiShape:
+    """Whether a plugin of ``_SHAPED`` can match on a line: its regexes without the
+    look-arounds, as one RE2 program, on an ASCII line (where RE2's ``(?i)`` folds as
+    Python's does); a line that is not ASCII is always handed over."""
+
+    def __init__(self, program: Any) -> None:
+        self._first = Linear(program).first
+
+    def search(self, line: str, /) -> bool:
+        return not line.isascii() or self._first(line.encode("ascii"), 0) >= 0
+
+
+class _OwnRegexes:
+    """Whether a plugin's own regexes match on a line: what it runs first."""
+
+    def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
+        self._patterns = tuple(patterns)
+
+    def search(self, line: str, /) -> bool:
+        return any(pattern.search(line) for pattern in self._patterns)
+
+
+def line_checks(plugins: Iterable[Any], replaced: Mapping[int, Any]) -> dict[str, Any]:
+    """Plugin class name -> a check that passes every line on which that plugin (or its
+    stand-in, in ``replaced``: ``stand_ins``) can report anything, for the prefilter
+    (``Prefilter``'s ``narrower``).
+
+    A high-entropy plugin's trigger passes every quoted run long enough to pass its
+    limit, and most such runs are words and paths far below it: its stand-in's own
+    early answer is the check.
+
+    Their triggers pass every line with a run of 44 identifier characters (IBM,
+    SoftLayer) or four dot-separated numbers (IP addresses): thousands of lines of
+    hashes, keys and versions, where the plugins find nothing. A plugin reports only
+    what one of its regexes matched (``RegexBasedDetector.analyze_string``). The IBM
+    and SoftLayer regexes without their look-arounds match wherever they do, on the
+    line the spaced stand-in reads too (their blank runs are unbounded, so shortening
+    a run changes no match); the IP plugin runs on Python's ``re`` either way, so its
+    own regex is its check. Only for the analysed release (``known_regexes``)."""
+    out: dict[str, Any] = {}
+    for plugin in plugins:
+        name = type(plugin).__name__
+        if not type(plugin).__module__.startswith("detect_secrets.plugins."):
+            continue
+        stand_in = replaced.get(id(plugin))
+        if isinstance(plugin, HighEntropyStringsPlugin) and hasattr(stand_in, "search"):
+            out[name] = stand_in
+            continue
+        if not isinstance(plugin, RegexBasedDetector) or not triggers.known_regexes(plugin):
+            continue
+        if name in _OWN_REGEX:
+            out[name] = _OwnRegexes(plugin.denylist)
+        elif name in _SHAPED and all(p.flags == _IGNORECASE for p in plugin.denylist):
+            forms = [
+                translate(_LOOKAHEAD.sub("", p.pattern.replace(_LOOKBEHIND, "", 1)))
+                for p in plugin.denylist
+            ]
+            check = _shape_check(forms) if None not in forms else None
+            if check is not None:
+                out[name] = check
+    return out
+
+
+def _shape_check(forms: Iterable[str | None]) -> _AsciiShape | None:
+    """The forms as one case-blind RE2 check, or None (the trigger's check stays)."""
+    try:
+        return _AsciiShape(compile_re2("(?i)" + "|".join(f"(?:{form})" for form in forms)))
+    except Exception:  # re2.error, or a binding without ``Match``
+        return None
 
 
 def stand_ins(plugins: Iterable[Any]) -> dict[int, Any]:

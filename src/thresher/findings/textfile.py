@@ -17,9 +17,10 @@ cut is still whole in one of them.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, overload
+from typing import BinaryIO, cast, overload
 
 from thresher.findings.options import DEFAULT_CHUNK_BYTES
 
@@ -207,3 +208,35 @@ def _cut(data: bytes) -> int:
     if end > 1 and data[end - 1 : end] == b"\r":
         end -= 1
     return end
+
+
+def read_head(handle: BinaryIO, size: int, limit: int) -> bytes:
+    """``handle.read(limit)`` as a buffered file answers it (up to the limit or the end),
+    asked for the size the listing gave plus one byte first: a read of the whole limit
+    allocates a buffer that large for every file, however small (2 MiB, most of a small
+    file's read). A file that grew since it was listed is read on to the limit, as one
+    read would have. ``handle`` may be unbuffered: a read may then return less than it
+    was asked for before the end, and is repeated."""
+    wanted = min(size + 1, limit)
+    head = _read(handle, wanted)
+    if len(head) < wanted or wanted == limit:
+        return head  # the end of the file, or the limit
+    return head + _read(handle, limit - wanted)
+
+
+def _read(handle: BinaryIO, count: int) -> bytes:
+    """``count`` bytes, fewer only at the end of the file."""
+    data = handle.read(count)
+    if len(data) == count or not data:
+        return data
+    pieces = [data]
+    while count > (got := sum(map(len, pieces))) and (more := handle.read(count - got)):
+        pieces.append(more)
+    return b"".join(pieces)
+
+
+def buffered(handle: BinaryIO) -> BinaryIO:
+    """``handle`` read on through a buffer (a large file, read in chunks)."""
+    if isinstance(handle, io.RawIOBase):
+        return cast(BinaryIO, io.BufferedReader(handle))
+    return handle

@@ -153,33 +153,39 @@ def _secret_type(detection: Detection, rules: Mapping[str, CustomRule]) -> Secre
             return None  # derived from the rule id (``secret_type_for_rule``)
 
 
-def candidates_of(detections: Iterable[Detection]) -> tuple[Candidate, ...]:
-    """detect-secrets keeps one entry per (file, hashed value, type): the first line.
-    thresher's own rules report every line they hit, as their findings' locations do
-    (no baseline format constrains them)."""
+def in_order(candidates: Iterable[Candidate]) -> tuple[Candidate, ...]:
+    """Candidates by path, line and type (a stable sort: ties keep their order). One
+    file's, made apart (``unordered_candidates``) and chained in the order of the
+    files, sort as all of them made at once would: every key holds the path."""
+    return tuple(sorted(candidates, key=lambda c: (c.path, c.line, c.type)))
+
+
+def unordered_candidates(
+    detections: Iterable[Detection], fingerprints: dict[str, str] | None = None
+) -> list[Candidate]:
+    """The candidates of ``detections``, in the order their keys first came (sorted:
+    ``in_order``). detect-secrets keeps one entry per (file, hashed value, type): the
+    first line. thresher's own rules report every line they hit, as their findings'
+    locations do (no baseline format constrains them). ``fingerprints`` (value ->
+    ``fingerprint``) keeps the values hashed here, for ``dedupe`` to hash none again."""
     first: dict[tuple[str, str, str, int], Detection] = {}
     for detection in detections:
         line = detection.line if detection.origin is Origin.RULES else 0
         key = (detection.path, detection.type, detection.ds_value, line)
         if key not in first or detection.line < first[key].line:
             first[key] = detection
-    fingerprints: dict[str, str] = {}  # a value is often detected more than once
+    known: dict[str, str] = {} if fingerprints is None else fingerprints
 
-    def hashed(value: str) -> str:
-        found = fingerprints.get(value)
+    def hashed(value: str) -> str:  # a value is often detected more than once
+        found = known.get(value)
         if found is None:
-            found = fingerprints[value] = fingerprint(value)
+            found = known[value] = fingerprint(value)
         return found
 
-    return tuple(
-        sorted(
-            (
-                Candidate(d.path, d.line, d.type, ds_hash(d.ds_value), hashed(d.value), d.origin)
-                for d in first.values()
-            ),
-            key=lambda c: (c.path, c.line, c.type),
-        )
-    )
+    return [
+        Candidate(d.path, d.line, d.type, ds_hash(d.ds_value), hashed(d.value), d.origin)
+        for d in first.values()
+    ]
 
 
 def sourced(

@@ -68,16 +68,24 @@ def finding_id(
     return "s-" + hashlib.sha256(material.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
-def dedupe(items: Iterable[Sourced]) -> Deduped:
+def dedupe(items: Iterable[Sourced], fingerprints: dict[str, str] | None = None) -> Deduped:
     """One finding per kind, value, scope and place to act on; raw values go to the vault.
 
     Chain several sources' ``collect()`` to de-duplicate across them. Raises
     ``SourceError`` for a report that cannot be a finding (no value, no location, a
-    kind its source cannot report), naming the source and the rule.
+    kind its source cannot report), naming the source and the rule. ``fingerprints``:
+    value -> ``fingerprint(value)`` for values already hashed (a scan's candidates),
+    filled in here for the others.
     """
     groups: dict[tuple[FindingKind, str, bool, str], list[Sourced]] = {}
     # A value is often reported several times (plugins, rules, files): hashed once.
-    fingerprints: dict[str, str] = {}
+    fingerprints = {} if fingerprints is None else fingerprints
+    # A file's scope is worked out once (``in_test_code`` of each location asks it of
+    # the path); a source makes one source object per detector, shared by its reports,
+    # and each is placed once (by identity: every report stays referenced from
+    # ``groups``, so an identity is never reused).
+    scopes: dict[str | None, bool] = {None: False}
+    targets: dict[int, str] = {}
     for item in items:
         if not item.value or not item.locations:
             missing = "a value" if not item.value else "a location"
@@ -87,13 +95,14 @@ def dedupe(items: Iterable[Sourced]) -> Deduped:
         hashed = fingerprints.get(item.value)
         if hashed is None:
             hashed = fingerprints[item.value] = fingerprint(item.value)
-        key = (
-            item.kind,
-            hashed,
-            in_test_code(item.locations[0]),
-            _target(item.source),
-        )
-        groups.setdefault(key, []).append(item)
+        path = in_file(item.locations[0])
+        scope = scopes.get(path)
+        if scope is None:
+            scope = scopes[path] = in_test_code(item.locations[0])
+        target = targets.get(id(item.source))
+        if target is None:
+            target = targets[id(item.source)] = _target(item.source)
+        groups.setdefault((item.kind, hashed, scope, target), []).append(item)
     vault = SecretVault()
     findings: list[Finding] = []
     for (kind, fingerprint_, _scope, _place_to_act), hits in groups.items():

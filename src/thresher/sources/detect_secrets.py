@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -31,10 +31,11 @@ from thresher.memory import collector_spared
 from thresher.sources.assemble import (
     BaselineKey,
     Candidate,
-    candidates_of,
     ds_hash,
+    in_order,
     load_baseline,
     sourced,
+    unordered_candidates,
 )
 from thresher.sources.base import Source, Sourced
 from thresher.sources.running import Running, start_run
@@ -101,6 +102,11 @@ class DetectSecretsScan(Source):
         self.options = options
         self._scanned: Scanned | None = None
         self._started: _Started | None = None
+        # value -> ``dedupe.fingerprint(value)`` of the values ``collect`` reported: for
+        # ``dedupe`` to hash none again. Holds values, like the vault: in memory only.
+        self.fingerprints: dict[str, str] = {}
+        # id(outcome) -> (the outcome, its candidates and reports), made as it came in.
+        self._made: dict[int, tuple[FileOutcome, list[Candidate], list[Sourced]]] = {}
 
     @property
     def name(self) -> str:
@@ -137,10 +143,31 @@ class DetectSecretsScan(Source):
             screen=options.screen,
         )
         running = start_run(plan.jobs, specs, limits, workers)
+        if not baseline:  # a baseline is read across a file's reports: all at the end
+            running.arrived = lambda outcome: self._make(outcome, rules, plan.commit)
         self._started = _Started(running, plan, rules, baseline, started)
+
+    def _make(
+        self, outcome: FileOutcome, rules: dict[str, CustomRule], commit: str | None
+    ) -> tuple[list[Candidate], list[Sourced]]:
+        """One outcome's candidates and reports (``_assembled`` asks for them in the
+        outcomes' order), made once: while the workers scan, as it comes in, if the scan
+        hands it over (``running.arrived``). Each file's are its own: every candidate's
+        key and every report's location holds the path."""
+        made = self._made.get(id(outcome))
+        if made is None or made[0] is not outcome:
+            detections = outcome.detections
+            made = (
+                outcome,
+                unordered_candidates(detections, self.fingerprints),
+                list(sourced(detections, rules, commit)),
+            )
+            self._made[id(outcome)] = made  # the outcome is held: its id stays its own
+        return made[1], made[2]
 
     def close(self) -> None:
         """Stop a scan started and never collected (its worker processes with it)."""
+        self._made.clear()  # reports made so far hold values
         if self._started is not None:
             self._started.running.close()
             self._started = None
@@ -165,18 +192,27 @@ class DetectSecretsScan(Source):
     ) -> Iterator[Sourced]:
         """The reports of the outcomes; ``scanned`` is set before the first."""
         detections: list[Detection] = [d for outcome in outcomes for d in outcome.detections]
-        kept = _without_baseline(detections, baseline)
+        if baseline:
+            kept = _without_baseline(detections, baseline)
+            candidates = in_order(unordered_candidates(kept, self.fingerprints))
+            reports: Iterable[Sourced] = sourced(kept, rules, plan.commit)
+        else:
+            made = [self._make(outcome, rules, plan.commit) for outcome in outcomes]
+            self._made.clear()
+            candidates = in_order(c for found, _ in made for c in found)
+            reports = (report for _, found in made for report in found)
         skipped = plan.skipped + [
             Skipped(o.path, o.skipped, o.detail) for o in outcomes if o.skipped is not None
         ]
         skipped.sort(key=lambda item: item.path)
-        for item in skipped:
-            log.debug("%s", item.describe())
-        for outcome in outcomes:
-            if outcome.unparsed:
-                log.debug("read %s as plain lines: too large or costly to parse", outcome.path)
-            for drop in outcome.dropped:
-                log.debug("%s", drop.describe())
+        if log.isEnabledFor(logging.DEBUG):  # a description per drop: only when shown
+            for item in skipped:
+                log.debug("%s", item.describe())
+            for outcome in outcomes:
+                if outcome.unparsed:
+                    log.debug("read %s as plain lines: too large or costly to parse", outcome.path)
+                for drop in outcome.dropped:
+                    log.debug("%s", drop.describe())
         stats = ScanStats(
             files_scanned=sum(1 for outcome in outcomes if outcome.scanned),
             files_skipped=len(skipped),
@@ -191,14 +227,14 @@ class DetectSecretsScan(Source):
         dropped = tuple(d for outcome in outcomes for d in outcome.dropped)
         self._scanned = Scanned(
             stats,
-            candidates_of(kept),
+            candidates,
             line_text,
             tuple(skipped),
             dropped,
             plan.tree,
             plan.repository,
         )
-        yield from sourced(kept, rules, plan.commit)
+        yield from reports
 
 
 class _Started(NamedTuple):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import ExitStack
@@ -49,11 +50,16 @@ _MAX_BATCH_BYTES = 512 * 1024  # ... and no more than this, unless one file is l
 _AHEAD_BYTES = 6 * 1024 * 1024
 
 
+# What the caller does with each outcome as it comes in, while the workers still scan.
+Arrived = Callable[[FileOutcome], object]
+
+
 class Running:
     """A scan of ``jobs`` under way: in this process only, when workers would not pay."""
 
     def __init__(self, jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits) -> None:
         self._jobs, self._rules, self._limits = jobs, rules, limits
+        self.arrived: Arrived | None = None  # see ``_Shared``
 
     def outcomes(self) -> list[FileOutcome]:
         """Every job's outcome: in the jobs' order here, largest first from workers."""
@@ -122,7 +128,13 @@ class _Shared(Running):
     interpreter and detect-secrets (peak memory, all processes summed), and no core
     idles. Its engine is built before the workers start, so a forked worker inherits it
     instead of building its own. detect-secrets' settings stay set for the scan until
-    the outcomes are in (``detect_secrets_session``)."""
+    the outcomes are in (``detect_secrets_session``).
+
+    ``arrived``, when the caller sets it, is called with each outcome as it comes in
+    (one this process scanned, or each of a worker's batch), between two of this
+    process's files: work the caller would do per outcome once all are in is done
+    while the workers still scan, and the batches share it out as they share scanning.
+    """
 
     def __init__(
         self, jobs: list[FileJob], rules: tuple[Rule, ...], limits: Limits, helpers: int
@@ -179,6 +191,9 @@ class _Shared(Running):
     def _place(self, positions: range, outcomes: list[FileOutcome]) -> None:
         for position, outcome in zip(positions, outcomes, strict=True):
             self._results[position] = outcome
+        if self.arrived is not None:
+            for outcome in outcomes:
+                self.arrived(outcome)
 
     def outcomes(self) -> list[FileOutcome]:
         try:
@@ -187,7 +202,9 @@ class _Shared(Running):
                 queue = self._queue
                 while queue:
                     position = queue.smallest()
-                    self._results[position] = self._engine.scan_job(self._jobs[position])
+                    self._place(
+                        range(position, position + 1), [self._engine.scan_job(self._jobs[position])]
+                    )
                     self._refill()
                 for future, positions in self._running.items():
                     self._place(positions, future.result())

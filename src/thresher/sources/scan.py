@@ -16,6 +16,7 @@ from thresher.findings.screen import Dropped
 from thresher.findings.skips import Skipped, SkipReason
 from thresher.findings.vault import SecretVault
 from thresher.git.scope import Listed
+from thresher.memory import collector_spared
 from thresher.sources.assemble import Candidate
 from thresher.sources.dedupe import dedupe
 from thresher.sources.detect_secrets import DetectSecretsScan, ScanStats
@@ -92,8 +93,15 @@ class StartedScan:
         self._source.start()
 
     def result(self) -> ScanResult:
-        """The scan finished (in this process and its workers) and de-duplicated."""
-        deduped = dedupe(self._source.collect())
+        """The scan finished (in this process and its workers) and de-duplicated.
+
+        The young objects are collected in larger steps throughout, as they are while
+        the reports are collected (``collector_spared``; nothing is spared here): the
+        findings are made after the last report, and with the default threshold their
+        objects set off some fifty collections (about 0.03 s on the dev corpus)."""
+        with collector_spared():
+            deduped = dedupe(self._source.collect(), self._source.fingerprints)
+        self._source.fingerprints.clear()  # values: kept no longer than needed
         scanned = self._source.scanned
         return ScanResult(
             deduped.findings,

@@ -15,6 +15,7 @@ from thresher.findings.rules import lines as lines_module
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.rules.lines import (
     KeywordSet,
+    first_start,
     line_numbers,
     line_program,
     matching_lines,
@@ -79,7 +80,7 @@ def test_a_pass_over_the_text_finds_exactly_the_lines_each_line_matches(pattern:
     program = line_program(pattern)
     alone = re2.compile(pattern)
     expected = [i for i, line in enumerate(chunk) if alone.search(line) is not None]
-    assert list(_numbered(matching_lines(program, encoded), encoded)) == expected
+    assert list(_numbered(matching_lines(first_start(program), encoded), encoded)) == expected
 
 
 def _numbered(lines: Iterable[tuple[int, int]], encoded: bytes) -> list[int]:
@@ -165,7 +166,7 @@ def test_a_rule_reads_only_between_its_first_and_last_keyword() -> None:
     chunk = ["aa", "bb key", "cc", "dd"]
     encoded = "\n".join(chunk).encode()
     program = line_program(r"[a-z]{2}")
-    assert _numbered(matching_lines(program, encoded, (4, 11)), encoded) == [1, 2]
+    assert _numbered(matching_lines(first_start(program), encoded, (4, 11)), encoded) == [1, 2]
 
 
 def _generic_texts() -> list[tuple[str, list[str]]]:

@@ -59,17 +59,19 @@ def line_program(pattern: str) -> Any:
 
 
 def matching_lines(
-    program: Any, encoded: bytes, span: tuple[int, int] | None = None
+    first: Callable[[bytes, int, int], int],
+    encoded: bytes,
+    span: tuple[int, int] | None = None,
 ) -> Iterator[tuple[int, int]]:
-    """The lines on which ``program`` (a ``line_program``) matches, in order, each once,
-    as (first byte, the byte after the last: its newline or the end). ``span``: only
-    the lines from the one holding its first offset to the one holding its last."""
+    """The lines on which a ``line_program`` matches (``first``: its ``first_start``), in
+    order, each once, as (first byte, the byte after the last: its newline or the end).
+    ``span``: only the lines from the one holding its first offset to the one holding
+    its last."""
     position, end = 0, len(encoded)
     if span is not None:
         position = encoded.rfind(b"\n", 0, span[0]) + 1
         stop = encoded.find(b"\n", span[1])
         end = end if stop < 0 else stop
-    first = _first_start(program)
     while position <= end:
         start = first(encoded, position, end)
         if start < 0:
@@ -81,7 +83,7 @@ def matching_lines(
         position = stop + 1
 
 
-def _first_start(program: Any) -> Callable[[bytes, int, int], int]:
+def first_start(program: Any) -> Callable[[bytes, int, int], int]:
     """Where ``program``'s first match in ``data[position:end]`` starts, or -1.
 
     The binding's ``search`` runs a Python generator and builds a match object for
@@ -166,6 +168,7 @@ class SharedPass:
 
     def __init__(self, union: Any, numbers: Sequence[int], rules_set: Any, sentinel: int) -> None:
         self.union = union
+        self.first = first_start(union)  # built once: a pass runs on every file
         self._numbers = tuple(numbers)
         self._set = rules_set
         self._sentinel = sentinel
@@ -202,7 +205,7 @@ class SharedPass:
         return [
             number
             for number, program in self._programs.items()
-            if program is not None and _first_start(program)(encoded, begin, end) >= 0
+            if program is not None and first_start(program)(encoded, begin, end) >= 0
         ]
 
 
@@ -225,6 +228,8 @@ class LineFinder:
             else line_program(rule.pattern)
             for rule in rules
         ]
+        # Each program's search, built once: a rule searches most files.
+        self._firsts = [None if p is None else first_start(p) for p in self._programs]
         self._needles = [tuple(keyword.encode() for keyword in rule.keywords) for rule in rules]
         self._keywordless: list[int] = []
         self._by_keyword: dict[str, list[int]] = {}
@@ -249,6 +254,11 @@ class LineFinder:
             if shared is not None:
                 self._shared_of.update(dict.fromkeys(members, len(self._passes)))
                 self._passes.append(shared)
+
+    def _search(self, number: int) -> Callable[[bytes, int, int], int]:
+        first = self._firsts[number]
+        assert first is not None  # only rules the finder handles are searched
+        return first
 
     def handles(self, number: int) -> bool:
         """Whether ``lines`` finds rule ``number``'s lines (else: run it line by line)."""
@@ -291,16 +301,16 @@ class LineFinder:
             if shared is not None:
                 grouped.setdefault(shared, {})[number] = span
                 continue
-            lines = matching_lines(self._programs[number], encoded, span)
+            lines = matching_lines(self._search(number), encoded, span)
             self._add(found, number, lines, lowered)
         for shared, members in grouped.items():
             if len(members) == 1:
                 [(number, span)] = members.items()
-                lines = matching_lines(self._programs[number], encoded, span)
+                lines = matching_lines(self._search(number), encoded, span)
                 self._add(found, number, lines, lowered)
                 continue
             hull = _hull(list(members.values()))
-            for begin, end in matching_lines(self._passes[shared].union, encoded, hull):
+            for begin, end in matching_lines(self._passes[shared].first, encoded, hull):
                 held = lowered[begin:end]  # as ``_add`` reads it, once for all the rules
                 for number in self._passes[shared].matching(encoded, begin, end):
                     kept = self._needles[number] if number in members else None

@@ -307,7 +307,7 @@ class _AsciiMatch:
 
 def _ascii_matches(compiled: _Compiled, line: str) -> Iterator[_AsciiMatch] | None:
     """The rule's matches on an ASCII line, as the binding's ``finditer`` finds them,
-    through the program's own ``Match`` (see ``lines._first_start``); None when this
+    through the program's own ``Match`` (see ``lines.first_start``); None when this
     google-re2 release lacks it (then ``finditer`` runs)."""
     match = compiled.match
     if match is None:
