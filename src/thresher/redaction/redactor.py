@@ -224,7 +224,8 @@ class Redactor:
                 value = text[start:end]
                 if value.strip():
                     spans.append((start, end, redaction_token(hit.slug, value)))
-        new = {h.value for h in found if len(h.value) in _LEARN_LENGTHS} - self._values.keys()
+        values = self._values
+        new = {h.value for h in found if len(h.value) in _LEARN_LENGTHS and h.value not in values}
         self._learn(found)
         # Known from here on, a value detected in this text is replaced where it recurs
         # in it too (``hunter2horse`` alone after ``PASSWORD=hunter2horse``), as
