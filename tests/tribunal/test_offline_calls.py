@@ -28,6 +28,7 @@ from thresher.tribunal.offline_calls import (
     _Calls,
     _described,
     _key,
+    profiled_later,
 )
 
 VALUE = random_secret(seed=41)
@@ -54,7 +55,11 @@ def described(redactor: Redactor, call: OfflineCall | None) -> dict[str, Any]:
     """``get_finding``'s data as the panel's memo of calls gives it."""
     handler = _described(finding(), VALUE, LINE, (None, call))
     calls = _Calls(
-        {ToolName.GET_FINDING: handler}, redactor.text, redactor.data, leaves=redactor.leaves
+        {ToolName.GET_FINDING: handler},
+        redactor.text,
+        redactor.data,
+        leaves=redactor.leaves,
+        profile_later=profiled_later(VALUE, LINE, (None, call)),
     )
     result = calls.call(ToolName.GET_FINDING, {"finding_id": "f-1"})
     assert result.error is None

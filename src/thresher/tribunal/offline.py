@@ -55,6 +55,7 @@ from thresher.tribunal.offline_calls import _described as _described
 from thresher.tribunal.offline_calls import _key as _key
 from thresher.tribunal.offline_calls import _Ledger as _Ledger
 from thresher.tribunal.offline_calls import _validated as _validated
+from thresher.tribunal.offline_calls import profiled_later
 from thresher.tribunal.offline_records import OfflineAgentRecord as OfflineAgentRecord
 from thresher.tribunal.offline_records import OfflineCallRecord as OfflineCallRecord
 from thresher.tribunal.offline_records import OfflineRecord as OfflineRecord
@@ -209,6 +210,7 @@ class OfflinePanel:
         line = self._line(finding, value, calls)
         handlers.update(finding_handlers(finding, value, factory.validators, line, offline=offline))
         handlers[ToolName.GET_FINDING] = _described(finding, value, line, offline)
+        calls.profile_later = profiled_later(value, line, offline)
         # The tribunal validated it already: a live validator is asked once. The tool's
         # own handler is async (it waits for live checks off the loop); this one is not.
         handlers[ToolName.VALIDATE_SECRET] = _validated(value, validations)

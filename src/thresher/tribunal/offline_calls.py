@@ -22,7 +22,7 @@ from thresher.heuristic.secret_rules import TOP_FEATURES_CITED, reads_profile
 from thresher.scoring.model import Assessment
 from thresher.scoring.policy import OfflineCall
 from thresher.tribunal.files import SharedReads, context_range
-from thresher.tribunal.offline_records import CallRow
+from thresher.tribunal.offline_records import CallRow, plain_items
 from thresher.validators.base import ValidationResult
 
 # What of each tool's data the rules read (``gather_evidence``).
@@ -59,9 +59,7 @@ PROFILE_WORDS = frozenset(
         *("private-key", "uuid", "digits", "hex", "words", "base64", "alphanumeric", "mixed"),
     }
 )
-# Where ``_described`` leaves the value and its line to profile later (see ``_Calls``).
-_DEFERRED = "_profile_of"
-_LATER = object()
+_LATER = object()  # the profile's place, until the offline call says whether it is read
 
 
 @dataclass
@@ -85,6 +83,9 @@ class _Calls:
     # ``Redactor.leaves`` of the redactor ``redact_data`` belongs to; None: every value
     # profile is made and redacted where ``get_finding``'s data is.
     leaves: Callable[[frozenset[str]], bool] | None = None
+    # The value and line whose profile ``get_finding`` left out (``profiled_later``):
+    # kept here, never in a tool's output.
+    profile_later: tuple[str, str | None] | None = None
 
     def call(self, tool: ToolName, arguments: dict[str, Any]) -> _Call:
         key = _key(tool, arguments)
@@ -117,13 +118,13 @@ class _Calls:
         # the finding counts as evidence by being read; its lines are never shown).
         keys = _READ_BY_RULES.get(tool, ())
         source = output.data
-        deferred = source.get(_DEFERRED) if tool is ToolName.GET_FINDING else None
+        deferred = self.profile_later if tool is ToolName.GET_FINDING else None
         if deferred is None:
             data = {k: self.redact_data(source[k]) for k in keys if k in source}
             return _Call(output, data, None)
-        return _Call(output, self._described(keys, source, deferred), None)
+        return _Call(output, self._finding_data(keys, source, deferred), None)
 
-    def _described(
+    def _finding_data(
         self, keys: tuple[str, ...], source: dict[str, Any], deferred: tuple[str, str | None]
     ) -> dict[str, Any]:
         """``get_finding``'s data with the value's profile made only if the rules read it
@@ -199,17 +200,25 @@ def _key(tool: ToolName, arguments: dict[str, Any]) -> tuple[Any, ...]:
     Those of plain strings and integers are keyed by their pairs (formatting each was a
     fiftieth of a decision's time), any other by its ``repr``: the second item, a
     tuple or a string, keeps the two apart."""
-    items = tuple(sorted(arguments.items()))
-    for _, value in items:
-        if type(value) is not str and type(value) is not int:
-            return (tool.value, *(f"{k}={v!r}" for k, v in items))
-    return (tool.value, items)
+    items = plain_items(arguments)
+    if items is None:
+        return (tool.value, *(f"{k}={v!r}" for k, v in sorted(arguments.items())))
+    return (tool.value, tuple(sorted(items)))
 
 
 def _context(path: str, line: int) -> dict[str, Any]:
     """The heuristic's ``read_file`` arguments: the lines around the finding."""
     start, end = context_range(line)
     return {"path": path, "start_line": start, "end_line": end}
+
+
+def profiled_later(
+    value: str | None, line: str | None, offline: tuple[Assessment | None, OfflineCall | None]
+) -> tuple[str, str | None] | None:
+    """The value and line ``get_finding`` leaves unprofiled for ``_Calls`` to profile if
+    the rules read it: where an offline call comes with the data, whose rule comes
+    before every rule that reads the profile. None: the profile is made as always."""
+    return (value, line) if offline[1] is not None and value is not None else None
 
 
 def _described(
@@ -227,12 +236,10 @@ def _described(
         if arguments.get("finding_id") != finding.id:
             raise ToolError(f"unknown finding id; this panel is about '{finding.id}'")
         # With an offline call the value is profiled only if the rules read it (``_Calls``).
-        later = call is not None and value is not None
+        later = profiled_later(value, line, offline) is not None
         data = finding_data(
             finding, None if later else value, line, offline=(None, call), fields=_OF_FINDING
         )
-        if later:
-            data[_DEFERRED] = (value, line)
         if assessment is not None:  # of it the rules read the features they cite
             top = assessment.top_features[:TOP_FEATURES_CITED]
             data["assessment"] = {"top_features": [_feature(f) for f in top]}

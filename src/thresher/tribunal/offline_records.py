@@ -118,7 +118,7 @@ def record_line(
     for agent, ledger, compliance in agents:
         calls: list[dict[str, Any]] = []
         for call in ledger.calls:
-            key = _flat(call.arguments)
+            key = plain_items(call.arguments)
             seen = redacted.get(key) if key is not None else None
             if seen is not None and seen[0] == redactor.version:
                 arguments = seen[1]
@@ -154,9 +154,10 @@ def record_line(
     return to_json(line).decode("utf-8")
 
 
-def _flat(arguments: dict[str, Any]) -> tuple[Any, ...] | None:
-    """A key equal for equal arguments of plain strings and integers (the panel's own:
-    ids, paths, line numbers), in their order; None for any other."""
+def plain_items(arguments: dict[str, Any]) -> tuple[tuple[str, Any], ...] | None:
+    """The arguments' pairs, in their order, when every value is a plain string or
+    integer (the panel's own: ids, paths, line numbers): equal pairs, equal arguments.
+    None for any other."""
     items = tuple(arguments.items())
     for _, value in items:
         if type(value) is not str and type(value) is not int:
