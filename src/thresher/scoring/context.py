@@ -295,7 +295,6 @@ def build_contexts(
     value_of: Callable[[str], str | None],
     candidates: Iterable[Candidate],
     line_of: Callable[[str, int], str],
-    validations: Mapping[str, Sequence[ValidationResult]] | None = None,
     root: Path | None = None,
     test_block_of: Callable[[str, int], bool] | None = None,
     docstring_of: Callable[[str, int], bool] | None = None,
@@ -311,7 +310,7 @@ def build_contexts(
     ``forget`` is told of each path once no finding left has a location in it: a reader
     that keeps whole files (``LineReader``) then holds about one at a time, as a scan
     orders its findings by path. ``checks_of`` gives a finding's offline checks from its
-    value, in place of ``validations``."""
+    value (none: no checks)."""
     left = Counter(p for f in findings for p in {loc.path for loc in f.locations} if forget)
     rules: dict[str, set[str]] = defaultdict(set)
     files: dict[str, set[str]] = defaultdict(set)
@@ -337,11 +336,7 @@ def build_contexts(
             continue
         path, number = primary.path, primary.line
         outside_tree = in_file(primary) is None
-        found = (
-            checks_of(finding, value)
-            if checks_of is not None
-            else (validations or {}).get(finding.id, ())
-        )
+        found = checks_of(finding, value) if checks_of is not None else ()
         checks = tuple((r.kind.value, r.status.value) for r in found)
         of_value = shared.get(finding.fingerprint)
         if of_value is None:
