@@ -46,13 +46,22 @@ def _beside(root: Path) -> ReferencesBeside:
     return started
 
 
-def test_the_process_answers_as_the_pass_in_process(tmp_path: Path) -> None:
+def test_the_process_answers_as_the_pass_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _tree(tmp_path)
     assert references(tmp_path, KEYS) == EXPECTED
     beside = _beside(tmp_path)
+
+    def here(*args: object) -> dict[str, Referenced]:
+        raise AssertionError("asked of the process, answered in this one")
+
+    # Forked before this: the process runs the real pass, this one cannot.
+    monkeypatch.setattr("thresher.scoring.referencing.references", here)
     try:
         answer = beside.ask(tmp_path, KEYS, None)
         assert answer() == EXPECTED
+        monkeypatch.undo()
         # One question: the next (and one about another root) is answered here.
         assert beside.ask(tmp_path, KEYS[:1], None)() == {KEYS[0]: Referenced.TESTS_ONLY}
     finally:
