@@ -124,7 +124,7 @@ def conclude(evidence: Evidence) -> Conclusion:
         classification, risk = Classification.REAL, RiskLevel.CRITICAL
         key = "Live verification says the credential is valid right now."
         factors = _factors(verification=10, directness=9)
-    elif call.get("classification") in _CLASSIFICATIONS:
+    elif not reads_profile(call):  # the call names a classification: it decides
         classification = Classification(call["classification"])
         probability = float(call.get("probability", 0.5))
         risk = _risk(classification, checksum_ok)
