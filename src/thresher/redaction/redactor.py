@@ -224,22 +224,7 @@ class Redactor:
                 value = text[start:end]
                 if value.strip():
                     spans.append((start, end, redaction_token(hit.slug, value)))
-        values = self._values
-        new = {h.value for h in found if len(h.value) in _LEARN_LENGTHS and h.value not in values}
         self._learn(found)
-        # Known from here on, a value detected in this text is replaced where it recurs
-        # in it too (``hunter2horse`` alone after ``PASSWORD=hunter2horse``), as
-        # ``_known`` replaces it in every later text.
-        for value in new:
-            form = self._values.get(value)
-            if form is None:
-                continue
-            start = text.find(value)
-            while start >= 0:
-                end = start + len(value)
-                if _bounded(text, start, end, value) and not _within(start, end, forms):
-                    spans.append((start, end, form))
-                start = text.find(value, start + 1)
         return spans
 
     def _learn(self, found: list[Found]) -> None:
@@ -254,8 +239,11 @@ class Redactor:
 
     def _redact(self, text: str) -> str:
         forms = [m.span() for m in _REDACTED_FORMS.finditer(text)]
+        # Detected first: what it learns is a known value here too, so a value quoted
+        # bare after ``PASSWORD=`` in the same text is replaced, as in every later one.
+        detected = self._detected(text, forms)
         known = [s for s in self._known(text) if not _within(s[0], s[1], forms)]
-        spans = known + self._detected(text, forms)
+        spans = known + detected
         if not spans:
             return text
         # Sorted by start, longest first: a region takes the form of its longest value.
