@@ -171,9 +171,8 @@ class Redactor:
         return answer
 
     def _known_in(self, text: str) -> bool:
-        """Whether a known value would be replaced in ``text`` (``_redact``'s first pass)."""
-        forms = [m.span() for m in _REDACTED_FORMS.finditer(text)]
-        return any(not _within(s[0], s[1], forms) for s in self._known(text))
+        """Whether a known value would be replaced in ``text`` (as ``_redact`` does)."""
+        return bool(self._known(text, [m.span() for m in _REDACTED_FORMS.finditer(text)]))
 
     def __bool__(self) -> bool:
         return bool(self._values) or self._detector is not None
@@ -193,7 +192,9 @@ class Redactor:
             self._automata = tuple(a for a in both if a is not None)
             return self._automata
 
-    def _known(self, text: str) -> list[tuple[int, int, str]]:
+    def _known(self, text: str, forms: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+        """Where known values occur in ``text``, each with its form, except inside one
+        of the redacted ``forms`` already there."""
         if not self._values:
             return []
         spans: list[tuple[int, int, str]] = []
@@ -203,7 +204,8 @@ class Redactor:
                 for value in values:  # those whose first ``length`` characters end here
                     end = start + len(value)
                     whole = len(value) == length or text.startswith(value, start)
-                    if whole and _bounded(text, start, end, value):
+                    outside = whole and not _within(start, end, forms)
+                    if outside and _bounded(text, start, end, value):
                         spans.append((start, end, self._values[value]))
         return spans
 
@@ -242,8 +244,7 @@ class Redactor:
         # Detected first: what it learns is a known value here too, so a value quoted
         # bare after ``PASSWORD=`` in the same text is replaced, as in every later one.
         detected = self._detected(text, forms)
-        known = [s for s in self._known(text) if not _within(s[0], s[1], forms)]
-        spans = known + detected
+        spans = self._known(text, forms) + detected
         if not spans:
             return text
         # Sorted by start, longest first: a region takes the form of its longest value.
