@@ -11,7 +11,7 @@ import pytest
 
 from tests.gitrepo import git
 from thresher.findings.model import Finding, Location
-from thresher.scoring.context import (
+from thresher.scoring.lines import (
     _DEF,
     _JS_TEST,
     _LOOKBACK,
@@ -198,7 +198,7 @@ def test_a_staged_scan_scores_the_staged_line_not_the_working_tree(tmp_path: Pat
 
 
 def test_lines_are_counted_as_the_scanner_counts_them(tmp_path: Path) -> None:
-    from thresher.scoring.context import LineReader
+    from thresher.scoring.lines import LineReader
 
     (tmp_path / "f.py").write_text('a = 1\n\x0cb = 2\nc = "x"\n', encoding="utf-8")
     assert LineReader(tmp_path).line("f.py", 3) == 'c = "x"'
@@ -307,7 +307,7 @@ def test_a_file_is_found_as_resolving_its_whole_path_finds_it(tmp_path: Path) ->
     and the file checked with one ``lstat``: links to files or directories inside and
     outside the root (on the way too), ``..``, absolute paths, a directory, a missing
     file or directory, a deep path and an address are read or refused as before."""
-    from thresher.scoring.context import LineReader
+    from thresher.scoring.lines import LineReader
 
     root, outside = tmp_path / "repo", tmp_path / "outside"
     (root / "a" / "b").mkdir(parents=True)

@@ -7,9 +7,9 @@ import random
 import string
 from pathlib import Path
 
-from thresher.scoring.context import LineReader
 from thresher.scoring.docstrings import docstring_lines, python_source
 from thresher.scoring.features import CandidateContext, features
+from thresher.scoring.lines import LineReader
 from thresher.scoring.placement import PLACEMENT_FEATURES, Placement, placement
 
 

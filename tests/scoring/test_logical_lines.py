@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from thresher.scoring import docstrings
-from thresher.scoring.context import LineReader
 from thresher.scoring.docstrings import LogicalLines, docstring_lines
+from thresher.scoring.lines import LineReader
 
 _TRICKY = (
     '"""Module docstring\n'  # 1

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from thresher.findings.model import Finding, FindingKind, Location, ThresherRulesSource
-from thresher.scoring.context import LineReader, build_contexts
+from thresher.scoring.context import build_contexts
+from thresher.scoring.lines import LineReader
 from thresher.scoring.references import Referenced, references
 from thresher.scoring.referencing import ReferencesBeside, in_process
 

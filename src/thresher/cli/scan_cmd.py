@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from thresher.config.settings import Settings
     from thresher.git.history import HistoryIndex
     from thresher.scan.outcome import ScanOutcome, ScanRequest
-    from thresher.scoring.referencing import ReferencesBeside
+    from thresher.scoring.beside import AssessedBeside
     from thresher.sources.dependencies import DependencyScan
     from thresher.sources.scan import ScanResult, StartedScan
     from thresher.tribunal.decisions import Decision, RunReport
@@ -135,7 +135,7 @@ def scan_command(
 ) -> None:
     """Scan, triage every candidate, and report decisions you can act on."""
     from thresher.config.trust import is_pull_request
-    from thresher.scoring.referencing import ReferencesBeside
+    from thresher.scoring.beside import AssessedBeside
     from thresher.sources.scan import CustomRule, ScanOptions, start_scan
 
     from .app import state_of
@@ -164,11 +164,11 @@ def scan_command(
     )
     custom_rules = tuple(CustomRule.of(rule) for rule in settings.rules)
     honour_pragmas = not is_pull_request(os.environ, diff=diff)
-    # Forked while this process is small: the scorer's who-references pass runs there
-    # while this one reads the findings' lines (``scoring.referencing``).
-    references = ReferencesBeside.start(root)
-    if references is not None:
-        stack.callback(references.close)
+    # Forked while this process is small: the scorer's assessments are made there while
+    # this one decides (``scoring.beside``).
+    beside = AssessedBeside.start(root)
+    if beside is not None:
+        stack.callback(beside.close)
     # Every argument is checked: the scan starts on the other cores while this process
     # loads the triage (``sources.scan.start_scan``); the run finishes it.
     started = start_scan(
@@ -214,7 +214,7 @@ def scan_command(
     except BaseException:
         stack.close()
         raise
-    execute(state, request, settings, outputs, output_format, stack, started, references)
+    execute(state, request, settings, outputs, output_format, stack, started, beside)
 
 
 def execute(
@@ -225,19 +225,17 @@ def execute(
     output_format: FormatChoice | None,
     stack: ExitStack,
     started: StartedScan | None = None,
-    references: ReferencesBeside | None = None,
+    beside: AssessedBeside | None = None,
 ) -> None:
     """Run the use case, write the reports, print the table, exit by ``--fail-on``:
     shared by ``scan`` and ``deps`` so both behave the same. ``started``: the secret
-    scan of ``request``, already under way (``scan``); ``references``: the process
-    forked for the who-references pass (``scan``)."""
+    scan of ``request``, already under way (``scan``); ``beside``: the process forked
+    to make the scorer's assessments (``scan``)."""
     from thresher.scan.run import run_scan
 
     progress = _Progress(state, secrets=request.secrets)
     try:
-        outcome = run_scan(
-            request, settings, observer=progress, started=started, references=references
-        )
+        outcome = run_scan(request, settings, observer=progress, started=started, beside=beside)
     finally:
         progress.stop()
         stack.close()

@@ -30,11 +30,10 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from thresher.errors import UsageError
 from thresher.findings.filekind import file_kind, in_test_scope
-from thresher.findings.model import Finding
+from thresher.findings.model import Finding, in_test_code
 from thresher.scoring.context import scan_contexts
 from thresher.scoring.features import CandidateContext, features
 from thresher.scoring.samples import UNLABELLED_SOURCE, WILD_SOURCE, Sample
-from thresher.sources.dedupe import in_test_code
 from thresher.sources.scan import ScanOptions, ScanResult, scan
 from thresher.validators.base import ValidationResult
 

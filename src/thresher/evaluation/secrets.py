@@ -54,13 +54,13 @@ from thresher.evaluation.figures import (
     scores,
 )
 from thresher.findings.filekind import file_kind, in_test_scope
+from thresher.findings.model import in_test_code
 from thresher.findings.results import Classification
 from thresher.scan.outcome import ScanOutcome, ScanRequest
 from thresher.scan.run import run_scan
 from thresher.scoring.metrics import CalibrationRow, CurvePoint, spread
 from thresher.scoring.model import Scorer, shipped_scorer
 from thresher.scoring.policy import Band, Escalate
-from thresher.sources.dedupe import in_test_code
 from thresher.tribunal.decisions import Decision
 
 

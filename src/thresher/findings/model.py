@@ -22,6 +22,7 @@ from pydantic import (
     model_validator,
 )
 
+from thresher.findings.filekind import in_test_scope
 from thresher.redaction.redactor import Structural
 
 
@@ -289,6 +290,13 @@ def in_file(location: FindingLocation) -> str | None:
             return None
         case _:
             assert_never(location)
+
+
+def in_test_code(location: FindingLocation) -> bool:
+    """The scope a location puts a finding in (``thresher.sources.dedupe``): only a file
+    of the tree can be test code; a wiki page or an issue is not."""
+    path = in_file(location)
+    return path is not None and in_test_scope(path)
 
 
 class DetectSecretsSource(_Frozen):

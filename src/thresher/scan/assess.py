@@ -10,7 +10,7 @@ finding. Also here: which values are public words, never redacted.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,11 +18,12 @@ from thresher.findings import Finding
 from thresher.findings.profile import PLACEHOLDER_WORDS
 from thresher.resources import public_vocabulary
 from thresher.scan.gather import Gathered
+from thresher.scoring.beside import BESIDE_FROM, AssessedBeside
 from thresher.scoring.collector import collector_paused
 from thresher.scoring.context import scan_contexts
-from thresher.scoring.model import Assessment, Scorer
-from thresher.scoring.referencing import Referencer, in_process
+from thresher.scoring.model import Assessment, Scorer, shipped_scorer
 from thresher.sources.scan import ScanResult
+from thresher.tribunal.tribunal import Tribunal
 from thresher.validators.base import ValidationResult
 
 
@@ -33,33 +34,49 @@ class Assessed:
 
     scan: ScanResult
     root: Path
-    scorer: Scorer
-    assessments: dict[str, Assessment]  # empty when ``workers`` assess their own
+    scorer: Scorer | None  # None: the shipped one, built where it assesses
+    # Empty when ``workers`` assess their own; coming in while the tribunal reads them
+    # when made ``beside`` this process.
+    assessments: Mapping[str, Assessment]
     workers: int  # worker processes that decide the findings; 0: this process
     # The offline validators' results, by finding (of those assessed here).
-    validations: dict[str, tuple[ValidationResult, ...]] = field(default_factory=dict)
+    validations: Mapping[str, tuple[ValidationResult, ...]] = field(default_factory=dict)
+    beside: AssessedBeside | None = None  # the process making them
+
+    def close(self) -> None:
+        """End the process making the assessments, if any: the decisions are made."""
+        if self.beside is not None:
+            self.beside.close()
 
     def of(self, findings: Sequence[Finding] | None = None) -> dict[str, Assessment]:
         """The assessments of ``findings`` (all the scan's when None)."""
-        return assess(self.scan, self.root, self.scorer, findings)
+        return assess(self.scan, self.root, self.scorer or shipped_scorer(), findings)
 
 
 def assessment(
     gathered: Gathered,
     root: Path,
-    scorer: Scorer,
+    scorer: Scorer | None,
     *,
     workers: int,
-    referencer: Referencer = in_process,
+    beside: AssessedBeside | None = None,
 ) -> Assessed:
-    """Stage 4: every finding assessed now, unless ``workers`` will decide (and assess).
-    ``referencer`` looks up who names the key files (``scoring.referencing``)."""
+    """Stage 4: every finding assessed now, unless ``workers`` will decide (and assess)
+    or ``beside`` makes them while this process decides (``scoring.beside``): it is
+    asked for the findings of a large enough scan, and ended otherwise."""
     if workers:
         return Assessed(gathered.scan, root, scorer, {}, workers)
+    scan = gathered.scan
+    if beside is not None:
+        order = Tribunal.order(scan.findings)  # the order the findings are decided in
+        if len(order) >= BESIDE_FROM and beside.request(scan, order, scorer):
+            return Assessed(scan, root, scorer, beside.assessments, 0, beside.checks, beside)
+        beside.close()
+    model = scorer or shipped_scorer()
     with collector_paused():  # as ``assess``
-        contexts, checks = scan_contexts(gathered.scan, root, referencer=referencer)
-        assessments = {finding_id: scorer.assess(ctx) for finding_id, ctx in contexts.items()}
-    return Assessed(gathered.scan, root, scorer, assessments, workers, checks)
+        contexts, checks = scan_contexts(scan, root)
+        assessments = {finding_id: model.assess(ctx) for finding_id, ctx in contexts.items()}
+    return Assessed(scan, root, scorer, assessments, workers, checks)
 
 
 def assess(

@@ -114,7 +114,7 @@ def decide(
 
                 def prepare(share: Sequence[Finding]) -> None:
                     secrets_ = [f for f in share if f.kind is FindingKind.SECRET]
-                    tribunal.assessments.update(assessed.of(secrets_))
+                    tribunal.assessments = {**tribunal.assessments, **assessed.of(secrets_)}
 
                 decisions = _decide_in_workers(
                     tribunal,
@@ -130,7 +130,7 @@ def decide(
                 setup.close_models()
         else:
             if workers:  # the record cannot be opened: the serial loop reports it per finding
-                tribunal.assessments.update(assessed.of())
+                tribunal.assessments = assessed.of()
             # Opened once for the run: opening it for each finding was a quarter of the
             # record's time on the dev corpus. One that cannot be opened is reported
             # per finding.

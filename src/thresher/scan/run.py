@@ -33,8 +33,8 @@ from thresher.scan.observer import ScanObserver
 from thresher.scan.outcome import ScanOutcome, ScanRequest
 from thresher.scan.report import report
 from thresher.scan.setup import RunSetup
-from thresher.scoring.model import Scorer, shipped_scorer
-from thresher.scoring.referencing import ReferencesBeside, in_process
+from thresher.scoring.beside import AssessedBeside
+from thresher.scoring.model import Scorer
 from thresher.sources.scan import StartedScan
 
 
@@ -47,7 +47,7 @@ def run_scan(
     scorer: Scorer | None = None,
     offline_workers: int | None = None,
     started: StartedScan | None = None,
-    references: ReferencesBeside | None = None,
+    beside: AssessedBeside | None = None,
 ) -> ScanOutcome:
     """Scan, decide every finding, and build the run report (see the module docstring).
 
@@ -58,27 +58,29 @@ def run_scan(
     ``offline_workers`` sets how many (0: in this process; None: by size and cores).
     ``started`` is the request's secret scan, already under way (``thresher scan`` starts
     it before it loads the rest of the run); the run finishes it, or stops it if it ends
-    first. ``references`` is a process forked for the who-references pass
-    (``thresher.scoring.referencing``): the run asks it, or it is left unused.
+    first. ``beside`` is a process forked to make the scorer's assessments while this
+    one decides (``thresher.scoring.beside``): asked when no model can take part in
+    the run, else ended unused; the run ends it either way.
     """
     observer = observer if observer is not None else ScanObserver()
     setup = RunSetup.start(request, settings, environ)
     with collector_spared() as spare:
         try:
-            model = scorer or shipped_scorer()  # built while a ``started`` scan runs
-            spare()  # the modules, their compiled rules, the run's set-up and the scorer
+            spare()  # the modules, their compiled rules and the run's set-up
             gathered = gather(request, observer, started)
             release_freed()  # the files detection read: its high-water mark is not kept
             spare()  # kept to the end: the findings, their values and lines
             assessed = assessment(
                 gathered,
                 request.root,
-                model,
+                scorer,
                 workers=setup.workers(len(gathered.findings), offline_workers),
-                referencer=references.ask if references is not None else in_process,
+                # Its assessments are read as the tribunal reaches them: only where no
+                # model's session waits on the event loop meanwhile.
+                beside=beside if scorer is None and setup.may_fork() else None,
             )
-            if references is not None:
-                references.close()  # asked and answered, or not needed: it holds memory
+            if beside is not None and assessed.beside is None:
+                beside.close()  # not asked (a model may take part, or few findings)
             release_freed()  # the scorer's pass over every file (``scoring.references``)
             spare()  # and the assessments
             journal = open_journal(
@@ -86,7 +88,12 @@ def run_scan(
             )
         except BaseException:
             setup.close_models()  # the triage that would close them never starts
+            if beside is not None:
+                beside.close()
             raise
-        triaged = decide(setup, gathered, assessed, journal, observer)
+        try:
+            triaged = decide(setup, gathered, assessed, journal, observer)
+        finally:
+            assessed.close()  # every assessment read, or the run failed: it is ended
         release_freed()
         return report(setup, gathered, triaged)

@@ -76,5 +76,10 @@ class RunSetup:
         """Worker processes to decide ``findings`` findings in (0: this process): none
         unless no model can take part, no deadline and no live checks are asked for;
         ``requested`` sets how many (None: by size and cores)."""
-        forked = may_fork(self.models, self.request, self.deadline)
-        return workers_for(findings, requested) if forked else 0
+        return workers_for(findings, requested) if self.may_fork() else 0
+
+    def may_fork(self) -> bool:
+        """Whether the run's findings may be decided, or assessed, in other processes:
+        no model can take part, and neither a deadline nor live checks are asked for
+        (``thresher.scan.models.may_fork``)."""
+        return may_fork(self.models, self.request, self.deadline)

@@ -1,241 +1,32 @@
 """Build each finding's ``CandidateContext`` from a scan: the line, the paths, every
-rule that matched the value, how crowded its file is, and the offline checks.
-
-Reading is bounded: a file is read once however many findings it holds, at most
-``MAX_FILE_BYTES`` of it, and the line handed on is capped, so a huge minified
-file cannot make scoring slow.
+rule that matched the value, how crowded its file is, and the offline checks. The
+lines are read by ``scoring.lines.LineReader``: each file once, bounded.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import errno
-import os
-import re
-import stat
-import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from thresher.findings.filekind import in_documentation, in_test_scope
-from thresher.findings.model import Finding, FindingLocation, in_file
-from thresher.git.resolved import ResolvedDirectories
+from thresher.findings.model import Finding, FindingLocation, in_file, in_test_code
 from thresher.git.scope import Listed
-from thresher.scoring.docstrings import LogicalLines, docstring_lines, python_source
 from thresher.scoring.features import CandidateContext
+from thresher.scoring.lines import LineReader, Read
 from thresher.scoring.placement import Placement, placement
-from thresher.scoring.reading import read_head
 from thresher.scoring.references import Referenced, wants_lookup
 from thresher.scoring.referencing import Referencer, in_process
 from thresher.scoring.shape import clean_value, value_index
-from thresher.sources.assemble import Candidate
-from thresher.sources.dedupe import in_test_code
-from thresher.sources.scan import ScanResult
 from thresher.validators import ValidatorRegistry
 from thresher.validators.base import ValidationResult
 
-MAX_FILE_BYTES = 2 * 1024 * 1024
-MAX_LINE_CHARS = 64 * 1024
-
-
-class LineReader:
-    """Lines of files under ``root``, each file read once and cached.
-
-    ``scanned`` holds the text of the lines the scanner read (a diff or staged scan reads
-    git blobs, which the working tree need not match): those win over the disk, and the
-    disk is trusted for the surrounding lines only where it still agrees with them.
-    """
-
-    def __init__(self, root: Path, scanned: Mapping[tuple[str, int], str] | None = None) -> None:
-        self._root = root.resolve()
-        self._files: dict[str, tuple[str, ...]] = {}
-        self._docstrings: dict[str, frozenset[int]] = {}
-        self._logical: dict[str, LogicalLines] = {}  # files not parsed (yet)
-        self._directories = ResolvedDirectories(str(self._root))  # each file's
-        self._margins: dict[str, list[int]] = {}  # per file: ``in_test_block``'s indents
-        self._scanned = dict(scanned or {})
-
-    def forget(self, path: str) -> None:
-        """Let go of what was read of ``path``: no finding left needs it (asked again,
-        it is read again)."""
-        self._files.pop(path, None)
-        self._margins.pop(path, None)
-        self._docstrings.pop(path, None)
-        self._logical.pop(path, None)
-
-    def lines(self, path: str) -> tuple[str, ...]:
-        lines = self._files.get(path)
-        if lines is None:
-            lines = self._read(path)
-            self._files[path] = lines
-        return lines
-
-    def line(self, path: str, number: int) -> str:
-        known = self._scanned.get((path, number))
-        if known is not None:
-            return known[:MAX_LINE_CHARS]
-        lines = self.lines(path)
-        if 1 <= number <= len(lines):
-            return lines[number - 1][:MAX_LINE_CHARS]
-        return ""
-
-    def _agrees(self, path: str, number: int, lines: tuple[str, ...]) -> bool:
-        """Whether the disk's line is the one the scanner read: where the working tree is
-        not what was scanned, there is no context around it to read."""
-        known = self._scanned.get((path, number))
-        return known is None or (
-            number <= len(lines) and lines[number - 1][:MAX_LINE_CHARS] == known[:MAX_LINE_CHARS]
-        )
-
-    def in_test_block(self, path: str, number: int) -> bool:
-        known = self._scanned.get((path, number))
-        if known is not None and known[:1] not in (" ", "\t"):
-            # At the margin as scanned: no block encloses it, and where the disk differs
-            # there is no context either (``_agrees``), so the file need not be read.
-            return False
-        lines = self.lines(path)
-        if not self._agrees(path, number, lines):
-            return False
-        margins = self._margins.get(path)
-        if margins is None:
-            margins = self._margins[path] = [_UNKNOWN] * len(lines)
-        return in_test_block(lines, number, margins)
-
-    def in_docstring(self, path: str, number: int) -> bool:
-        """Whether line ``number`` of a Python file is inside a docstring (parsed once a
-        file, and only when its tokens cannot tell: ``LogicalLines``); as for test
-        blocks, only where the working tree is what was scanned."""
-        if not python_source(path):
-            return False
-        lines = self.lines(path)
-        if not self._agrees(path, number, lines):
-            return False
-        docstrings = self._docstrings.get(path)
-        if docstrings is None:
-            logical = self._logical.get(path)
-            if logical is None:
-                logical = self._logical[path] = LogicalLines(lines)
-            if logical.outside_docstrings(number):
-                return False
-            del self._logical[path]
-            docstrings = self._docstrings[path] = docstring_lines(lines)
-        return number in docstrings
-
-    def _target(self, path: str) -> Path | None:
-        """The regular file ``path`` names, resolved as ``Path.resolve`` resolves it, or
-        None outside the root or where no regular file is.
-
-        Resolving checks every component of the path, a system call each; a file's
-        directory is resolved once for all its files, and the file itself checked with
-        one ``lstat``. A link, a looping link on the way, or a last name of ``.`` or
-        ``..`` is resolved whole, as before."""
-        head, _, name = path.rpartition("/")
-        if name in ("", ".", ".."):
-            return self._resolved(path)
-        target = os.path.join(self._directories.of(head), name)  # noqa: PTH118
-        try:
-            status = os.lstat(target)
-        except OSError as error:
-            if error.errno == errno.ELOOP:  # a looping link on the way: as ``resolve`` says
-                return self._resolved(path)
-            return None  # nothing there (``resolve`` keeps the name, ``is_file`` says no)
-        if stat.S_ISLNK(status.st_mode):
-            return self._resolved(path)
-        resolved = Path(target)
-        if not stat.S_ISREG(status.st_mode) or not resolved.is_relative_to(self._root):
-            return None
-        return resolved
-
-    def _resolved(self, path: str) -> Path | None:
-        target = (self._root / path).resolve()
-        if not target.is_relative_to(self._root) or not target.is_file():
-            return None
-        return target
-
-    def _read(self, path: str) -> tuple[str, ...]:
-        target = self._target(path)
-        if target is None:
-            return ()
-        try:
-            data = read_head(target, MAX_FILE_BYTES)
-        except OSError:
-            return ()
-        # Split as the scanner counts lines (universal newlines, then "\n"): str.splitlines
-        # would also break on form feeds and other separators and give the wrong line.
-        text = data.decode("utf-8", "replace")
-        if b"\r" in data:  # a carriage return decodes from that byte alone
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
-        # A tuple of strings: the collector stops tracking it at its first pass, where a
-        # list of every line of every file read stayed for each full collection to walk.
-        return tuple(text.split("\n"))
-
-
-# How far back to look for the enclosing test function or test module.
-_LOOKBACK = 400
-_RUST_TEST_ATTR = re.compile(r"^\s*#\[cfg\(test\)\]\s*$")
-_RUST_MOD = re.compile(r"^\s*(?:pub\s+)?mod\s+\w+\s*\{")
-_DEF = re.compile(
-    r"^\s*(?:pub\s+)?(?:async\s+)?(def|fn|func|function)\s+(?:\([^)]{0,80}\)\s*)?"
-    r"([A-Za-z_]\w{0,80})"
-)
-_JS_TEST = re.compile(r"^\s*(?:it|test|describe)\s*\(")
-_TEST_NAMES = ("test", "Test", "Benchmark", "Fuzz")
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
-
-
-def in_test_block(lines: Sequence[str], number: int, margins: list[int] | None = None) -> bool:
-    """Whether line ``number`` sits inside test code that its path does not reveal: a
-    Rust ``#[cfg(test)] mod … {``, a ``test_*`` / ``Test*`` function, an ``it(`` /
-    ``test(`` block. Rust, Go and Python keep such tests inside ordinary source files.
-
-    Walks outwards through the enclosing blocks (each less indented than the last) and
-    stops at the first function that is not a test: code after a test is not a test.
-    ``margins`` (one slot a line, ``_UNKNOWN`` until read) keeps each line's indent, or
-    ``_BLANK``, across the calls of one file: the findings of a file walk the same
-    lines again and again.
-    """
-    if not 1 <= number <= len(lines):
-        return False
-    current = _indent(lines[number - 1])
-    if current == 0:
-        return False  # no line encloses one at the margin (every indent is >= 0)
-    if margins is None:
-        margins = [_UNKNOWN] * len(lines)
-    for index in range(number - 2, max(-1, number - 2 - _LOOKBACK), -1):
-        margin = margins[index]
-        if margin == _UNKNOWN:
-            text = lines[index][:300]
-            body = text.lstrip(" \t")  # ``_indent`` inline: this loop runs 400 lines a finding
-            margin = margins[index] = len(text) - len(body) if body.strip() else _BLANK
-        if margin >= current:
-            continue  # as deep as the line below, or blank
-        current = margin
-        text = lines[index][:300]
-        if _JS_TEST.match(text):
-            return True
-        if _RUST_MOD.match(text):
-            previous = lines[index - 1][:300] if index > 0 else ""
-            if _RUST_TEST_ATTR.match(previous):
-                return True
-            continue
-        match = _DEF.match(text)
-        if match:
-            if match.group(2).startswith(_TEST_NAMES):
-                return True
-            if match.group(1) != "fn":  # a Rust helper fn may sit inside a test module
-                return False
-        if current == 0:
-            return False
-    return False
-
-
-# A line's indent not read yet, and a blank line's (never less than the line below's).
-_UNKNOWN = -1
-_BLANK = sys.maxsize
+if TYPE_CHECKING:  # a process that only assesses (``scoring.beside``) never loads them
+    from thresher.sources.assemble import Candidate
+    from thresher.sources.scan import ScanResult
 
 
 def primary_location(finding: Finding) -> tuple[str, int]:
@@ -290,6 +81,169 @@ def deployed_elsewhere(
     return False
 
 
+@dataclass(frozen=True)
+class ValueCounts:
+    """What a finding's context reads of every candidate of its scan: the rules that
+    matched each value and the files holding it, and each file's candidates. Worked out
+    once a scan (``of``), or for a set of findings only (``for_findings``: what a
+    process that assesses them is sent, ``scoring.beside``)."""
+
+    # fingerprint -> (the rules that matched the value, sorted; the files holding it,
+    # at least 1; whether any of them is test code)
+    values: Mapping[str, tuple[tuple[str, ...], int, bool]]
+    per_file: Mapping[str, int]  # path -> its candidates
+
+    @classmethod
+    def of(cls, candidates: Iterable[Candidate]) -> ValueCounts:
+        rules: dict[str, set[str]] = defaultdict(set)
+        files: dict[str, set[str]] = defaultdict(set)
+        per_file: Counter[str] = Counter()
+        for candidate in candidates:
+            rules[candidate.fingerprint].add(candidate.type)
+            files[candidate.fingerprint].add(candidate.path)
+            per_file[candidate.path] += 1
+        return cls(_LazyValues(rules, files), per_file)
+
+    def for_findings(self, findings: Iterable[Finding]) -> ValueCounts:
+        """The counts ``findings`` read, alone."""
+        values: dict[str, tuple[tuple[str, ...], int, bool]] = {}
+        per_file: dict[str, int] = {}
+        for finding in findings:
+            values[finding.fingerprint] = self.values[finding.fingerprint]
+            path = _primary(finding).path
+            per_file[path] = self.per_file.get(path, 1)
+        return ValueCounts(values, per_file)
+
+
+class _LazyValues(Mapping[str, tuple[tuple[str, ...], int, bool]]):
+    """A value's counts, worked out the first time a finding of it asks."""
+
+    def __init__(self, rules: Mapping[str, set[str]], files: Mapping[str, set[str]]) -> None:
+        self._rules, self._files = rules, files
+        self._made: dict[str, tuple[tuple[str, ...], int, bool]] = {}
+
+    def __getitem__(self, fingerprint: str) -> tuple[tuple[str, ...], int, bool]:
+        made = self._made.get(fingerprint)
+        if made is None:
+            holding = self._files.get(fingerprint, ())
+            made = self._made[fingerprint] = (
+                tuple(sorted(self._rules.get(fingerprint, set()))),
+                max(1, len(holding)),
+                any(in_test_scope(p) for p in holding),
+            )
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
+# A finding, its context and the offline checks it was built from (both None when its
+# value is unknown).
+Built = tuple[Finding, CandidateContext | None, tuple[ValidationResult, ...] | None]
+
+
+def lookups_of(findings: Iterable[Finding]) -> list[str]:
+    """The paths whose references the findings' contexts read (``wants_lookup``)."""
+    return [
+        path
+        for f in findings
+        if (path := in_file(_primary(f))) is not None and wants_lookup(path, f.rule_id)
+    ]
+
+
+def reads_of(findings: Iterable[Finding]) -> list[Read]:
+    """Every line ``stream_contexts`` may read for the findings, sorted by path: a reader
+    that keeps one file at a time (``scoring.beside``) reads each file once. A superset:
+    where one of a finding's other locations shows the value deployed, ``deployed_elsewhere``
+    reads none after it."""
+    reads: dict[tuple[str, int], tuple[bool, bool]] = {}
+
+    def add(path: str, number: int, block: bool, docstring: bool) -> None:
+        was = reads.get((path, number), (False, False))
+        reads[(path, number)] = (was[0] or block, was[1] or docstring)
+
+    for finding in findings:
+        primary = _primary(finding)
+        inside = in_file(primary) is not None
+        add(primary.path, primary.line, inside, inside)
+        others = [loc for loc in finding.locations if loc is not primary]
+        if len(others) <= _MAX_OTHER_LOCATIONS:  # as ``deployed_elsewhere`` reads them
+            for location in others:
+                path = in_file(location)
+                if path is not None and not in_documentation(path):
+                    add(path, location.line, False, True)
+    return sorted((path, number, *asked) for (path, number), asked in reads.items())
+
+
+def stream_contexts(
+    findings: Iterable[Finding],
+    value_of: Callable[[str], str | None],
+    counts: ValueCounts,
+    line_of: Callable[[str, int], str],
+    *,
+    referenced: Mapping[str, Referenced] | None = None,
+    test_block_of: Callable[[str, int], bool] | None = None,
+    docstring_of: Callable[[str, int], bool] | None = None,
+    checks_of: Callable[[Finding, str], Sequence[ValidationResult]] | None = None,
+    forget: Callable[[str], None] | None = None,
+) -> Iterator[Built]:
+    """Each finding's context a finding at a time, in the order of ``findings``, with
+    the checks it was built from (``checks_of``; none: no checks). ``referenced``: how
+    the key files are named (``scoring.references``; none: unknown). ``forget`` is told
+    of each path once no finding left has a location in it: a reader that keeps whole
+    files (``LineReader``) then holds about one at a time, as a scan orders its
+    findings by path."""
+    left: Counter[str] = Counter()
+    if forget is not None:
+        findings = list(findings)  # read twice
+        left.update(p for f in findings for p in {loc.path for loc in f.locations})
+    named = referenced or {}
+    for finding in findings:
+        value = value_of(finding.id)
+        if value is None:
+            yield finding, None, None
+        else:
+            primary = _primary(finding)
+            path, number = primary.path, primary.line
+            outside_tree = in_file(primary) is None
+            found = tuple(checks_of(finding, value)) if checks_of is not None else ()
+            value_rules, value_files, copies_in_tests = counts.values[finding.fingerprint]
+            context = CandidateContext(
+                value=value,
+                rule_id=finding.rule_id,
+                path=path,
+                line=line_of(path, number),
+                paths=tuple(loc.path for loc in finding.locations),
+                rules=value_rules,
+                file_candidates=max(1, counts.per_file.get(path, 1)),
+                value_files=value_files,
+                copies_in_tests=copies_in_tests,
+                checks=tuple((r.kind.value, r.status.value) for r in found),
+                in_test_block=(
+                    test_block_of(path, number)
+                    if test_block_of is not None and not outside_tree
+                    else False
+                ),
+                in_docstring=(
+                    docstring_of(path, number)
+                    if docstring_of is not None and not outside_tree
+                    else False
+                ),
+                outside_tree=outside_tree,
+                deployed_elsewhere=deployed_elsewhere(finding, value, line_of, docstring_of),
+                referenced=named.get(path, Referenced.UNKNOWN),
+            )
+            yield finding, context, found
+        if forget is not None:
+            for seen in {loc.path for loc in finding.locations}:
+                left[seen] -= 1
+                if not left[seen]:
+                    forget(seen)
+
+
 def build_contexts(
     findings: Sequence[Finding],
     value_of: Callable[[str], str | None],
@@ -303,91 +257,30 @@ def build_contexts(
     forget: Callable[[str], None] | None = None,
     checks_of: Callable[[Finding, str], Sequence[ValidationResult]] | None = None,
 ) -> dict[str, CandidateContext]:
-    """finding id -> context, for every finding whose value is known. With ``root``,
-    key files outside test code are looked up: who else in the repository names them
-    (among ``tree``, the root's files as a scan listed them; else listed here), by
-    ``referencer``; the lines are read while it answers (``scoring.referencing``).
-    ``forget`` is told of each path once no finding left has a location in it: a reader
-    that keeps whole files (``LineReader``) then holds about one at a time, as a scan
-    orders its findings by path. ``checks_of`` gives a finding's offline checks from its
-    value (none: no checks)."""
-    left = Counter(p for f in findings for p in {loc.path for loc in f.locations} if forget)
-    rules: dict[str, set[str]] = defaultdict(set)
-    files: dict[str, set[str]] = defaultdict(set)
-    per_file: Counter[str] = Counter()
-    for candidate in candidates:
-        rules[candidate.fingerprint].add(candidate.type)
-        files[candidate.fingerprint].add(candidate.path)
-        per_file[candidate.path] += 1
-    primaries = [_primary(f) for f in findings]  # each finding's, found once
-    lookups = [
-        path
-        for f, primary in zip(findings, primaries, strict=True)
-        if (path := in_file(primary)) is not None and wants_lookup(path, f.rule_id)
-    ]
+    """finding id -> context, for every finding whose value is known
+    (``stream_contexts``). With ``root``, key files outside test code are looked up:
+    who else in the repository names them (among ``tree``, the root's files as a scan
+    listed them; else listed here), by ``referencer``; the lines are read while it
+    answers (``scoring.referencing``)."""
+    lookups = lookups_of(findings)
     answer = referencer(root, lookups, tree) if root is not None and lookups else dict
-    # What the findings of one value share, worked out once a value.
-    shared: dict[str, tuple[tuple[str, ...], int, bool]] = {}
-    contexts: dict[str, CandidateContext] = {}
-    for finding, primary in zip(findings, primaries, strict=True):
-        value = value_of(finding.id)
-        if value is None:
-            _passed(finding, left, forget)
-            continue
-        path, number = primary.path, primary.line
-        outside_tree = in_file(primary) is None
-        found = checks_of(finding, value) if checks_of is not None else ()
-        checks = tuple((r.kind.value, r.status.value) for r in found)
-        of_value = shared.get(finding.fingerprint)
-        if of_value is None:
-            holding = files.get(finding.fingerprint, ())
-            of_value = shared[finding.fingerprint] = (
-                tuple(sorted(rules.get(finding.fingerprint, set()))),
-                max(1, len(holding)),
-                any(in_test_scope(p) for p in holding),
-            )
-        value_rules, value_files, copies_in_tests = of_value
-        contexts[finding.id] = CandidateContext(
-            value=value,
-            rule_id=finding.rule_id,
-            path=path,
-            line=line_of(path, number),
-            paths=tuple(loc.path for loc in finding.locations),
-            rules=value_rules,
-            file_candidates=max(1, per_file.get(path, 1)),
-            value_files=value_files,
-            copies_in_tests=copies_in_tests,
-            checks=checks,
-            in_test_block=(
-                test_block_of(path, number)
-                if test_block_of is not None and not outside_tree
-                else False
-            ),
-            in_docstring=(
-                docstring_of(path, number)
-                if docstring_of is not None and not outside_tree
-                else False
-            ),
-            outside_tree=outside_tree,
-            deployed_elsewhere=deployed_elsewhere(finding, value, line_of, docstring_of),
-        )
-        _passed(finding, left, forget)
+    built = stream_contexts(
+        findings,
+        value_of,
+        ValueCounts.of(candidates),
+        line_of,
+        test_block_of=test_block_of,
+        docstring_of=docstring_of,
+        checks_of=checks_of,
+        forget=forget,
+    )
+    contexts = {finding.id: context for finding, context, _ in built if context is not None}
     named = answer()
     for finding_id, context in contexts.items():
         referenced = named.get(context.path, Referenced.UNKNOWN)
         if referenced is not Referenced.UNKNOWN:
             contexts[finding_id] = dataclasses.replace(context, referenced=referenced)
     return contexts
-
-
-def _passed(finding: Finding, left: Counter[str], forget: Callable[[str], None] | None) -> None:
-    """``finding`` is done: ``forget`` each path no finding after it is located in."""
-    if forget is None:
-        return
-    for path in {loc.path for loc in finding.locations}:
-        left[path] -= 1
-        if not left[path]:
-            forget(path)
 
 
 def scan_contexts(

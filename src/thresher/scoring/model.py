@@ -430,11 +430,21 @@ def _parse(text: str, where: str) -> Artifact:
 @cache
 def shipped_scorer() -> Scorer:
     """The scorer in the wheel, trained on the dev corpus by benchmarks/train_scorer.py."""
+    return Scorer(_shipped_artifact(), name="shipped")
+
+
+def shipped_operating_point() -> OperatingPoint:
+    """The shipped scorer's operating point, its forest not built: what a run whose
+    assessments are made in another process (``scoring.beside``) reads of it."""
+    return _shipped_artifact().operating_point
+
+
+def _shipped_artifact() -> Artifact:
     try:
         text = resources.files("thresher.scoring").joinpath("scorer.json").read_text("utf-8")
     except (OSError, FileNotFoundError) as exc:  # pragma: no cover - a broken install
         raise ThresherError(f"the shipped scorer is missing from the package: {exc}") from None
-    return Scorer(_parse(text, "thresher/scoring/scorer.json"), name="shipped")
+    return _parse(text, "thresher/scoring/scorer.json")
 
 
 def dump_artifact(artifact: Artifact) -> str:

@@ -7,7 +7,8 @@ import them from their modules, so that using one never imports another's depend
 never import it.
 """
 
+from thresher.findings.model import in_test_code
 from thresher.sources.base import Source, Sourced, SourceError
-from thresher.sources.dedupe import Deduped, dedupe, finding_id, in_test_code
+from thresher.sources.dedupe import Deduped, dedupe, finding_id
 
 __all__ = ["Deduped", "Source", "SourceError", "Sourced", "dedupe", "finding_id", "in_test_code"]

@@ -25,7 +25,6 @@ from typing import assert_never
 
 from pydantic import ValidationError
 
-from thresher.findings.filekind import in_test_scope
 from thresher.findings.model import (
     DetectSecretsSource,
     Finding,
@@ -39,6 +38,7 @@ from thresher.findings.model import (
     ThresherRulesSource,
     WikiLocation,
     in_file,
+    in_test_code,
 )
 from thresher.findings.vault import SecretVault
 from thresher.redaction.redactor import redact_value
@@ -161,13 +161,6 @@ def _finding(
             f"source {best.source.type!r} reported an invalid finding "
             f"({best.rule_id!r} at {_place(locations[0])}): {problems}"
         ) from exc
-
-
-def in_test_code(location: FindingLocation) -> bool:
-    """The scope a finding's first location puts it in (see the module docstring): only
-    a file of the tree can be test code; a wiki page or an issue is not."""
-    path = in_file(location)
-    return path is not None and in_test_scope(path)
 
 
 def _place(location: FindingLocation) -> str:

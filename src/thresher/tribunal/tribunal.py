@@ -36,7 +36,7 @@ from thresher.heuristic.model import HeuristicModel
 from thresher.llm.errors import BudgetExceeded
 from thresher.llm.messages import Usage
 from thresher.llm.model import Model
-from thresher.scoring.model import Assessment, Scorer, shipped_scorer
+from thresher.scoring.model import Assessment, Scorer, shipped_operating_point
 from thresher.scoring.policy import (
     Band,
     Escalate,
@@ -113,10 +113,13 @@ class Tribunal:
         self.options = options
         self.heuristic = HeuristicModel()
         self.offline_panel = OfflinePanel(factory, offline_record)
-        self.assessments = dict(assessments or {})
+        # Kept as given: a scan's may still be coming in (``thresher.scoring.beside``).
+        self.assessments: Mapping[str, Assessment] = {} if assessments is None else assessments
         offline = factory.validators.offline_only()
-        self._validated = dict(validated or {}) if offline else {}
-        self.point = (scorer or shipped_scorer()).operating_point
+        self._validated: Mapping[str, tuple[ValidationResult, ...]] = (
+            validated if validated is not None and offline else {}
+        )
+        self.point = scorer.operating_point if scorer is not None else shipped_operating_point()
         self.band = options.band or Band.of(self.point)
 
     @property
@@ -235,7 +238,7 @@ class Tribunal:
         secret = finding.kind is FindingKind.SECRET
         validations: tuple[ValidationResult, ...] = ()
         if value and secret:
-            known = self._validated.pop(finding.id, None)
+            known = self._validated.get(finding.id)
             if known is None:
                 known = tuple(await validators.validate_async(value, finding))
             validations = known

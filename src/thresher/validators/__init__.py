@@ -12,12 +12,10 @@ pool's size bounds how many provider requests are in flight at once, whatever
 
 from __future__ import annotations
 
-import asyncio
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-
-import httpx
+from typing import TYPE_CHECKING
 
 from thresher.findings import Finding
 from thresher.validators.aws import AwsKeyValidator
@@ -42,6 +40,11 @@ from thresher.validators.placeholder import PlaceholderValidator
 from thresher.validators.pypi import PyPITokenValidator
 from thresher.validators.saas import SlackTokenValidator, StripeKeyValidator
 from thresher.validators.urls import UrlCredentialsValidator
+
+if TYPE_CHECKING:  # a live check loads them (``live``): offline runs never need them
+    import asyncio
+
+    import httpx
 
 
 def offline_validators() -> list[Validator]:
@@ -121,6 +124,8 @@ class ValidatorRegistry:
         Cancelled, the await ends at once; a probe already sent finishes (bounded by
         its timeout) on its thread and is dropped, one not started yet never is.
         """
+        import asyncio
+
         applicable = self.applicable(finding)
         pending: dict[int, asyncio.Future[list[ValidationResult]]] = {}
         if any(isinstance(v, LiveValidator) for v in applicable):

@@ -15,13 +15,16 @@ import ipaddress
 import json
 import re
 from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from thresher.findings import Finding, SecretType
 from thresher.validators.base import CheckKind, ValidationResult, Validator, ValidatorError
+
+if TYPE_CHECKING:  # loaded when a live check runs: offline runs never need it
+    import httpx
 
 DEFAULT_TIMEOUT = 5.0
 MAX_BODY_BYTES = 64 * 1024
@@ -60,6 +63,8 @@ def _is_loopback(host: str) -> bool:
 
 def _base(url: str) -> str:
     """Validate a base URL: https (plain http only to loopback), a host, nothing else."""
+    import httpx
+
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as error:
@@ -75,17 +80,26 @@ def _base(url: str) -> str:
     return url.rstrip("/")
 
 
-class _Borrowed(httpx.BaseTransport):
+def _borrowed(inner: httpx.BaseTransport) -> httpx.BaseTransport:
     """A caller's transport, shared by every validator: our clients must not close it."""
+    return _borrowed_type()(inner)
 
-    def __init__(self, inner: httpx.BaseTransport) -> None:
-        self.inner = inner
 
-    def handle_request(self, request: httpx.Request) -> httpx.Response:
-        return self.inner.handle_request(request)
+@cache
+def _borrowed_type() -> Callable[[httpx.BaseTransport], httpx.BaseTransport]:
+    import httpx
 
-    def close(self) -> None:
-        """The caller owns the transport and closes it."""
+    class Borrowed(httpx.BaseTransport):
+        def __init__(self, inner: httpx.BaseTransport) -> None:
+            self.inner = inner
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            return self.inner.handle_request(request)
+
+        def close(self) -> None:
+            """The caller owns the transport and closes it."""
+
+    return Borrowed
 
 
 class LiveValidator(Validator):
@@ -102,7 +116,7 @@ class LiveValidator(Validator):
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         self.base_url = _base(base_url)
-        self.transport = _Borrowed(transport) if transport is not None else None
+        self.transport = _borrowed(transport) if transport is not None else None
         self.timeout = timeout
 
     @abstractmethod
@@ -142,6 +156,8 @@ class LiveValidator(Validator):
                     f"not the shape of a {self.provider} credential: not sent to {self.provider}",
                 )
             ]
+        import httpx
+
         probe = self.probe(token)
         headers = {"User-Agent": USER_AGENT, **probe.headers}
         try:
