@@ -1,11 +1,11 @@
-"""The who-references pass in a forked process (``scoring.referencing``) and the line
-reader letting go of files (``LineReader.forget``): the same answers as in process."""
+"""The who-references pass in a forked process (``scoring.referencing.apart``) and the
+line reader letting go of files (``LineReader.forget``, ``keep``): the same answers as in
+process."""
 
 from __future__ import annotations
 
 import logging
 import os
-import signal
 from pathlib import Path
 
 import pytest
@@ -14,7 +14,7 @@ from thresher.findings.model import Finding, FindingKind, Location, ThresherRule
 from thresher.scoring.context import build_contexts
 from thresher.scoring.lines import LineReader
 from thresher.scoring.references import Referenced, references
-from thresher.scoring.referencing import ReferencesBeside, in_process
+from thresher.scoring.referencing import apart, in_process
 
 KEYS = ["configs/certs/key.pem", "configs/certs/prod-key.pem", "deploy/unnamed.pem"]
 
@@ -40,58 +40,38 @@ EXPECTED = {
 }
 
 
-def _beside(root: Path) -> ReferencesBeside:
-    started = ReferencesBeside.start(root)
-    if started is None:
-        pytest.skip("this platform cannot fork, or has one core")
-    return started
-
-
-def test_the_process_answers_as_the_pass_in_process(
+def test_the_forked_pass_answers_as_the_pass_in_process(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _tree(tmp_path)
     assert references(tmp_path, KEYS) == EXPECTED
-    beside = _beside(tmp_path)
+    asking = os.getpid()
 
-    def here(*args: object) -> dict[str, Referenced]:
-        raise AssertionError("asked of the process, answered in this one")
+    def only_forked(*args: object, **kwargs: object) -> object:
+        if os.getpid() == asking:
+            raise AssertionError("asked of the forked process, answered in this one")
+        return references(*args, **kwargs)  # type: ignore[arg-type]
 
-    # Forked before this: the process runs the real pass, this one cannot.
-    monkeypatch.setattr("thresher.scoring.referencing.references", here)
-    try:
-        answer = beside.ask(tmp_path, KEYS, None)
-        assert answer() == EXPECTED
-        monkeypatch.undo()
-        # One question: the next (and one about another root) is answered here.
-        assert beside.ask(tmp_path, KEYS[:1], None)() == {KEYS[0]: Referenced.TESTS_ONLY}
-    finally:
-        beside.close()
+    monkeypatch.setattr("thresher.scoring.referencing.references", only_forked)
+    assert apart(tmp_path, KEYS, None)() == EXPECTED
+    assert apart(tmp_path, [], None)() == {}  # nothing to look up: nothing forked
 
 
-def test_a_process_that_died_leaves_the_pass_to_this_one(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+def test_a_pass_that_died_is_run_here_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     _tree(tmp_path)
-    beside = _beside(tmp_path)
-    process = beside._process
-    assert process is not None and process.pid is not None
-    os.kill(process.pid, signal.SIGKILL)
-    process.join()
+    asking = os.getpid()
+
+    def dies_forked(*args: object, **kwargs: object) -> object:
+        if os.getpid() != asking:
+            os._exit(9)  # killed mid-pass, before it answers
+        return references(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("thresher.scoring.referencing.references", dies_forked)
     with caplog.at_level(logging.WARNING, logger="thresher.scoring.referencing"):
-        answer = beside.ask(tmp_path, KEYS, None)
-        assert answer() == EXPECTED
+        assert apart(tmp_path, KEYS, None)() == EXPECTED
     assert "looking references up here" in caplog.text
-    beside.close()
-
-
-def test_a_process_never_asked_ends_when_closed(tmp_path: Path) -> None:
-    beside = _beside(tmp_path)
-    process = beside._process
-    assert process is not None
-    beside.close()
-    assert not process.is_alive()
-    assert process.exitcode == 0  # it saw its pipe close and returned: not killed
 
 
 def _finding(path: str, line: int, *more: tuple[str, int]) -> Finding:
@@ -154,3 +134,17 @@ def test_contexts_are_the_same_when_the_reader_lets_go_of_files(tmp_path: Path) 
     kept = contexts(forgets=False)
     assert contexts(forgets=True) == kept
     assert len(kept) == len(findings)
+
+
+def test_a_reader_that_keeps_few_files_gives_the_same_lines(tmp_path: Path) -> None:
+    """``keep`` bounds the files held, the least recently read let go first; a file let
+    go of is read again when asked."""
+    for n in range(5):
+        (tmp_path / f"f{n}.py").write_text(f"a = {n}\n    b = {n}\n", encoding="utf-8")
+    asked = [(f"f{n % 5}.py", 1 + n % 2) for n in (0, 1, 2, 3, 4, 0, 2, 4, 1, 3)]
+    everything = LineReader(tmp_path)
+    few = LineReader(tmp_path, keep=2)
+    for path, number in asked:
+        assert few.line(path, number) == everything.line(path, number)
+        assert few.in_test_block(path, number) == everything.in_test_block(path, number)
+        assert len(few._files) <= 2

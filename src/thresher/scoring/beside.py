@@ -7,15 +7,21 @@ decisions read the assessments one finding at a time, in the tribunal's order. S
 ``thresher scan`` forks a process for the assessment before its scan starts, while this
 process is still small (a fork's resident pages count in full for both, and this
 process grows past a hundred megabytes). Once the findings are known it is sent what
-their assessment reads of the scan, and nothing else: the findings, their values, the
-counts across the scan's candidates, the lines the scanner read at their locations,
-the paths to look references up for and the tree's listing. It assesses them in the
-order they will be decided and sends each assessment back as it is made, a chunk at a
-time, while this process decides from the first one on and waits only if it catches
-up (``AssessedBeside.assessments``).
+their assessment reads of the scan, and nothing else, in two messages:
 
-The order is not the order of paths, so the process keeps a bounded number of files
-read (``LineReader``'s ``keep``) rather than every file a finding names.
+- first what it can work on before it has the findings (``_Reads``): the paths to look
+  references up for and the tree's listing, which it hands to a process forked for that
+  pass (``scoring.referencing.apart``), and the lines the contexts may read, which it
+  reads ahead a file at a time in the order of paths (``scoring.lines.ReadAhead``);
+- then the findings, their values and the counts across the scan's candidates
+  (``_Request``).
+
+It assesses the findings in the order they will be decided and sends each assessment
+back as it is made, a chunk at a time, while this process decides from the first one on
+and waits only if it catches up (``AssessedBeside.assessments``). Reading ahead matters:
+the order of decisions is not the order of paths, and a file would otherwise be read
+again each time its findings came round. The process keeps only what it still needs: a
+finding's value and its part of the findings' JSON are let go once read.
 
 The findings' values go to the process through its pipe, as a worker of the offline
 run sends back the values its redactor learned (``thresher.tribunal.parallel``): never
@@ -33,7 +39,7 @@ import logging
 import multiprocessing
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -56,7 +62,7 @@ log = logging.getLogger(__name__)
 
 BESIDE_FROM = 256  # findings: fewer are assessed here sooner than the process is sent them
 CHUNK = 32  # assessments sent together (the first alone: this process waits for it)
-KEEP_FILES = 32  # files the process keeps read (``LineReader``'s ``keep``)
+KEEP_FILES = 32  # files kept read for a line not read ahead (``LineReader``'s ``keep``)
 FINDINGS_APART = 256  # findings a part of ``_Request.findings`` holds
 _TRIM_EVERY = 512  # findings assessed between two returns of freed heap (``release_freed``)
 _NEVER_ASKED_SECONDS = 5.0  # for a process never asked to see its pipe close and return
@@ -244,6 +250,7 @@ class AssessedBeside:
         from thresher.scoring.context import ValueCounts, lookups_of
         from thresher.scoring.lines import LineReader, ReadAhead
         from thresher.scoring.model import shipped_scorer
+        from thresher.scoring.referencing import in_process
 
         assert self._here is not None
         result, scorer = self._here
@@ -254,7 +261,7 @@ class AssessedBeside:
             {f.id: v for f in rest if (v := result.vault.get(f.id)) is not None},
             ValueCounts.of(result.candidates),
             ReadAhead(LineReader(self._root, result.line_text, keep=KEEP_FILES)),
-            _references(self._root, lookups_of(rest), result.tree),
+            in_process(self._root, lookups_of(rest), result.tree)(),
         )
         self._keep(list(built))
 
@@ -313,54 +320,6 @@ def _assessed(
             yield finding.id, (scorer.assess(context) if context is not None else None), checks
 
 
-def _references(
-    root: Path, lookups: Sequence[str], tree: Sequence[Listed] | None
-) -> dict[str, Referenced]:
-    from thresher.scoring.references import references
-
-    return references(root, lookups, tree) if lookups else {}
-
-
-def _references_apart(
-    root: Path, lookups: Sequence[str], tree: Sequence[Listed] | None
-) -> Callable[[], Mapping[str, Referenced]]:
-    """Start the who-references pass in a process forked from this one, now that it is
-    small and has nothing else to do but read its request: the answer (called) waits
-    for it. Forked with ``os.fork``: a process that multiprocessing made a daemon may
-    not start children its way. Where the fork or the pass fails, the answer runs the
-    pass here, as it would have run."""
-    if not lookups:
-        return dict
-    reader, writer = multiprocessing.Pipe(duplex=False)
-    try:
-        pid = os.fork()
-    except OSError:
-        reader.close()
-        writer.close()
-        return lambda: _references(root, lookups, tree)
-    if pid == 0:  # the pass's process: its answer through the pipe, then gone
-        status = 1
-        try:
-            reader.close()
-            writer.send(_references(root, lookups, tree))
-            status = 0
-        finally:
-            os._exit(status)  # never this process's parent's exit handlers
-    writer.close()
-
-    def answer() -> Mapping[str, Referenced]:
-        try:
-            found: dict[str, Referenced] | None = reader.recv()
-        except (EOFError, OSError):
-            found = None
-        finally:
-            reader.close()
-            os.waitpid(pid, 0)
-        return found if found is not None else _references(root, lookups, tree)
-
-    return answer
-
-
 def _serve(root: Path, pipe: Connection, parents: Connection) -> None:
     """The process: one request, its assessments a chunk at a time, then exit. Its copy
     of the parent's end is closed first, so the parent closing its own reads as EOF."""
@@ -375,11 +334,11 @@ def _serve(root: Path, pipe: Connection, parents: Connection) -> None:
 
         from thresher.scoring.lines import LineReader, ReadAhead
         from thresher.scoring.model import shipped_scorer
+        from thresher.scoring.referencing import apart
 
         # The pass over the tree in a process of its own, forked while this one is
-        # small: it runs while this one reads the findings' lines, and what it reads of
-        # the tree is never this process's high-water mark.
-        answer = _references_apart(root, first.lookups, first.tree)
+        # small: it runs while this one builds the scorer and reads the findings' lines.
+        answer = apart(root, first.lookups, first.tree)
         scorer = shipped_scorer()
         release_freed()  # what building its forest took: before the lines are read
         read = ReadAhead(LineReader(root, first.line_text, keep=KEEP_FILES))
