@@ -347,8 +347,9 @@ def _serve(root: Path, pipe: Connection, parents: Connection) -> None:
         release_freed()  # the files read ahead
         request: _Request = pipe.recv()
         parts, values, counts = list(request.findings), request.values, request.counts
-        del request
-        built = _assessed(scorer, _parsed(parts), values, counts, read, answer())
+        referenced = answer()
+        del request, answer  # the answer kept the listing, to look up here if need be
+        built = _assessed(scorer, _parsed(parts), values, counts, read, referenced)
         chunk: list[_One] = []
         for index, one in enumerate(built):
             chunk.append(one)
