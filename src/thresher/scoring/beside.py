@@ -53,7 +53,7 @@ from thresher.memory import release_freed
 if TYPE_CHECKING:  # loaded where they run: ``thresher scan`` forks before loading them
     from thresher.scoring.context import ValueCounts
     from thresher.scoring.lines import Read, ReadAhead
-    from thresher.scoring.model import Assessment, Scorer
+    from thresher.scoring.model import Assessment, Scorer, SharedWeights
     from thresher.scoring.references import Referenced
     from thresher.sources.scan import ScanResult
     from thresher.validators.base import ValidationResult
@@ -68,7 +68,13 @@ _TRIM_EVERY = 512  # findings assessed between two returns of freed heap (``rele
 _NEVER_ASKED_SECONDS = 5.0  # for a process never asked to see its pipe close and return
 
 _Checks = tuple["ValidationResult", ...]
-_One = tuple[str, "Assessment | None", "_Checks | None"]  # a finding's id and its results
+# An assessment as it crosses the pipe: its fields in order, each cited weight a pair.
+# Pickled whole, every assessment brought its own copies of the weights, which the
+# scorer shares across a scan; here they are shared again (``SharedWeights``).
+_Wire = tuple[
+    float, float, float, tuple[tuple[str, float], ...], str, bool, str, bool, bool, bool, bool
+]
+_One = tuple[str, "_Wire | None", "_Checks | None"]  # a finding's id and its results
 T = TypeVar("T")
 
 
@@ -114,6 +120,7 @@ class AssessedBeside:
         self._received = 0  # findings of ``_order`` whose results are in
         self._assessments: dict[str, Assessment] = {}
         self._checks: dict[str, _Checks] = {}
+        self._weights: SharedWeights | None = None  # made when asked: after the fork
         # To assess here if it fails (the scorer None: the shipped one, built then).
         self._here: tuple[ScanResult, Scorer | None] | None = None
         self.assessments: Mapping[str, Assessment] = _Column(self, self._assessments)
@@ -149,6 +156,7 @@ class AssessedBeside:
         from pydantic import TypeAdapter
 
         from thresher.scoring.context import ValueCounts, lookups_of, reads_of
+        from thresher.scoring.model import SharedWeights
 
         pipe = self._pipe
         if pipe is None or self._asked:
@@ -157,6 +165,7 @@ class AssessedBeside:
         self._order = tuple(order)
         self._position = {f.id: i for i, f in enumerate(self._order)}
         self._here = (result, scorer)
+        self._weights = SharedWeights()
         order = self._order
         try:
             pipe.send(
@@ -237,9 +246,10 @@ class AssessedBeside:
         return None
 
     def _keep(self, assessed: Sequence[_One]) -> None:
-        for finding_id, assessment, checks in assessed:
-            if assessment is not None:
-                self._assessments[finding_id] = assessment
+        assert self._weights is not None  # asked: results come only after ``request``
+        for finding_id, wired, checks in assessed:
+            if wired is not None:
+                self._assessments[finding_id] = _unwired(wired, self._weights)
             if checks is not None:
                 self._checks[finding_id] = checks
         self._received += len(assessed)
@@ -317,7 +327,11 @@ def _assessed(
             checks_of=lambda finding, value: tuple(offline.validate(value, finding)),
         )
         for finding, context, checks in built:
-            yield finding.id, (scorer.assess(context) if context is not None else None), checks
+            yield (
+                finding.id,
+                (_wired(scorer.assess(context)) if context is not None else None),
+                checks,
+            )
 
 
 def _serve(root: Path, pipe: Connection, parents: Connection) -> None:
@@ -386,3 +400,43 @@ def _at_locations(
     """The lines the scanner read at the findings' locations: all the contexts ask for."""
     at = {(loc.path, loc.line) for f in findings for loc in f.locations}
     return {key: text for key, text in line_text.items() if key in at}
+
+
+def _wired(assessment: Assessment) -> _Wire:
+    a = assessment
+    pairs = tuple((w.feature, w.contribution) for w in a.top_features)
+    return (
+        a.p_real,
+        a.p_test,
+        a.p_not_secret,
+        pairs,
+        a.scorer,
+        a.only_tests_reference,
+        a.placement.value,
+        a.generic_value,
+        a.test_scope,
+        a.unnamed_hex,
+        a.private_key,
+    )
+
+
+def _unwired(wired: _Wire, weights: SharedWeights) -> Assessment:
+    """The assessment ``_wired`` was made from: every field given, as the scorer gives
+    them all, the cited weights shared."""
+    from thresher.scoring.model import Assessment
+    from thresher.scoring.placement import Placement
+
+    p_real, p_test, p_not, pairs, scorer, tests_only, where, generic, test, hexed, key = wired
+    return Assessment.model_construct(
+        p_real=p_real,
+        p_test=p_test,
+        p_not_secret=p_not,
+        top_features=tuple(weights(feature, contribution) for feature, contribution in pairs),
+        scorer=scorer,
+        only_tests_reference=tests_only,
+        placement=Placement(where),
+        generic_value=generic,
+        test_scope=test,
+        unnamed_hex=hexed,
+        private_key=key,
+    )

@@ -229,9 +229,7 @@ class Scorer:
             )
             for number in numbers
         )
-        # The cited weights made so far: a few thousand pairs recur over a whole scan, and
-        # a frozen model can be shared by every assessment that cites it.
-        self._weights: dict[tuple[str, float], FeatureWeight] = {}
+        self._weights = SharedWeights()  # the cited weights made so far
 
     @property
     def operating_point(self) -> OperatingPoint:
@@ -391,15 +389,25 @@ class Scorer:
         return ranked[:_TOP]
 
     def _weight(self, feature: str, contribution: float) -> FeatureWeight:
-        """A cited weight, built from a name and a float as they are (no validation to
-        repeat), shared when the same pair was cited before. Zero is never shared: -0.0
-        equals 0.0 as a key but is written differently."""
+        return self._weights(feature, contribution)
+
+
+class SharedWeights:
+    """Cited weights, each built from a name and a float as they are (no validation to
+    repeat), and shared when the same pair was cited before: a few thousand pairs recur
+    over a whole scan, and a frozen model can be shared by every assessment that cites
+    it. Zero is never shared: -0.0 equals 0.0 as a key but is written differently."""
+
+    def __init__(self) -> None:
+        self._made: dict[tuple[str, float], FeatureWeight] = {}
+
+    def __call__(self, feature: str, contribution: float) -> FeatureWeight:
         key = (feature, contribution)
-        made = self._weights.get(key) if contribution else None
+        made = self._made.get(key) if contribution else None
         if made is None:
             made = FeatureWeight.model_construct(feature=feature, contribution=contribution)
-            if contribution and len(self._weights) < _MAX_SHARED_WEIGHTS:
-                self._weights[key] = made
+            if contribution and len(self._made) < _MAX_SHARED_WEIGHTS:
+                self._made[key] = made
         return made
 
 
