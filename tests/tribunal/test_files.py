@@ -12,7 +12,7 @@ from tests.agents.test_workspace import detecting_workspace
 from tests.tokens import github_token, random_secret
 from thresher.agents.toolspecs import ReadFileArgs
 from thresher.findings import Finding
-from thresher.tribunal.files import SharedReads, context_range
+from thresher.tribunal.files import PackedLines, SharedReads, context_range
 
 
 def _key_block(rng: random.Random) -> list[str]:
@@ -105,3 +105,27 @@ def test_the_memory_bound_counts_the_files_held_not_every_file_read(
     shared.expect([_finding("d.py", 1)])
     (tmp_path / "d.py").write_text("y = 2\n" * 10)
     assert shared.lines("d.py") is not None  # a's share was given back
+
+
+def test_packed_lines_read_as_the_list_they_were_made_from() -> None:
+    """A shared read keeps a file as one string and its line starts (``PackedLines``):
+    every line, slice and pass over it is the list's."""
+    rng = random.Random(26)
+    alphabet = "ab \t\r=\"'é"
+    for _ in range(200):
+        lines = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 6)))
+            for _ in range(rng.randrange(1, 12))
+        ]
+        packed = PackedLines(lines)
+        assert len(packed) == len(lines)
+        assert list(packed) == lines
+        assert packed.chars == sum(map(len, lines))
+        for index in range(-len(lines), len(lines)):
+            assert packed[index] == lines[index]
+        for start in range(-2, len(lines) + 2):
+            for stop in range(-2, len(lines) + 2):
+                for step in (1, 2, -1):
+                    assert packed[start:stop:step] == lines[start:stop:step]
+        with pytest.raises(IndexError):
+            packed[len(lines)]

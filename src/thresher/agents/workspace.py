@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -227,7 +227,7 @@ class Workspace(GitTools):
         return [*lines[:low], *window, *lines[high:]]
 
     def redacted_ranges(
-        self, lines: list[str], ranges: Iterable[tuple[int, int]], *, holding: int | None = None
+        self, lines: Sequence[str], ranges: Iterable[tuple[int, int]], *, holding: int | None = None
     ) -> dict[int, str]:
         """Lines of ``text_lines`` in each of ``ranges`` (``start``, ``end``: from 1,
         inclusive, within the file), by number, as ``read_file`` of that range shows them.
@@ -256,7 +256,7 @@ class Workspace(GitTools):
             shown.update(zip(range(low + 1, high + 1), window, strict=True))
         return {n: shown[n] for start, end in ranges for n in range(start, end + 1)}
 
-    def _margin(self, lines: list[str], start: int, end: int) -> tuple[int, int]:
+    def _margin(self, lines: Sequence[str], start: int, end: int) -> tuple[int, int]:
         """``low``, ``high``: ``lines[low:high]`` is the range with the margin it is
         redacted with."""
         low, high = max(0, start - 1 - _REDACTION_LINES), min(len(lines), end + _REDACTION_LINES)

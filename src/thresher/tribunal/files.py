@@ -21,9 +21,10 @@ LLM path reads through the workspace with its wide margin.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
 from thresher.agents.tooling import ToolError
@@ -46,7 +47,9 @@ class RedactedLines(Sequence[str]):
     on the first read of one of its lines, any other line with its own context window
     when it is read."""
 
-    def __init__(self, workspace: Workspace, raw: list[str], ranges: list[tuple[int, int]]):
+    def __init__(
+        self, workspace: Workspace, raw: Sequence[str], ranges: list[tuple[int, int]]
+    ) -> None:
         self._workspace = workspace
         self._raw = raw
         self._ranges = ranges
@@ -119,7 +122,7 @@ class SharedReads:
             return None
         if path not in self._lines:
             raw = self._read(self.workspace, path)
-            size = sum(len(line) for line in raw) if raw is not None else 0
+            size = raw.chars if raw is not None else 0
             if raw is not None and self._chars + size > _MAX_CHARS:
                 raw = None
             if raw is not None:
@@ -150,14 +153,58 @@ class SharedReads:
         return bool(lines) and start_line <= len(lines)
 
     @staticmethod
-    def _read(workspace: Workspace, path: str) -> list[str] | None:
+    def _read(workspace: Workspace, path: str) -> PackedLines | None:
         try:
             lines = workspace.text_lines(path)
         except ToolError:
             return None  # a binary or unreadable file: the exact call says why
         except Exception:  # odd input the exact call reports as a tool failure
             return None
-        return lines or None  # an empty file: the exact call says so
+        return PackedLines(lines) if lines else None  # an empty file: the exact call says so
+
+
+class PackedLines(Sequence[str]):
+    """A file's lines kept as one string and where each line starts.
+
+    A run holds the files of the findings it is deciding, and decides them in the order
+    of risk, not of paths, so it holds hundreds at once: as a list, each line was a
+    string object of its own, about fifty bytes over its text. Here a line costs eight,
+    and is cut out of the text when read: the same string as the list held."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._text = "\n".join(lines)  # no line holds a line break (``_split_lines``)
+        starts = array("Q", [0])
+        at = 0
+        for line in lines:
+            at += len(line) + 1
+            starts.append(at)
+        self._starts = starts  # line i is text[starts[i]:starts[i + 1] - 1]
+        self.chars = at - len(lines)  # the lines' characters, as their lengths sum
+
+    def __len__(self) -> int:
+        return len(self._starts) - 1
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step == 1:
+                return (
+                    self._text[self._starts[start] : self._starts[max(start, stop)] - 1].split("\n")
+                    if stop > start
+                    else []
+                )
+            return [self[i] for i in range(start, stop, step)]
+        number = range(len(self))[index]  # raises IndexError as a list does
+        return self._text[self._starts[number] : self._starts[number + 1] - 1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._text.split("\n"))
 
 
 def _merged(lines: Iterable[int], total: int) -> list[tuple[int, int]]:
