@@ -257,7 +257,7 @@ class AssessedBeside:
             self.close()  # every one is in: the process has nothing left to send
 
     def _assess_here(self) -> None:
-        from thresher.scoring.context import ValueCounts, lookups_of
+        from thresher.scoring.context import ValueCounts, lookups_of, reads_of
         from thresher.scoring.lines import LineReader, ReadAhead
         from thresher.scoring.model import shipped_scorer
         from thresher.scoring.referencing import in_process
@@ -265,12 +265,14 @@ class AssessedBeside:
         assert self._here is not None
         result, scorer = self._here
         rest = self._order[self._received :]
+        read = ReadAhead(LineReader(self._root, result.line_text, keep=KEEP_FILES))
+        read.ahead(reads_of(rest))  # as the process does: each file read once
         built = _assessed(
             scorer or shipped_scorer(),
             rest,
             {f.id: v for f in rest if (v := result.vault.get(f.id)) is not None},
             ValueCounts.of(result.candidates),
-            ReadAhead(LineReader(self._root, result.line_text, keep=KEEP_FILES)),
+            read,
             in_process(self._root, lookups_of(rest), result.tree)(),
         )
         self._keep(list(built))
