@@ -9,6 +9,7 @@ import os
 import random
 import signal
 import string
+import time
 from pathlib import Path
 
 import pytest
@@ -102,21 +103,27 @@ def test_the_process_makes_the_assessments_the_run_would_make(
 
 
 def test_what_a_dead_process_did_not_send_is_assessed_here(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     root = _tree(tmp_path / "tree")
-    beside = _started(root)
+
+    def stuck(*args: object) -> object:
+        time.sleep(60)  # never answers: killed first
+        raise AssertionError("not reached")
+
+    monkeypatch.setattr("thresher.scoring.model.Scorer.assess", stuck)
+    beside = _started(root)  # forked with the stuck scorer
+    monkeypatch.undo()  # this process assesses for real
     result = scan(ScanOptions(root=root))
     assessments, checks = _in_process(root, result)
     assert beside.request(result, Tribunal.order(result.findings), None)
     process = beside._process
     assert process is not None and process.pid is not None
-    os.kill(process.pid, signal.SIGKILL)  # before it has sent them all, most likely
+    os.kill(process.pid, signal.SIGKILL)
     process.join()
     with caplog.at_level(logging.WARNING, logger="thresher.scoring.beside"):
         assert dict(beside.assessments) == assessments
         assert dict(beside.checks) == checks
-    # Killed at once, it had not built its scorer yet: this process made them all.
     assert "stopped after 0 of" in caplog.text and "assessing the rest here" in caplog.text
     beside.close()
 
