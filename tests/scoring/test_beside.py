@@ -164,9 +164,15 @@ def test_a_run_decides_the_same_with_the_process_as_without(
             for d in outcome.report.decisions
         )
 
-    beside = _started(root)
+    beside = _started(root)  # forked before the patch: it assesses for real
+
+    def here(*args: object) -> object:
+        raise AssertionError("assessed in this process, not the forked one")
+
+    monkeypatch.setattr("thresher.scoring.model.Scorer.assess", here)
     with_it = decided("with", beside)
     assert beside._asked and beside._process is None  # asked, and ended by the run
+    monkeypatch.undo()  # this process assesses the run without it
     assert with_it == decided("without", None)
     assert len(with_it) >= 15
 
@@ -175,7 +181,7 @@ class _Counting(LineReader):
     """A reader that notes each file it reads."""
 
     def __init__(self, root: Path, scanned: dict[tuple[str, int], str]) -> None:
-        super().__init__(root, scanned, keep=2)
+        super().__init__(root, scanned)
         self.read: list[str] = []
 
     def _read(self, path: str) -> tuple[str, ...]:

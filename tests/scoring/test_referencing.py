@@ -1,6 +1,5 @@
 """The who-references pass in a forked process (``scoring.referencing.apart``) and the
-line reader letting go of files (``LineReader.forget``, ``keep``): the same answers as in
-process."""
+line reader letting go of files (``LineReader.forget``): the same answers as in process."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from thresher.findings.model import Finding, FindingKind, Location, ThresherRule
 from thresher.scoring.context import build_contexts
 from thresher.scoring.lines import LineReader
 from thresher.scoring.references import Referenced, references
-from thresher.scoring.referencing import apart, in_process
+from thresher.scoring.referencing import apart
 
 KEYS = ["configs/certs/key.pem", "configs/certs/prod-key.pem", "deploy/unnamed.pem"]
 
@@ -123,7 +122,6 @@ def test_contexts_are_the_same_when_the_reader_lets_go_of_files(tmp_path: Path) 
             root=tmp_path,
             test_block_of=reader.in_test_block,
             docstring_of=reader.in_docstring,
-            referencer=in_process,
             forget=forget if forgets else None,
         )
         if forgets:
@@ -134,17 +132,3 @@ def test_contexts_are_the_same_when_the_reader_lets_go_of_files(tmp_path: Path) 
     kept = contexts(forgets=False)
     assert contexts(forgets=True) == kept
     assert len(kept) == len(findings)
-
-
-def test_a_reader_that_keeps_few_files_gives_the_same_lines(tmp_path: Path) -> None:
-    """``keep`` bounds the files held, the least recently read let go first; a file let
-    go of is read again when asked."""
-    for n in range(5):
-        (tmp_path / f"f{n}.py").write_text(f"a = {n}\n    b = {n}\n", encoding="utf-8")
-    asked = [(f"f{n % 5}.py", 1 + n % 2) for n in (0, 1, 2, 3, 4, 0, 2, 4, 1, 3)]
-    everything = LineReader(tmp_path)
-    few = LineReader(tmp_path, keep=2)
-    for path, number in asked:
-        assert few.line(path, number) == everything.line(path, number)
-        assert few.in_test_block(path, number) == everything.in_test_block(path, number)
-        assert len(few._files) <= 2

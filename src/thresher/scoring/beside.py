@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from thresher.findings.model import Finding
 from thresher.git.scope import Listed
@@ -62,18 +62,16 @@ log = logging.getLogger(__name__)
 
 BESIDE_FROM = 256  # findings: fewer are assessed here sooner than the process is sent them
 CHUNK = 32  # assessments sent together (the first alone: this process waits for it)
-KEEP_FILES = 32  # files kept read for a line not read ahead (``LineReader``'s ``keep``)
 FINDINGS_APART = 256  # findings a part of ``_Request.findings`` holds
 _TRIM_EVERY = 512  # findings assessed between two returns of freed heap (``release_freed``)
 _NEVER_ASKED_SECONDS = 5.0  # for a process never asked to see its pipe close and return
 
 _Checks = tuple["ValidationResult", ...]
-# An assessment as it crosses the pipe: its fields in order, each cited weight a pair.
-# Pickled whole, every assessment brought its own copies of the weights, which the
-# scorer shares across a scan; here they are shared again (``SharedWeights``).
-_Wire = tuple[
-    float, float, float, tuple[tuple[str, float], ...], str, bool, str, bool, bool, bool, bool
-]
+# An assessment as it crosses the pipe: its fields' values in the model's order, each
+# cited weight a pair. Pickled whole, every assessment brought its own copies of the
+# weights, which the scorer shares across a scan; here they are shared again
+# (``SharedWeights``).
+_Wire = tuple[object, ...]
 _One = tuple[str, "_Wire | None", "_Checks | None"]  # a finding's id and its results
 T = TypeVar("T")
 
@@ -257,15 +255,14 @@ class AssessedBeside:
             self.close()  # every one is in: the process has nothing left to send
 
     def _assess_here(self) -> None:
-        from thresher.scoring.context import ValueCounts, lookups_of, reads_of
+        from thresher.scoring.context import ValueCounts, reads_of, referenced_of
         from thresher.scoring.lines import LineReader, ReadAhead
         from thresher.scoring.model import shipped_scorer
-        from thresher.scoring.referencing import in_process
 
         assert self._here is not None
         result, scorer = self._here
         rest = self._order[self._received :]
-        read = ReadAhead(LineReader(self._root, result.line_text, keep=KEEP_FILES))
+        read = ReadAhead(LineReader(self._root, result.line_text))
         read.ahead(reads_of(rest))  # as the process does: each file read once
         built = _assessed(
             scorer or shipped_scorer(),
@@ -273,7 +270,7 @@ class AssessedBeside:
             {f.id: v for f in rest if (v := result.vault.get(f.id)) is not None},
             ValueCounts.of(result.candidates),
             read,
-            in_process(self._root, lookups_of(rest), result.tree)(),
+            referenced_of(self._root, rest, result.tree),
         )
         self._keep(list(built))
 
@@ -357,7 +354,7 @@ def _serve(root: Path, pipe: Connection, parents: Connection) -> None:
         answer = apart(root, first.lookups, first.tree)
         scorer = shipped_scorer()
         release_freed()  # what building its forest took: before the lines are read
-        read = ReadAhead(LineReader(root, first.line_text, keep=KEEP_FILES))
+        read = ReadAhead(LineReader(root, first.line_text))
         read.ahead(first.reads)
         del first  # the tree's listing
         release_freed()  # the files read ahead
@@ -405,20 +402,11 @@ def _at_locations(
 
 
 def _wired(assessment: Assessment) -> _Wire:
-    a = assessment
-    pairs = tuple((w.feature, w.contribution) for w in a.top_features)
-    return (
-        a.p_real,
-        a.p_test,
-        a.p_not_secret,
-        pairs,
-        a.scorer,
-        a.only_tests_reference,
-        a.placement.value,
-        a.generic_value,
-        a.test_scope,
-        a.unnamed_hex,
-        a.private_key,
+    return tuple(
+        tuple((w.feature, w.contribution) for w in assessment.top_features)
+        if name == "top_features"
+        else getattr(assessment, name)
+        for name in type(assessment).model_fields
     )
 
 
@@ -426,19 +414,8 @@ def _unwired(wired: _Wire, weights: SharedWeights) -> Assessment:
     """The assessment ``_wired`` was made from: every field given, as the scorer gives
     them all, the cited weights shared."""
     from thresher.scoring.model import Assessment
-    from thresher.scoring.placement import Placement
 
-    p_real, p_test, p_not, pairs, scorer, tests_only, where, generic, test, hexed, key = wired
-    return Assessment.model_construct(
-        p_real=p_real,
-        p_test=p_test,
-        p_not_secret=p_not,
-        top_features=tuple(weights(feature, contribution) for feature, contribution in pairs),
-        scorer=scorer,
-        only_tests_reference=tests_only,
-        placement=Placement(where),
-        generic_value=generic,
-        test_scope=test,
-        unnamed_hex=hexed,
-        private_key=key,
-    )
+    fields: dict[str, Any] = dict(zip(Assessment.model_fields, wired, strict=True))
+    pairs: tuple[tuple[str, float], ...] = fields["top_features"]
+    fields["top_features"] = tuple(weights(name, contribution) for name, contribution in pairs)
+    return Assessment.model_construct(**fields)

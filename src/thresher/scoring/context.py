@@ -5,7 +5,6 @@ lines are read by ``scoring.lines.LineReader``: each file once, bounded.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,8 +17,7 @@ from thresher.git.scope import Listed
 from thresher.scoring.features import CandidateContext
 from thresher.scoring.lines import LineReader, Read
 from thresher.scoring.placement import Placement, placement
-from thresher.scoring.references import Referenced, wants_lookup
-from thresher.scoring.referencing import Referencer, in_process
+from thresher.scoring.references import Referenced, references, wants_lookup
 from thresher.scoring.shape import clean_value, value_index
 from thresher.validators import ValidatorRegistry
 from thresher.validators.base import ValidationResult
@@ -253,67 +251,61 @@ def build_contexts(
     test_block_of: Callable[[str, int], bool] | None = None,
     docstring_of: Callable[[str, int], bool] | None = None,
     tree: Sequence[Listed] | None = None,
-    referencer: Referencer = in_process,
     forget: Callable[[str], None] | None = None,
     checks_of: Callable[[Finding, str], Sequence[ValidationResult]] | None = None,
 ) -> dict[str, CandidateContext]:
     """finding id -> context, for every finding whose value is known
     (``stream_contexts``). With ``root``, key files outside test code are looked up:
-    who else in the repository names them (among ``tree``, the root's files as a scan
-    listed them; else listed here), by ``referencer``; the lines are read while it
-    answers (``scoring.referencing``)."""
-    lookups = lookups_of(findings)
-    answer = referencer(root, lookups, tree) if root is not None and lookups else dict
+    who else in the repository names them (``referenced_of``)."""
     built = stream_contexts(
         findings,
         value_of,
         ValueCounts.of(candidates),
         line_of,
+        referenced=referenced_of(root, findings, tree) if root is not None else None,
         test_block_of=test_block_of,
         docstring_of=docstring_of,
         checks_of=checks_of,
         forget=forget,
     )
-    contexts = {finding.id: context for finding, context, _ in built if context is not None}
-    named = answer()
-    for finding_id, context in contexts.items():
-        referenced = named.get(context.path, Referenced.UNKNOWN)
-        if referenced is not Referenced.UNKNOWN:
-            contexts[finding_id] = dataclasses.replace(context, referenced=referenced)
-    return contexts
+    return {finding.id: context for finding, context, _ in built if context is not None}
+
+
+def referenced_of(
+    root: Path, findings: Iterable[Finding], tree: Sequence[Listed] | None
+) -> dict[str, Referenced]:
+    """How the repository under ``root`` names the findings' key files
+    (``scoring.references``), among ``tree``, the root's files as a scan listed them
+    (else listed here)."""
+    lookups = lookups_of(findings)
+    return references(root, lookups, tree) if lookups else {}
 
 
 def scan_contexts(
-    result: ScanResult,
-    root: Path,
-    findings: Sequence[Finding] | None = None,
-    referencer: Referencer = in_process,
+    result: ScanResult, root: Path, findings: Sequence[Finding] | None = None
 ) -> tuple[dict[str, CandidateContext], dict[str, tuple[ValidationResult, ...]]]:
     """Contexts of every finding of a scan of ``root`` (of ``findings`` only, when given;
     the counts across files still come from the whole scan), with the offline
     validators' results they were built from (never live checks: the scorer is trained
     without them). The one way both a scan and the training corpus turn findings into
     scorer input."""
+    chosen = result.findings if findings is None else findings
     offline = ValidatorRegistry.default(live=False)
-    checks: dict[str, tuple[ValidationResult, ...]] = {}
-
-    def checks_of(finding: Finding, value: str) -> tuple[ValidationResult, ...]:
-        # Made as each context is: the reference lookup is asked for first.
-        found = checks[finding.id] = tuple(offline.validate(value, finding))
-        return found
-
     reader = LineReader(root, result.line_text)
-    contexts = build_contexts(
-        result.findings if findings is None else findings,
+    built = stream_contexts(
+        chosen,
         result.vault.get,
-        result.candidates,
+        ValueCounts.of(result.candidates),
         reader.line,
-        checks_of=checks_of,
-        root=root,
+        referenced=referenced_of(root, chosen, result.tree),
         test_block_of=reader.in_test_block,
         docstring_of=reader.in_docstring,
-        tree=result.tree,
-        referencer=referencer,
+        checks_of=lambda finding, value: tuple(offline.validate(value, finding)),
         forget=reader.forget,
     )
+    contexts: dict[str, CandidateContext] = {}
+    checks: dict[str, tuple[ValidationResult, ...]] = {}
+    for finding, context, found in built:
+        if context is not None and found is not None:
+            contexts[finding.id], checks[finding.id] = context, found
     return contexts, checks

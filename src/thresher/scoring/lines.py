@@ -13,8 +13,9 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from thresher.git.resolved import ResolvedDirectories
 from thresher.scoring.docstrings import LogicalLines, docstring_lines, python_source
@@ -26,6 +27,7 @@ MAX_LINE_CHARS = 64 * 1024
 # A line a context may read: its path and number, and whether it may be asked whether
 # the line sits in a test block and in a docstring (``scoring.context.reads_of``).
 Read = tuple[str, int, bool, bool]
+T = TypeVar("T")
 
 
 class LineReader:
@@ -36,19 +38,9 @@ class LineReader:
     disk is trusted for the surrounding lines only where it still agrees with them.
     """
 
-    def __init__(
-        self,
-        root: Path,
-        scanned: Mapping[tuple[str, int], str] | None = None,
-        *,
-        keep: int | None = None,
-    ) -> None:
+    def __init__(self, root: Path, scanned: Mapping[tuple[str, int], str] | None = None) -> None:
         self._root = root.resolve()
         self._files: dict[str, tuple[str, ...]] = {}
-        # At most this many files are held, the least recently read let go first (None:
-        # every file until ``forget``): findings asked for in an order other than by
-        # path (``scoring.beside``) would otherwise keep every file they name.
-        self._keep = keep
         self._docstrings: dict[str, frozenset[int]] = {}
         self._logical: dict[str, LogicalLines] = {}  # files not parsed (yet)
         self._directories = ResolvedDirectories(str(self._root))  # each file's
@@ -64,16 +56,10 @@ class LineReader:
         self._logical.pop(path, None)
 
     def lines(self, path: str) -> tuple[str, ...]:
-        files = self._files
-        lines = files.get(path)
+        lines = self._files.get(path)
         if lines is None:
             lines = self._read(path)
-            if self._keep is not None and len(files) >= self._keep:
-                self.forget(next(iter(files)))  # the least recently read
-            files[path] = lines
-        elif self._keep is not None:
-            del files[path]  # read again: the most recent (a dict keeps insertion order)
-            files[path] = lines
+            self._files[path] = lines
         return lines
 
     def line(self, path: str, number: int) -> str:
@@ -250,8 +236,9 @@ class ReadAhead:
     the order the findings are decided in) would read a file again each time its
     findings come back round, or keep every file. ``ahead`` reads each file once
     instead, keeps of it only the answers asked for (a line, whether it is in a test
-    block, in a docstring) and lets it go. An answer not read ahead is read then, from
-    ``reader``. Each answer is the one ``reader`` gives, whenever it is asked.
+    block, in a docstring) and lets it go. An answer not read ahead (``reads_of`` lists
+    every one a context asks for: none should be) is read then, from ``reader``, and the
+    file let go again. Each answer is the one ``reader`` gives, whenever it is asked.
     """
 
     def __init__(self, reader: LineReader) -> None:
@@ -280,12 +267,19 @@ class ReadAhead:
 
     def line(self, path: str, number: int) -> str:
         known = self._lines.get((path, number))
-        return known if known is not None else self._reader.line(path, number)
+        return known if known is not None else self._read(self._reader.line, path, number)
 
     def in_test_block(self, path: str, number: int) -> bool:
         known = self._blocks.get((path, number))
-        return known if known is not None else self._reader.in_test_block(path, number)
+        return known if known is not None else self._read(self._reader.in_test_block, path, number)
 
     def in_docstring(self, path: str, number: int) -> bool:
         known = self._docstrings.get((path, number))
-        return known if known is not None else self._reader.in_docstring(path, number)
+        return known if known is not None else self._read(self._reader.in_docstring, path, number)
+
+    def _read(self, ask: Callable[[str, int], T], path: str, number: int) -> T:
+        """An answer not read ahead, from the reader, which then lets go of the file."""
+        try:
+            return ask(path, number)
+        finally:
+            self._reader.forget(path)

@@ -27,10 +27,7 @@ from thresher.scoring.references import Referenced, references
 
 log = logging.getLogger(__name__)
 
-Answer = Callable[[], Mapping[str, Referenced]]
-# How a scan's contexts get the references of ``paths`` under ``root``: the call asks,
-# the answer it returns waits for them (``build_contexts`` reads lines meanwhile).
-Referencer = Callable[[Path, Sequence[str], Sequence[Listed] | None], Answer]
+Answer = Callable[[], Mapping[str, Referenced]]  # waits for the pass, when it runs apart
 
 
 def in_process(root: Path, paths: Sequence[str], tree: Sequence[Listed] | None) -> Answer:
