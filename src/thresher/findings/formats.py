@@ -22,9 +22,11 @@ from typing import Any
 from detect_secrets.transformers import get_transformers
 from detect_secrets.transformers.config import ConfigFileTransformer, EagerConfigFileTransformer
 from detect_secrets.transformers.exceptions import ParsingError
+from detect_secrets.transformers.yaml import YAMLTransformer
 from detect_secrets.types import NamedIO
 from detect_secrets.util.filetype import FileType, determine_file_type
 
+from thresher.findings import yaml_lines
 from thresher.findings.config_lines import is_config, parse_config
 from thresher.findings.re2_classes import compile_re2, python_class, searchable_utf8
 
@@ -88,7 +90,8 @@ def transformed(handle: NamedIO, text: str, *, eager: bool) -> list[str] | None:
     ``get_transformed_file`` step for step (``text`` is what ``handle`` holds), except
     that a config parser proven to fail on ``text`` is passed over as its failure is,
     and that the config parser finds its lines without a regex per line
-    (``config_lines``) where its source is the one read for that."""
+    (``config_lines``), and the YAML parser's reader steps over runs of characters
+    (``yaml_lines``), where their sources are the ones read for that."""
     try:
         transformer: Any
         for transformer in get_transformers():
@@ -103,6 +106,8 @@ def transformed(handle: NamedIO, text: str, *, eager: bool) -> list[str] | None:
                 lines: list[str]
                 if is_config(transformer) and _known_config_sources():
                     lines = parse_config(transformer, handle)
+                elif type(transformer) is YAMLTransformer and yaml_lines.known():
+                    lines = yaml_lines.parse_file(transformer, handle)
                 else:
                     lines = transformer.parse_file(handle)
                 return lines
