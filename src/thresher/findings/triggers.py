@@ -35,19 +35,19 @@ import hashlib
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate, repeat
 from operator import add
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings.haystacks import Haystacks, utf8
-from thresher.findings.re2_classes import compile_re2, searchable_utf8
-from thresher.findings.textpass import Linear, hit_lines, line_hits, line_numbers
+from thresher.findings.re2_classes import _MAX_MEM, compile_re2, searchable_utf8
+from thresher.findings.textpass import Linear, Members, hit_lines, line_hits, line_numbers
 from thresher.findings.trigger_specs import (
     _ID_RUN,
     _ID_RUN_44,
@@ -194,10 +194,10 @@ class Prefilter:
             self._gates.append((gate, len(self._by_trigger), replaced))
             self._by_trigger.append([number])
 
-    def _shared_passes(self) -> tuple[list[tuple[Linear, bool, frozenset[int]]], list[int]]:
-        """The unions of ``_SHARED_PASSES`` (each with the haystack it searches and the
-        triggers it stands for) and the triggers searched alone: a trigger joins a union
-        when it has an RE2 form and every plugin it stands for is in that pass."""
+    def _shared_passes(self) -> tuple[list[_Union], list[int]]:
+        """The unions of ``_SHARED_PASSES`` and the triggers searched alone: a trigger
+        joins a union when it has an RE2 form and every plugin it stands for is in that
+        pass."""
         groups: dict[tuple[str, bool], list[int]] = {}
         for number, compiled in enumerate(self._all):
             if self._linear[number] is None:
@@ -206,14 +206,15 @@ class Prefilter:
             shared = [key for key, members in _SHARED_PASSES.items() if names <= members]
             if shared:
                 groups.setdefault((shared[0], compiled.lowered), []).append(number)
-        merged: list[tuple[Linear, bool, frozenset[int]]] = []
+        merged: list[_Union] = []
         joined: set[int] = set()
         for (_name, lowered), numbers in groups.items():
             forms = [_linear_pattern(self._all[n].fast) for n in numbers]
             union = _union(tuple(f for f in forms if f is not None))
             if len(numbers) < 2 or None in forms or union is None:
                 continue
-            merged.append((union, lowered, frozenset(numbers)))
+            members = Members((f for f in forms if f is not None), _MAX_MEM)
+            merged.append(_Union(union, lowered, tuple(numbers), members))
             joined.update(numbers)
         return merged, [n for n in range(len(self._all)) if n not in joined]
 
@@ -282,11 +283,13 @@ class Prefilter:
             data = text.encode("ascii")
             encoded = {False: (data, starts), True: (data.lower(), starts)}
         flagged: dict[int, set[int]] = {}
-        for union, lowered, members in self._merged:
-            if lowered not in encoded:
-                encoded[lowered] = utf8(plain[lowered], starts, lines)
-            for index in hit_lines(union.first, *encoded[lowered]):
-                flagged.setdefault(index, set()).update(members)
+        for union in self._merged:
+            if union.lowered not in encoded:
+                encoded[union.lowered] = utf8(plain[union.lowered], starts, lines)
+            data, offsets = encoded[union.lowered]
+            for index in hit_lines(union.linear.first, data, offsets):
+                end = offsets[index + 1] - 1 if index + 1 < len(offsets) else len(data)
+                flagged.setdefault(index, set()).update(union.hit(data[offsets[index] : end]))
         for number in self._alone:
             compiled = self._all[number]
             linear = self._linear[number]
@@ -328,7 +331,16 @@ class Prefilter:
         for gate, slot, triggers in self._gates if encoded else ():
             replaced |= triggers
             passes.append((gate.first, False, {slot}))
-        passes += [(union.first, lowered, members) for union, lowered, members in self._merged]
+        for union in self._merged:
+            if union.lowered not in encoded:
+                encoded[union.lowered] = searchable_utf8(plain[union.lowered])
+            data = encoded[union.lowered]
+            hits = found.setdefault((union.lowered, True), {})
+            for begin in line_hits(union.linear.first, data):
+                end = data.find(b"\n", begin)
+                hits.setdefault(begin, set()).update(
+                    union.hit(data[begin:] if end < 0 else data[begin:end])
+                )
         for number in self._alone:
             compiled, linear = self._all[number], self._linear[number]
             if number in replaced:
@@ -358,6 +370,24 @@ class Prefilter:
                 if line < count:
                     flagged.setdefault(line, set()).update(hits[begin])
         return flagged
+
+
+class _Union(NamedTuple):
+    """Triggers searched as one RE2 union: the union, the haystack it searches (the text
+    or its fold), the triggers (positions in ``Prefilter._all``), and which of them
+    match a line the union hit (``Members``, over the triggers' RE2 forms)."""
+
+    linear: Linear
+    lowered: bool
+    triggers: tuple[int, ...]
+    members: Members
+
+    def hit(self, line: bytes) -> Iterable[int]:
+        """The triggers that match ``line`` (a line the union hit; all when unknown): only
+        their plugins' exact regexes are checked there. A trigger that does not match a
+        line stands for regexes that do not either, so the lines kept are the same."""
+        found = self.members.which(line)
+        return self.triggers if found is None else [self.triggers[i] for i in found]
 
 
 # The entropy triggers: a quote, a run of the charset, the same quote.
