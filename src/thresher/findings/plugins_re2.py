@@ -140,6 +140,8 @@ def _spaced_stand_in(plugin: RegexBasedDetector) -> Any:
     return _copy(plugin, Spaced)
 
 
+_ENTROPIES_KEPT = 512  # values whose entropy a stand-in keeps (a few lines' worth)
+
 # The sources the entropy stand-in's early answer was proved against: another release
 # may keep values ``analyze_line`` drops, and the stand-in is then left out.
 _ENTROPY_SOURCES = ("eb176c2d81693235", "697232dc06eea437")
@@ -172,6 +174,11 @@ def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
     class Gated(type(plugin)):  # type: ignore[misc]
         """The plugin, answering at once on a line where no value can pass."""
 
+        # The last line asked and its answer: the prefilter asks ``search`` of a line
+        # before it hands the line over, and ``analyze_line`` asks it again.
+        _asked: tuple[str, bool] = ("", False)
+        _entropies: dict[str, float]  # value -> its entropy, for the last values asked
+
         def search(self, line: str, /) -> bool:
             """Whether a value on ``line`` passes the limit: else the plugin reports
             nothing there (the prefilter asks this before it hands a line over).
@@ -180,11 +187,30 @@ def _entropy_stand_in(plugin: HighEntropyStringsPlugin) -> Any:
             it holds (of its length, too), and the plugin's own sum stays within far
             less than the margin of ``min_entropy_length``: a value with fewer distinct
             characters than that cannot pass, and its entropy is not computed."""
-            return any(
+            asked, answer = self._asked
+            if line == asked and line:
+                return answer
+            answer = any(
                 len(set(value)) >= minimum
                 and self.calculate_shannon_entropy(value) > self.entropy_limit
                 for value in self.analyze_string(line)
             )
+            self._asked = (line, answer)
+            return answer
+
+        def calculate_shannon_entropy(self, data: str) -> float:
+            """The plugin's own entropy, kept for the values of the last lines: the
+            plugin computes it again for each value ``search`` passed."""
+            known: dict[str, float] | None = self.__dict__.get("_entropies")
+            if known is None:
+                known = {}
+                self._entropies = known
+            value = known.get(data)
+            if value is None:
+                if len(known) >= _ENTROPIES_KEPT:
+                    known.clear()
+                value = known[data] = super().calculate_shannon_entropy(data)
+            return value
 
         def analyze_line(
             self,
