@@ -315,3 +315,39 @@ def test_hostile_lines_cost_what_ordinary_ones_do() -> None:
             judged(line, value)
             judged(line, value, code=False, keyed=False)
     assert time.perf_counter() - started < 2.0
+
+
+def test_the_value_shapes_answered_together_are_each_programs_own() -> None:
+    import random
+    import string
+
+    from thresher.findings import screen_rules
+    from thresher.findings.re2_classes import hits, searchable
+
+    programs = screen_rules._programs()
+    values = [
+        "1.2.3", ">=1.0, <2", "requests==2.31.0", "vault:secret/data/x", "ssm:/prod/db",
+        "op://vault/item", "123e4567-e89b-12d3-a456-426614174000", "2024-01-01T10:00:00Z",
+        "foo.bar(", "self.password", "x[1]", "hunter2", "int | None", "", " ", "\u00e9$\u00fc",
+    ]  # fmt: skip
+    rng = random.Random(5)
+    alphabet = string.ascii_letters + string.digits + ".-_:/|()[]<>=!~^*, $\u00e9\u4e2d"
+    values += [
+        "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24))) for _ in range(5000)
+    ]
+    told = 0
+    for value in values:
+        text = searchable(value.strip())
+        shaped = screen_rules._Shapes(text)
+        told += shaped._found is not None
+        for name in screen_rules._SHAPES:
+            assert shaped.has(name) == hits(programs[name], text), (value, name)
+    assert told == len(values)  # the set answered every time: the comparison is real
+
+
+def test_value_shapes_without_their_set_ask_each_program(monkeypatch: pytest.MonkeyPatch) -> None:
+    from thresher.findings import screen_rules
+
+    monkeypatch.setattr(screen_rules, "_shape_set", lambda: None)
+    assert screen_rules._Shapes("requests==2.31.0").has("pin")
+    assert not screen_rules._Shapes("hunter2").has("pin")

@@ -234,33 +234,72 @@ def _block_text(context: Context) -> bool:
 def _value_shape(value: str, context: Context, *, code: bool) -> DropReason | None:
     if len(value) > _MAX_SHAPE:
         return None
-    programs = _programs()
     text = searchable(value.strip())
-    if hits(programs["pin"], text):
+    shaped = _Shapes(text)
+    if shaped.has("pin"):
         return DropReason.VERSION_PIN
     if _type_annotation(text):
         return DropReason.TYPE_ANNOTATION
-    if hits(programs["store"], text):
+    if shaped.has("store"):
         return DropReason.STORE_REFERENCE
-    if hits(programs["uuid"], text) and _map_key(context):
+    if shaped.has("uuid") and _map_key(context):
         return DropReason.UUID_MAP_KEY
-    if hits(programs["timestamp"], text):
+    if shaped.has("timestamp"):
         return DropReason.TIMESTAMP
-    if code and not context.quoted and _expression(text):
+    if code and not context.quoted and _expression(shaped):
         return DropReason.EXPRESSION
     return None
 
 
-def _expression(value: str) -> bool:
+# The value shapes asked of every value the screen reads, answered together (``_Shapes``).
+_SHAPES = ("pin", "store", "uuid", "timestamp", "expression", "name")
+
+
+@cache
+def _shape_set() -> Any | None:
+    """``_SHAPES`` as one RE2 set (one call answers all), or None if it cannot be built."""
+    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
+
+    programs = _programs()
+    try:
+        shapes = re2.Set.SearchSet(programs["pin"].options)
+        for name in _SHAPES:
+            shapes.Add(programs[name].pattern)
+        shapes.Add("")  # matches every value: a result without it means the set failed
+        shapes.Compile()
+    except (re2.error, TypeError, UnicodeEncodeError):
+        return None
+    return shapes
+
+
+class _Shapes:
+    """Which of ``_SHAPES`` a value holds: one pass of ``_shape_set`` over it, where each
+    shape's own search was a call into RE2 of its own. When the set cannot answer
+    (RE2 ran out of memory), each shape's program is asked, as before."""
+
+    __slots__ = ("_found", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        shapes = _shape_set()
+        found = shapes.Match(text) if shapes is not None else None
+        self._found = set(found) if found and len(_SHAPES) in found else None
+
+    def has(self, name: str) -> bool:
+        if self._found is None:
+            return hits(_programs()[name], self.text)
+        return _SHAPES.index(name) in self._found
+
+
+def _expression(shaped: _Shapes) -> bool:
     """Unquoted in code: an index or a call, or a name (a variable, a member) that
     itself names a credential: what holds the credential, not the credential. A bare
     random token is left to the scorer."""
-    programs = _programs()
-    if hits(programs["expression"], value):
+    if shaped.has("expression"):
         return True
-    if not hits(programs["name"], value):
+    if not shaped.has("name"):
         return False
-    return any(_names(word) is not None for word in key_words(value))
+    return any(_names(word) is not None for word in key_words(shaped.text))
 
 
 def _type_annotation(value: str) -> bool:
