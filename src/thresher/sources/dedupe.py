@@ -107,17 +107,25 @@ def dedupe(items: Iterable[Sourced], fingerprints: dict[str, str] | None = None)
     findings: list[Finding] = []
     for (kind, fingerprint_, _scope, _place_to_act), hits in groups.items():
         # Equal locations are most often one object (a source makes one per line):
-        # those are told apart by identity first, which hashes no model.
-        unique = {id(loc): loc for hit in hits for loc in hit.locations}
-        locations = tuple(sorted(set(unique.values()), key=_order))
-        best = min(hits, key=lambda hit: (hit.rank, hit.rule_id))
+        # those are told apart by identity first, which hashes no model. A value
+        # reported once (most are) has its one report's location and rule.
+        if len(hits) == 1:
+            best = hits[0]
+            locations = best.locations
+            if len(locations) > 1:
+                locations = tuple(sorted(set(locations), key=_order))
+            detected_by: tuple[str, ...] = (f"{best.source.type}:{best.rule_id}",)
+        else:
+            unique = {id(loc): loc for hit in hits for loc in hit.locations}
+            locations = tuple(sorted(set(unique.values()), key=_order))
+            best = min(hits, key=lambda hit: (hit.rank, hit.rule_id))
+            detected_by = tuple(sorted({f"{hit.source.type}:{hit.rule_id}" for hit in hits}))
         identifier = finding_id(kind, fingerprint_, locations[0], best.source)
         if identifier in vault:
             raise SourceError(
                 f"two findings of source {best.source.type!r} share the id {identifier}"
             )
         value = hits[0].value
-        detected_by = tuple(sorted({f"{hit.source.type}:{hit.rule_id}" for hit in hits}))
         findings.append(_finding(identifier, kind, fingerprint_, locations, best, detected_by))
         vault.put(identifier, value)
     # Fully ordered: detect-secrets reports a line's hits as a set, so ties would follow
