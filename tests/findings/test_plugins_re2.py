@@ -224,3 +224,25 @@ def test_entropy_stand_ins_agree_on_values_with_few_distinct_characters() -> Non
                         assert _found(stand_in, "a.py", line) == want, (type(plugin), line)
                         reported += bool(want)
         assert reported > 50
+
+
+def test_entropy_stand_ins_answer_each_line_asked_again_and_in_turn() -> None:
+    # The prefilter asks ``search`` of a line and ``analyze_line`` asks it again; the
+    # stand-in keeps its last answer and recent entropies. Lines asked in turn, twice
+    # in a row and after another, get the plugin's own answers every time.
+    rng = random.Random(43)
+    alphabet = "0123456789abcdefABCDEFGHIJKLMNOPQRSTUVWXYZghijklmnopqrstuvwxyz+/="
+    values = ["".join(rng.choice(alphabet) for _ in range(rng.randint(8, 48))) for _ in range(60)]
+    lines = [f'x = "{value}"' for value in values] + ['y = "aaaaaaaaaaaaaaaaaaaaaaaa"', ""]
+    with detect_secrets_session():
+        plugins = [p for p in get_plugins() if "HighEntropy" in type(p).__name__]
+        replacements = stand_ins(plugins)
+        reported = 0
+        for plugin in plugins:
+            stand_in = replacements[id(plugin)]
+            for line in [*lines, *lines[::-1], *[line for line in lines for _ in range(2)]]:
+                want = _found(plugin, "a.py", line)
+                assert stand_in.search(line) or not want  # the early answer never hides one
+                assert _found(stand_in, "a.py", line) == want, (type(plugin), line)
+                reported += bool(want)
+        assert reported > 20
