@@ -79,3 +79,15 @@ def test_the_stored_tables_are_not_read_on_another_python(
     finally:
         monkeypatch.undo()
         re2_classes._known.cache_clear()
+
+
+def test_a_texts_encoded_forms_are_made_once_and_only_for_that_text() -> None:
+    from thresher.findings.re2_classes import Encoded, searchable_utf8
+
+    for text in ["Password = 'X'\n", "caf\u00e9 K\u212a \ud800 API_KEY", ""]:
+        forms = Encoded(text)
+        assert forms.utf8 == searchable_utf8(text)
+        assert forms.lowered == searchable_utf8(text).lower()
+        assert forms.utf8 is forms.utf8 and forms.lowered is forms.lowered  # made once
+        assert forms.of(text) is forms
+        assert forms.of(text + "x") is None  # another text: its own forms are made

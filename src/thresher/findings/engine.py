@@ -52,6 +52,7 @@ from thresher.findings.direct import LineScan
 from thresher.findings.formats import has_format_parser, parsable, transformed
 from thresher.findings.keyword_re2 import keyword_lines
 from thresher.findings.plugins_re2 import line_checks, stand_ins
+from thresher.findings.re2_classes import Encoded
 from thresher.findings.rules.book import Rule, builtin_rules
 from thresher.findings.rules.matcher import Rulebook
 from thresher.findings.rules.values import literal_file
@@ -226,10 +227,17 @@ class Engine:
         text, fallback = decode(data)
         text = universal_newlines(text)
         lines = text.split("\n")
-        found, unparsed = self._detect_secrets(job.path, text, lines)
+        shared = Encoded(text)  # the passes below all read its encoded forms
+        found, unparsed = self._detect_secrets(job.path, text, lines, shared)
         numbers = range(1, len(lines) + 1)
         ruled = self._rules(
-            job.path, lines, range(len(lines)), numbers, by_name=found is None, joined=text
+            job.path,
+            lines,
+            range(len(lines)),
+            numbers,
+            by_name=found is None,
+            joined=text,
+            shared=shared,
         )
         if found is None and not len(self.rules):
             return FileOutcome(job.path, SkipReason.EXCLUDED_BY_NAME, fallback=fallback)
@@ -297,7 +305,7 @@ class Engine:
         return kept, texts, dropped
 
     def _detect_secrets(
-        self, path: str, text: str, split: list[str]
+        self, path: str, text: str, split: list[str], shared: Encoded | None = None
     ) -> tuple[list[Detection] | None, bool]:
         """detect-secrets' findings, or None when it skips the file by name; and whether
         the format parsers had to be left out (see ``parsable``). ``split``: the text
@@ -305,10 +313,13 @@ class Engine:
         if self._scan.name_filtered({"filename": path}):
             return None, False
         handle = cast(NamedIO, _NamedText(text, path))
-        if not parsable(text):
-            return self._process(FileLines(split), path, text=text), True
+        if not parsable(text, shared):
+            return self._process(FileLines(split), path, text=text, shared=shared), True
         parsed = transformed(handle, text, eager=False)
-        found = self._process(parsed or FileLines(split), path, text=None if parsed else text)
+        if parsed:
+            found = self._process(parsed, path)
+        else:
+            found = self._process(FileLines(split), path, text=text, shared=shared)
         if not found:
             handle.seek(0)
             eager = transformed(handle, text, eager=True)
@@ -322,6 +333,7 @@ class Engine:
         path: str,
         numbers: Sequence[int] | None = None,
         text: str | None = None,
+        shared: Encoded | None = None,
     ) -> list[Detection]:
         """``_process_line_based_plugins``, on the lines the prefilter keeps.
 
@@ -329,7 +341,7 @@ class Engine:
         the code snippet detect-secrets' filters read is always the local one. ``text``:
         the lines' own text, when they are the file's (see ``candidate_lines``)."""
         out: list[Detection] = []
-        for index, plugins in self.prefilter.candidate_lines(lines, text=text):
+        for index, plugins in self.prefilter.candidate_lines(lines, text=text, shared=shared):
             local = index + 1
             number = numbers[index] if numbers is not None else local
             line = lines[index].rstrip()
@@ -351,6 +363,7 @@ class Engine:
         *,
         by_name: bool,
         joined: str | None = None,
+        shared: Encoded | None = None,
     ) -> list[Detection]:
         """The custom rules, and thresher's own unless detect-secrets skips the file by
         name, on each line of ``indices`` (Aho-Corasick, then RE2: linear in the text).
@@ -360,7 +373,7 @@ class Engine:
         if not by_name:
             books.append((self.builtin, Origin.RULES))
         for book, origin in books:
-            for hit in book.scan(path, lines, indices, joined):
+            for hit in book.scan(path, lines, indices, joined, shared):
                 if self.honour_pragmas and _allowlisted(path, lines, hit.index):
                     continue
                 number = numbers[hit.index]

@@ -28,7 +28,7 @@ from detect_secrets.util.filetype import FileType, determine_file_type
 
 from thresher.findings import yaml_lines
 from thresher.findings.config_lines import is_config, parse_config
-from thresher.findings.re2_classes import compile_re2, python_class, searchable_utf8
+from thresher.findings.re2_classes import Encoded, compile_re2, python_class, searchable_utf8
 
 # configparser's option regex, which detect-secrets runs on every line of a config file
 # and (eagerly) of any file with no findings, costs the square of each run of blanks.
@@ -38,7 +38,7 @@ _BLANK_RUN = re.compile(_BLANK + f"{{{_LONG},}}")
 PARSE_BUDGET = 20_000_000  # the sum of those squares up to which parsing stays cheap
 
 
-def parsable(text: str) -> bool:
+def parsable(text: str, shared: Encoded | None = None) -> bool:
     """Whether detect-secrets' format parsers can read ``text`` in bounded time.
 
     Ordinary files stay far below the budget (indentation is short); a file built of
@@ -49,7 +49,7 @@ def parsable(text: str) -> bool:
     every blank as a start), with the class spelled as Python's; each run's length is
     counted in characters, as the Python regex counts it."""
     cost = 0
-    data = searchable_utf8(text)
+    data = shared.utf8 if shared is not None and shared.of(text) else searchable_utf8(text)
     if text.isascii() and _ASCII_RUN not in data.translate(_ASCII_BLANKS):
         return True  # no run at all: the search below, an automaton's pass, finds none
     for run in _blank_run().finditer(data):

@@ -152,3 +152,32 @@ def hits(program: Any, text: str) -> bool:
 
     data = text.encode("ascii")
     return bool(match(re2._Anchor.UNANCHORED, data, 0, len(data))[0][0] >= 0)
+
+
+class Encoded:
+    """A text's UTF-8 form for RE2 (``searchable_utf8``) and that form's ASCII lower case,
+    each made once, when first asked: the passes over one file (``formats.parsable``,
+    the prefilter, the rules' line finder) all read them, and each made its own."""
+
+    __slots__ = ("_lowered", "_utf8", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._utf8: bytes | None = None
+        self._lowered: bytes | None = None
+
+    @property
+    def utf8(self) -> bytes:
+        if self._utf8 is None:
+            self._utf8 = searchable_utf8(self.text)
+        return self._utf8
+
+    @property
+    def lowered(self) -> bytes:
+        if self._lowered is None:
+            self._lowered = self.utf8.lower()
+        return self._lowered
+
+    def of(self, text: str) -> Encoded | None:
+        """This, if it holds ``text`` itself (the object), else None."""
+        return self if text is self.text else None

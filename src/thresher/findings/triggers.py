@@ -46,7 +46,7 @@ from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings.haystacks import Haystacks, utf8
-from thresher.findings.re2_classes import _MAX_MEM, compile_re2, searchable_utf8
+from thresher.findings.re2_classes import _MAX_MEM, Encoded, compile_re2, searchable_utf8
 from thresher.findings.textpass import Linear, Members, hit_lines, line_hits, line_numbers
 from thresher.findings.trigger_specs import (
     _ID_RUN,
@@ -219,7 +219,7 @@ class Prefilter:
         return merged, [n for n in range(len(self._all)) if n not in joined]
 
     def candidate_lines(
-        self, lines: Sequence[str], *, text: str | None = None
+        self, lines: Sequence[str], *, text: str | None = None, shared: Encoded | None = None
     ) -> list[tuple[int, list[Any]]]:
         """(index, plugins to run) for every line some plugin could match on.
 
@@ -234,7 +234,7 @@ class Prefilter:
         if not self.complete:
             return [(i, self.plugins) for i in range(len(lines))]
         out: list[tuple[int, list[Any]]] = []
-        flagged = self._flag(lines) if text is None else self._flag_text(text, len(lines))
+        flagged = self._flag(lines) if text is None else self._flag_text(text, len(lines), shared)
         for index, triggers in sorted(flagged.items()):
             line = lines[index].rstrip()
             chosen = [
@@ -309,7 +309,9 @@ class Prefilter:
                 position = starts[index + 1]  # one hit per line is enough
         return flagged
 
-    def _flag_text(self, text: str, count: int) -> dict[int, set[int]]:
+    def _flag_text(
+        self, text: str, count: int, shared: Encoded | None = None
+    ) -> dict[int, set[int]]:
         """``_flag`` on the ``count`` lines' own text, searched as it is: its lines are
         the lines (none of the triggers matches a newline, so a hit's line is the same
         in it as in ``_flag``'s). A pass yields the first offset of each line it hits in
@@ -321,8 +323,12 @@ class Prefilter:
         plain = Haystacks(text)
         encoded: dict[bool, bytes] = {}
         if text.isascii():  # a character is a byte; the fold only lowers ASCII letters
-            data = text.encode("ascii")
-            encoded = {False: data, True: data.lower()}
+            same = shared.of(text) if shared is not None else None
+            if same is not None:  # the UTF-8 of an ASCII text is its ASCII
+                encoded = {False: same.utf8, True: same.lowered}
+            else:
+                data = text.encode("ascii")
+                encoded = {False: data, True: data.lower()}
         # For each text searched (the text, its fold; as bytes, as a string): the first
         # offset of each line hit there, with the triggers that hit it.
         found: dict[tuple[bool, bool], dict[int, set[int]]] = {}

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from thresher.findings.options import _RULE_MAX_MEM
-from thresher.findings.re2_classes import searchable_utf8
+from thresher.findings.re2_classes import Encoded, searchable_utf8
 from thresher.findings.rules.book import Rule
 from thresher.findings.textpass import line_numbers
 
@@ -265,16 +265,24 @@ class LineFinder:
         return self._programs[number] is not None
 
     def lines(
-        self, text: str, chunk: Sequence[str], first: int, blocked: set[int]
+        self,
+        text: str,
+        chunk: Sequence[str],
+        first: int,
+        blocked: set[int],
+        forms: Encoded | None = None,
     ) -> set[tuple[int, int]] | None:
         """(``first`` + position in ``chunk``, rule number) for each line that holds one of the
         rule's keywords (any line, for a rule without) and on which its pattern matches:
         the lines the rule's own run can find a value on. ``text`` is the chunk's lines
-        joined by newlines; None when a line holds a newline (then ``lines`` cannot tell)."""
+        joined by newlines; None when a line holds a newline (then ``lines`` cannot tell).
+        ``forms``: the text's encoded forms, if the caller holds them."""
         if text.count("\n") != len(chunk) - 1:
             return None
-        encoded = searchable_utf8(text)
-        lowered = encoded.lower()  # ASCII letters only, as the keywords are
+        same = forms.of(text) if forms is not None else None
+        encoded = same.utf8 if same is not None else searchable_utf8(text)
+        # ASCII letters only, as the keywords are
+        lowered = same.lowered if same is not None else encoded.lower()
         found: set[tuple[int, int]] = set()  # (a line's first byte, rule number)
         present = self._set.present(lowered)
         # Where each keyword is first and last: absent keywords are never searched for.

@@ -25,8 +25,8 @@ from typing import Any
 
 from thresher.findings.detection import key_block
 from thresher.findings.options import compile_rule_pattern
+from thresher.findings.re2_classes import Encoded, searchable
 from thresher.findings.re2_classes import hits as searched_hits
-from thresher.findings.re2_classes import searchable
 from thresher.findings.rules.blocks import block_default
 from thresher.findings.rules.book import STRUCTURED, Rule, RuleKind
 from thresher.findings.rules.lines import LineFinder
@@ -123,12 +123,18 @@ class Rulebook:
         return len(self._rules)
 
     def scan(
-        self, path: str, lines: Sequence[str], indices: range, joined: str | None = None
+        self,
+        path: str,
+        lines: Sequence[str],
+        indices: range,
+        joined: str | None = None,
+        shared: Encoded | None = None,
     ) -> list[RuleHit]:
         """Every value the rules find on ``lines[i]`` for ``i`` in ``indices``.
 
         ``joined``: those lines joined by newlines, when the caller has that text (a
-        whole file's, which its lines were split from): not built again."""
+        whole file's, which its lines were split from): not built again. ``shared``: that
+        text's encoded forms, if the caller holds them."""
         if not self._rules or not len(indices):
             return []
         if indices == range(len(lines)) and isinstance(lines, list):
@@ -137,7 +143,7 @@ class Rulebook:
             chunk = list(map(lines.__getitem__, indices))
         text = "\n".join(chunk) if joined is None else joined
         blocked = {n for n in self._by_path if not searched_hits(self._rules[n].path, path)}
-        todo = self._located(text, chunk, indices.start, blocked)
+        todo = self._located(text, chunk, indices.start, blocked, shared)
         if self._automaton is not None or self._ungated:
             starts = list(accumulate((len(line) + 1 for line in chunk), initial=0))
             todo |= self._gated(text, starts, indices.start)
@@ -174,12 +180,17 @@ class Rulebook:
         return hits
 
     def _located(
-        self, text: str, chunk: Sequence[str], first: int, blocked: set[int]
+        self,
+        text: str,
+        chunk: Sequence[str],
+        first: int,
+        blocked: set[int],
+        shared: Encoded | None = None,
     ) -> set[tuple[int, int]]:
         """(line index, rule number) for the rules the finder handles: each line that
         holds one of the rule's keywords (any line, for a rule without) and that the
         rule can match on (``lines.LineFinder``)."""
-        found = self._finder.lines(text, chunk, first, blocked)
+        found = self._finder.lines(text, chunk, first, blocked, shared)
         if found is not None:
             return found
         # A line holds a newline (the scanner's never do): each line holding a keyword.
