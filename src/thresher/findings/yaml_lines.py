@@ -35,6 +35,10 @@ from yaml.tokens import ScalarToken
 _NOT_A_COLUMN = frozenset("\n\x85\u2028\u2029\r\ufeff")
 _NOT_A_COLUMN_RE = re.compile("[\n\x85\u2028\u2029\r\ufeff]")
 _BLANKS = re.compile(" *")
+# The characters ``fetch_more_tokens`` checks before a plain scalar, and those
+# ``check_plain`` refuses to start one with (unless a non-blank follows, a case left to
+# PyYAML): any other character starts a plain scalar.
+_NOT_PLAIN = frozenset("\0 \t\r\n\x85\u2028\u2029-?:,[]{}#&*!|>'\"%@`.")
 _COMMENT = re.compile("[^\0\r\n\x85\u2028\u2029]*")
 # Where ``scan_plain``'s inner loop stops: at a character of ``_END``, or at a ``:``
 # followed by one (in a flow, also at ``,?[]{}``, and at a ``:`` followed by ``,[]{}``).
@@ -53,6 +57,12 @@ _SOURCES = {
     "yaml.reader.Reader.update": "c6fe8bac9b65bc39",
     "yaml.reader.Reader.forward": "859e786fd0c95716",
     "yaml.scanner.Scanner.check_token": "7cf5fee86f5bb03e",
+    "yaml.scanner.Scanner.peek_token": "8607e81ba1660bcb",
+    "yaml.scanner.Scanner.get_token": "3ba7c50a9f5239a5",
+    "yaml.scanner.Scanner.fetch_more_tokens": "4178ce0833e1928c",
+    "yaml.scanner.Scanner.check_plain": "4e69d47015989d56",
+    "yaml.scanner.Scanner.fetch_plain": "2b770e919537f5ce",
+    "yaml.scanner.Scanner.unwind_indent": "416b1de2e4f0e01f",
     "yaml.scanner.Scanner.need_more_tokens": "51c5f6f018c97d20",
     "yaml.scanner.Scanner.next_possible_simple_key": "1299e3cd86c74fb2",
     "yaml.scanner.Scanner.stale_possible_simple_keys": "d5bcff67d2f9d5f6",
@@ -85,12 +95,44 @@ class _Loader(yaml.SafeLoader):
                 return
         super().forward(length)
 
+    # The token queue's three readers. With a token queued and no possible simple key,
+    # ``need_more_tokens`` answers no at once: the loop is not entered.
+
     def check_token(self, *choices: Any) -> bool:
-        while self.need_more_tokens():
-            self.fetch_more_tokens()
+        if not self.tokens or self.possible_simple_keys:
+            while self.need_more_tokens():
+                self.fetch_more_tokens()
         if self.tokens:
             return not choices or isinstance(self.tokens[0], choices)
         return False
+
+    def peek_token(self) -> Any:
+        if not self.tokens or self.possible_simple_keys:
+            while self.need_more_tokens():
+                self.fetch_more_tokens()
+        return self.tokens[0] if self.tokens else None
+
+    def get_token(self) -> Any:
+        if not self.tokens or self.possible_simple_keys:
+            while self.need_more_tokens():
+                self.fetch_more_tokens()
+        if self.tokens:
+            self.tokens_taken += 1
+            return self.tokens.pop(0)
+        return None
+
+    def fetch_more_tokens(self) -> Any:
+        # PyYAML's first steps; then a character that starts no other token starts a
+        # plain scalar (none of the checks before ``check_plain`` can hold for it, and
+        # ``check_plain`` holds). Any other goes through PyYAML's own method, whose
+        # first steps then change nothing: the next token is already reached, the
+        # stale keys are gone, the indentation is unwound to this column.
+        self.scan_to_next_token()
+        self.stale_possible_simple_keys()
+        self.unwind_indent(self.column)
+        if self.peek() not in _NOT_PLAIN:
+            return self.fetch_plain()
+        return super().fetch_more_tokens()
 
     def need_more_tokens(self) -> bool | None:
         if self.done:
