@@ -29,7 +29,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from thresher.findings.re2_classes import compile_re2, hits, searchable
+from thresher.findings.re2_classes import compile_re2, hits, re2_options, searchable
 from thresher.findings.rules.values import STOP_BEFORE, key_words
 
 
@@ -262,7 +262,7 @@ def _shape_set() -> Any | None:
 
     programs = _programs()
     try:
-        shapes = re2.Set.SearchSet(programs["pin"].options)
+        shapes = re2.Set.SearchSet(re2_options())  # as ``compile_re2`` compiled each
         for name in _SHAPES:
             shapes.Add(programs[name].pattern)
         shapes.Add("")  # matches every value: a result without it means the set failed

@@ -85,14 +85,12 @@ class Members:
     ``which`` answers None when it cannot tell (the set did not compile, or RE2 ran out
     of memory on the line): then every member may match."""
 
-    def __init__(self, patterns: Iterable[str], max_mem: int) -> None:
+    def __init__(self, patterns: Iterable[str], options: Any) -> None:
+        """``options``: RE2's, as the union's own program was compiled with."""
         import re2
 
         self._set: Any = None
         self._sentinel = -1
-        options = re2.Options()
-        options.log_errors = False
-        options.max_mem = max_mem  # as the union's own program
         try:
             candidate = re2.Set.SearchSet(options)
             for pattern in patterns:

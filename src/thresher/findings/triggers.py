@@ -46,7 +46,7 @@ from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings.haystacks import Haystacks, utf8
-from thresher.findings.re2_classes import _MAX_MEM, Encoded, compile_re2, searchable_utf8
+from thresher.findings.re2_classes import Encoded, compile_re2, re2_options, searchable_utf8
 from thresher.findings.textpass import Linear, Members, hit_lines, line_hits, line_numbers
 from thresher.findings.trigger_specs import (
     _ID_RUN,
@@ -213,7 +213,7 @@ class Prefilter:
             union = _union(tuple(f for f in forms if f is not None))
             if len(numbers) < 2 or None in forms or union is None:
                 continue
-            members = Members((f for f in forms if f is not None), _MAX_MEM)
+            members = Members((f for f in forms if f is not None), re2_options())
             merged.append(_Union(union, lowered, tuple(numbers), members))
             joined.update(numbers)
         return merged, [n for n in range(len(self._all)) if n not in joined]
