@@ -9,7 +9,9 @@ corpus (``../shared/corpus/dev``); a directory holding ``files/`` is read as a c
 and its ``files/`` is the tree scanned. This checkout's ``src/`` is the one timed.
 
 On the same tree, in one run, each tool ``--runs`` times (default 3), every run in a
-fresh process, offline (no validation, no network):
+fresh process, offline (no validation, no network), the tools in turn: each round runs
+every tool once, so a stretch of a busy machine slows the runs of one round, not all the
+runs of one tool (detect-secrets, minutes a run, runs after the others):
 
 * ``thresher scan --escalate never`` -- thresher's offline triage, end to end: the
   detection, the scorer, every decision, the run directory and the JSON report;
@@ -167,33 +169,45 @@ os._exit(0)
 """
 
 
-def run_tool(
-    measured: Measured,
-    runs: int,
-    command: Sequence[str],
-    cwd: Path,
-    count: Callable[[], int],
-    env: dict[str, str] | None = None,
-    after: Callable[[], None] | None = None,
-) -> None:
-    # The wall times come from runs nothing watches; the peak RSS from one more run,
-    # sampled (see the module docstring).
-    for run in range(runs + 1):
-        sampled = run == runs
-        seconds, peak = timed(command, cwd=cwd, env=env, sample=sampled)
+@dataclass
+class Tool:
+    """How to run one tool: its command, where, and how to count what it found."""
+
+    measured: Measured
+    command: Sequence[str]
+    cwd: Path
+    count: Callable[[], int]
+    env: dict[str, str] | None = None
+    after: Callable[[], None] | None = None  # after each run (thresher: its run directory)
+
+    def run(self, *, sampled: bool) -> None:
+        measured = self.measured
+        seconds, peak = timed(self.command, cwd=self.cwd, env=self.env, sample=sampled)
         if sampled:
             measured.peaks.append(peak)
             measured.sampled_wall = seconds
         else:
             measured.walls.append(seconds)
-        measured.findings = count()
-        if after is not None:
-            after()
-    print(
-        f"  {measured.name}: {measured.wall:.2f} s median, {measured.peak_mb:.0f} MB, "
-        f"{measured.findings} findings ({measured.sampled_wall:.2f} s while sampled)",
-        flush=True,
-    )
+        measured.findings = self.count()
+        if self.after is not None:
+            self.after()
+
+
+def run_rounds(tools: Sequence[Tool], runs: int) -> None:
+    """``runs`` rounds in which each tool runs once, in turn, then one more round whose
+    runs are sampled for RSS (see the module docstring). In turn, not one tool's runs
+    after another's: a stretch of a busy machine then slows every tool of a round, not
+    the runs of one tool, and the ratios of the medians compare runs made alike."""
+    for round_ in range(runs + 1):
+        for tool in tools:
+            tool.run(sampled=round_ == runs)
+    for tool in tools:
+        measured = tool.measured
+        print(
+            f"  {measured.name}: {measured.wall:.2f} s median, {measured.peak_mb:.0f} MB, "
+            f"{measured.findings} findings ({measured.sampled_wall:.2f} s while sampled)",
+            flush=True,
+        )
 
 
 def decision_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -305,35 +319,41 @@ def main() -> int:
         def clean_runs() -> None:
             shutil.rmtree(work / ".thresher", ignore_errors=True)
 
-        run_tool(triage, runs, command, work, read_report, thresher_env(), clean_runs)
-        results.append(triage)
+        tools = [Tool(triage, command, work, read_report, thresher_env(), clean_runs)]
         if "detection" not in args.skip:
-            detection = Measured("thresher detection stage alone")
-            out = work / "detected.txt"
-            command = [sys.executable, "-c", DETECTION_ONLY, str(tree), str(out)]
-            run_tool(detection, runs, command, work, lambda: int(out.read_text()), thresher_env())
-            results.append(detection)
+            detected = work / "detected.txt"
+            command = [sys.executable, "-c", DETECTION_ONLY, str(tree), str(detected)]
+            tools.append(
+                Tool(
+                    Measured("thresher detection stage alone"),
+                    command,
+                    work,
+                    lambda: int(detected.read_text()),
+                    thresher_env(),
+                )
+            )
         if "betterleaks" not in args.skip:
-            betterleaks = Measured("betterleaks fs (Go)")
-            out = work / "betterleaks.json"
+            leaks = work / "betterleaks.json"
             command = [str(BIN / "betterleaks"), "fs", str(tree), "--no-banner", "-l", "error"]
-            command += ["-o", str(out), "--exit-code", "0"]
-            run_tool(betterleaks, runs, command, work, lambda: count_findings(out))
-            results.append(betterleaks)
+            command += ["-o", str(leaks), "--exit-code", "0"]
+            tools.append(
+                Tool(Measured("betterleaks fs (Go)"), command, work, lambda: count_findings(leaks))
+            )
         if "kingfisher" not in args.skip:
-            kingfisher = Measured("kingfisher scan (Rust)")
-            out = work / "kingfisher.json"
+            kept = work / "kingfisher.json"
             command = [str(BIN / "kingfisher"), "scan", str(tree), "--no-validate"]
             command += ["--no-update-check", "--rule-cache-dir", str(work / "kf-cache")]
-            command += ["-f", "json", "-o", str(out)]
-            run_tool(
-                kingfisher,
-                runs,
-                command,
-                work,
-                lambda: len(json.loads(out.read_text())["findings"]),
+            command += ["-f", "json", "-o", str(kept)]
+            tools.append(
+                Tool(
+                    Measured("kingfisher scan (Rust)"),
+                    command,
+                    work,
+                    lambda: len(json.loads(kept.read_text())["findings"]),
+                )
             )
-            results.append(kingfisher)
+        run_rounds(tools, runs)
+        results += [tool.measured for tool in tools]
         if "detect-secrets" not in args.skip:
             detect = Measured("detect-secrets scan --all-files")
             out = work / "ds.json"
@@ -344,7 +364,8 @@ def main() -> int:
                 results_ = json.loads(out.read_text())["results"]
                 return sum(len(found) for found in results_.values())
 
-            run_tool(detect, max(1, args.ds_runs), command, tree, count_ds)
+            # Minutes a run: its own rounds, after the others.
+            run_rounds([Tool(detect, command, tree, count_ds)], max(1, args.ds_runs))
             results.append(detect)
     return report(results, rows, args)
 
