@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,17 +42,7 @@ def compile_rule_pattern(pattern: str) -> Any:
     takes longer than any CI job. RE2 matches in time linear in the line, whatever the
     pattern, and refuses what it cannot do so (backreferences, lookaround). The
     configuration validator calls this too, so a bad pattern fails before any scan.
-
-    The same pattern compiles to the same program, kept for a while (``_compiled``): a
-    rule book is checked when it is read and compiled again for each scan's engine.
     """
-    return _compiled(pattern)
-
-
-@lru_cache(maxsize=256)
-def _compiled(pattern: str) -> Any:
-    """``compile_rule_pattern``'s program (an RE2 program holds no state a match changes:
-    one serves every caller). A pattern that fails is not kept: it fails again."""
     import re2  # type: ignore[import-untyped]  # lazy: a C++ extension, not needed at start
 
     options = re2.Options()
