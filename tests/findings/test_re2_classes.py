@@ -91,3 +91,14 @@ def test_a_texts_encoded_forms_are_made_once_and_only_for_that_text() -> None:
         assert forms.utf8 is forms.utf8 and forms.lowered is forms.lowered  # made once
         assert forms.of(text) is forms
         assert forms.of(text + "x") is None  # another text: its own forms are made
+
+
+def test_a_set_of_patterns_says_which_match_or_that_it_cannot_tell() -> None:
+    from thresher.findings.re2_classes import RE2Set
+
+    patterns = RE2Set([r"\bkey\b", r"to+ken", r"^x$"])
+    assert patterns.ready
+    assert sorted(patterns.which(b"a key and a toooken") or []) == [0, 1]
+    assert patterns.which(b"x") == [2]
+    assert patterns.which("nothing here") == []  # none match: an answer, not "unknown"
+    assert RE2Set([r"(unclosed"]).which(b"unclosed") is None  # never compiled

@@ -347,7 +347,10 @@ def test_the_value_shapes_answered_together_are_each_programs_own() -> None:
 
 def test_value_shapes_without_their_set_ask_each_program(monkeypatch: pytest.MonkeyPatch) -> None:
     from thresher.findings import screen_rules
+    from thresher.findings.re2_classes import RE2Set
 
-    monkeypatch.setattr(screen_rules, "_shape_set", lambda: None)
+    unready = RE2Set(["("])  # does not compile: it never answers
+    assert not unready.ready
+    monkeypatch.setattr(screen_rules, "_shape_set", lambda: unready)
     assert screen_rules._Shapes("requests==2.31.0").has("pin")
     assert not screen_rules._Shapes("hunter2").has("pin")

@@ -302,7 +302,7 @@ def test_candidate_lines_are_those_of_every_regex_on_every_line() -> None:
             assert prefilter.candidate_lines(lines) == _every_regex(prefilter, lines)
             assert prefilter.candidate_lines(lines) == python_only.candidate_lines(lines)
             # A shared pass flags, on each line it hits, the triggers that match there
-            # (``textpass.Members``): the lines and triggers of each searched alone.
+            # (``re2_classes.RE2Set``): the lines and triggers of each searched alone.
             assert prefilter._flag(lines) == python_only._flag(lines)
     assert len(texts) > 100
 

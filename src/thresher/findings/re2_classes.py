@@ -19,6 +19,7 @@ import re
 import sys
 import unicodedata
 from array import array
+from collections.abc import Iterable
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -159,6 +160,44 @@ def hits(program: Any, text: str) -> bool:
 
     data = text.encode("ascii")
     return bool(match(re2._Anchor.UNANCHORED, data, 0, len(data))[0][0] >= 0)
+
+
+class RE2Set:
+    """Which of several RE2 patterns match a text, in one pass of an RE2 set: where
+    asking each pattern's own program cost a search each, and most match nothing.
+    ``which`` answers None when it cannot tell (the set did not compile, or RE2 ran out
+    of memory on this text): then any of them may match. ``options``: RE2's, as the
+    patterns' own programs are compiled with (``re2_options`` by default)."""
+
+    def __init__(self, patterns: Iterable[str], options: Any = None) -> None:
+        import re2
+
+        self._set: Any = None
+        self._sentinel = -1
+        try:
+            candidate = re2.Set.SearchSet(re2_options() if options is None else options)
+            for pattern in patterns:
+                candidate.Add(pattern)
+            # Matches every text: a result without it means the search failed.
+            self._sentinel = candidate.Add("")
+            candidate.Compile()
+        except (re2.error, TypeError, UnicodeEncodeError):
+            return
+        self._set = candidate
+
+    @property
+    def ready(self) -> bool:
+        """Whether the set compiled (else ``which`` never answers)."""
+        return self._set is not None
+
+    def which(self, text: bytes | str) -> list[int] | None:
+        """The positions (in the patterns given) of those that match ``text``."""
+        if self._set is None:
+            return None
+        found = self._set.Match(text) or ()
+        if self._sentinel not in found:
+            return None
+        return [number for number in found if number != self._sentinel]
 
 
 class Encoded:

@@ -29,7 +29,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
-from thresher.findings.re2_classes import compile_re2, hits, re2_options, searchable
+from thresher.findings.re2_classes import RE2Set, compile_re2, hits, searchable
 from thresher.findings.rules.values import STOP_BEFORE, key_words
 
 
@@ -256,20 +256,11 @@ _SHAPES = ("pin", "store", "uuid", "timestamp", "expression", "name")
 
 
 @cache
-def _shape_set() -> Any | None:
-    """``_SHAPES`` as one RE2 set (one call answers all), or None if it cannot be built."""
-    import re2  # type: ignore[import-untyped]  # lazy: a C++ extension
-
+def _shape_set() -> RE2Set:
+    """``_SHAPES`` as one RE2 set (one call answers all), compiled as ``compile_re2``
+    compiled each."""
     programs = _programs()
-    try:
-        shapes = re2.Set.SearchSet(re2_options())  # as ``compile_re2`` compiled each
-        for name in _SHAPES:
-            shapes.Add(programs[name].pattern)
-        shapes.Add("")  # matches every value: a result without it means the set failed
-        shapes.Compile()
-    except (re2.error, TypeError, UnicodeEncodeError):
-        return None
-    return shapes
+    return RE2Set(programs[name].pattern for name in _SHAPES)
 
 
 class _Shapes:
@@ -281,14 +272,13 @@ class _Shapes:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        shapes = _shape_set()
-        found = shapes.Match(text) if shapes is not None else None
-        self._found = set(found) if found and len(_SHAPES) in found else None
+        found = _shape_set().which(text)
+        self._found = None if found is None else {_SHAPES[i] for i in found}
 
     def has(self, name: str) -> bool:
         if self._found is None:
             return hits(_programs()[name], self.text)
-        return _SHAPES.index(name) in self._found
+        return name in self._found
 
 
 def _expression(shaped: _Shapes) -> bool:

@@ -76,37 +76,3 @@ class Linear:
         """Where the first match at or after ``position`` starts, or -1."""
         start: int = self._match(self._unanchored, text, position, len(text))[0][0]
         return start
-
-
-class Members:
-    """Which of several RE2 patterns (the members of a union ``Linear`` searches) match
-    a line: one pass of an RE2 set over the line, where asking each member's own check
-    on every line the union hit cost a search per member (most of them match nothing).
-    ``which`` answers None when it cannot tell (the set did not compile, or RE2 ran out
-    of memory on the line): then every member may match."""
-
-    def __init__(self, patterns: Iterable[str], options: Any) -> None:
-        """``options``: RE2's, as the union's own program was compiled with."""
-        import re2
-
-        self._set: Any = None
-        self._sentinel = -1
-        try:
-            candidate = re2.Set.SearchSet(options)
-            for pattern in patterns:
-                candidate.Add(pattern)
-            # Matches every line: a result without it means the search failed.
-            self._sentinel = candidate.Add("")
-            candidate.Compile()
-        except (re2.error, TypeError, UnicodeEncodeError):
-            return
-        self._set = candidate
-
-    def which(self, line: bytes) -> list[int] | None:
-        """The positions (in the patterns given) of the members that match ``line``."""
-        if self._set is None:
-            return None
-        found = self._set.Match(line) or ()
-        if self._sentinel not in found:
-            return None
-        return [number for number in found if number != self._sentinel]

@@ -46,8 +46,8 @@ from detect_secrets.plugins import keyword as keyword_plugin
 from detect_secrets.plugins.high_entropy_strings import HighEntropyStringsPlugin
 
 from thresher.findings.haystacks import Haystacks, utf8
-from thresher.findings.re2_classes import Encoded, compile_re2, re2_options, searchable_utf8
-from thresher.findings.textpass import Linear, Members, hit_lines, line_hits, line_numbers
+from thresher.findings.re2_classes import Encoded, RE2Set, compile_re2, searchable_utf8
+from thresher.findings.textpass import Linear, hit_lines, line_hits, line_numbers
 from thresher.findings.trigger_specs import (
     _ID_RUN,
     _ID_RUN_44,
@@ -213,7 +213,7 @@ class Prefilter:
             union = _union(tuple(f for f in forms if f is not None))
             if len(numbers) < 2 or None in forms or union is None:
                 continue
-            members = Members((f for f in forms if f is not None), re2_options())
+            members = RE2Set(f for f in forms if f is not None)  # as ``_union`` compiles them
             merged.append(_Union(union, lowered, tuple(numbers), members))
             joined.update(numbers)
         return merged, [n for n in range(len(self._all)) if n not in joined]
@@ -381,12 +381,12 @@ class Prefilter:
 class _Union(NamedTuple):
     """Triggers searched as one RE2 union: the union, the haystack it searches (the text
     or its fold), the triggers (positions in ``Prefilter._all``), and which of them
-    match a line the union hit (``Members``, over the triggers' RE2 forms)."""
+    match a line the union hit (an ``RE2Set`` of the triggers' RE2 forms)."""
 
     linear: Linear
     lowered: bool
     triggers: tuple[int, ...]
-    members: Members
+    members: RE2Set
 
     def hit(self, line: bytes) -> Iterable[int]:
         """The triggers that match ``line`` (a line the union hit; all when unknown): only

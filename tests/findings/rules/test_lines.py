@@ -118,7 +118,7 @@ def test_when_the_keyword_set_cannot_tell_every_rule_runs(
 
 def test_a_keyword_set_that_does_not_compile_cannot_tell() -> None:
     broken = KeywordSet(["key", "pass"])
-    broken._set = None  # as when RE2 refuses to compile it
+    broken._set._set = None  # as when RE2 refuses to compile it
     assert broken.present(b"key") is None
     assert KeywordSet(["key", "pass"]).present(b"my key") == frozenset({"key"})
 
@@ -132,7 +132,7 @@ def test_a_keyword_set_whose_search_fails_cannot_tell() -> None:
             return None
 
     keywords = KeywordSet(["key"])
-    keywords._set = Failing()
+    keywords._set._set = Failing()  # the binding's set, inside ours
     assert keywords.present(b"key") is None
 
 
@@ -209,7 +209,7 @@ def test_a_shared_pass_whose_set_fails_asks_each_rule(monkeypatch: pytest.Monkey
     book = Rulebook(builtin_rules())
     reference = Rulebook(builtin_rules())
     for shared in book._finder._passes:
-        monkeypatch.setattr(shared, "_set", _Failing())
+        monkeypatch.setattr(shared._set, "_set", _Failing())  # the binding's set, inside ours
     for path, text in _generic_texts():
         got = found(book.scan(path, text, range(len(text))))
         assert got == found(reference.scan(path, text, range(len(text)))), path

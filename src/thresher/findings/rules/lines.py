@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from thresher.findings.options import _RULE_MAX_MEM
-from thresher.findings.re2_classes import Encoded, searchable_utf8
+from thresher.findings.re2_classes import Encoded, RE2Set, searchable_utf8
 from thresher.findings.rules.book import Rule
 from thresher.findings.textpass import line_numbers
 
@@ -118,31 +118,14 @@ class KeywordSet:
         import re2
 
         self._keywords = tuple(keywords)
-        self._set: Any = None
-        self._sentinel = -1
-        if not self._keywords:
-            return
-        try:
-            candidate = re2.Set.SearchSet(_options(lines=False))
-            for keyword in self._keywords:
-                candidate.Add(re2.escape(keyword))
-            # Matches every text: a result without it means the search failed.
-            self._sentinel = candidate.Add("")
-            candidate.Compile()
-        except (re2.error, TypeError, UnicodeEncodeError):
-            return
-        self._set = candidate
+        self._set = RE2Set((re2.escape(k) for k in self._keywords), _options(lines=False))
 
     def present(self, lowered: bytes) -> frozenset[str] | None:
         """The keywords ``lowered`` holds, or None when unknown."""
         if not self._keywords:
             return frozenset()
-        if self._set is None:
-            return None
-        found = self._set.Match(lowered) or ()
-        if self._sentinel not in found:
-            return None
-        return frozenset(self._keywords[i] for i in found if i != self._sentinel)
+        found = self._set.which(lowered)
+        return None if found is None else frozenset(self._keywords[i] for i in found)
 
 
 # Rules whose lines are found by one RE2 union of their patterns, one pass over the text
@@ -166,12 +149,11 @@ class SharedPass:
     and as one RE2 set, which says which of them match on such a line alone (as each
     rule's own search would: a match never leaves its line)."""
 
-    def __init__(self, union: Any, numbers: Sequence[int], rules_set: Any, sentinel: int) -> None:
+    def __init__(self, union: Any, numbers: Sequence[int], rules_set: RE2Set) -> None:
         self.union = union
         self.first = first_start(union)  # built once: a pass runs on every file
         self._numbers = tuple(numbers)
         self._set = rules_set
-        self._sentinel = sentinel
         self._programs: dict[int, Any] = {}
 
     @classmethod
@@ -185,22 +167,20 @@ class SharedPass:
         options = _options(lines=True)
         try:
             union = re2.compile("(?m)" + "|".join(f"(?:{p})" for p in patterns.values()), options)
-            rules_set = re2.Set.SearchSet(options)
-            for pattern in patterns.values():
-                rules_set.Add("(?m)" + pattern)
-            sentinel = rules_set.Add("")  # matches every text: without it, the set failed
-            rules_set.Compile()
         except (re2.error, TypeError, UnicodeEncodeError):
             return None
-        shared = cls(union, list(patterns), rules_set, sentinel)
+        rules_set = RE2Set(("(?m)" + pattern for pattern in patterns.values()), options)
+        if not rules_set.ready:
+            return None
+        shared = cls(union, list(patterns), rules_set)
         shared._programs = {n: line_program(p) for n, p in patterns.items()}
         return shared
 
     def matching(self, encoded: bytes, begin: int, end: int) -> list[int]:
         """The rules (numbers) that match on the line ``encoded[begin:end]``."""
-        found = self._set.Match(encoded[begin:end]) or ()
-        if self._sentinel in found:
-            return [self._numbers[i] for i in found if i != self._sentinel]
+        found = self._set.which(encoded[begin:end])
+        if found is not None:
+            return [self._numbers[i] for i in found]
         # The set ran out of memory on this line: each rule's own search, in the text.
         return [
             number
